@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* dpdk-aifab application shell: shared declarations of app/ files. */
+#ifndef AIFAB_APP_H
+#define AIFAB_APP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "aifab_pipeline.h"
+#include "aifab_profile.h"
+
+#define APP_MAX_SETS 256
+#define APP_MAX_EAL_ARGS 256
+#define APP_ERR_LEN AIFAB_ERR_LEN
+
+/** Command line, split into EAL and app parts. */
+struct app_args {
+	int eal_argc;
+	char *eal_argv[APP_MAX_EAL_ARGS];  /**< handed to EAL, which reorders it */
+	char *eal_owned[APP_MAX_EAL_ARGS]; /**< the same strings, for freeing */
+	bool eal_given;             /**< the user passed EAL options */
+	const char *profile;        /**< NULL: the embedded default */
+	const char *sets[APP_MAX_SETS];
+	unsigned int n_sets;
+	double duration_s;          /**< 0: until input is consumed or a signal */
+	const char *report_json;
+	bool quiet;
+	/** ethdev names whose RX is a pcap file: the run can end by itself */
+	unsigned int n_finite;
+	char finite[AIFAB_MAX_PORTS * 4][64];
+};
+
+/** Parse argv. @return 0 to run, 1 to exit 0 (help/version), -1 on error. */
+int app_args_parse(int argc, char **argv, struct app_args *a);
+void app_args_free(struct app_args *a);
+void app_usage(FILE *f, const char *prog);
+
+/** Bind profile ports to ethdevs, create pools, configure and start them. */
+int app_ports_setup(const struct aifab_profile *prof,
+		    const struct app_args *args, unsigned int n_workers,
+		    struct aifab_env *env, char *err, size_t errlen);
+/** Stop and close every port of @p env (flushes pcap writers). */
+void app_ports_close(struct aifab_env *env);
+/** Mbufs still taken from the app's pools. */
+unsigned int app_pools_in_use(void);
+void app_pools_free(void);
+/** How many workers every port can give a TX queue to (>= 1). */
+unsigned int app_ports_max_workers(const struct aifab_profile *prof,
+				   const struct app_args *args);
+
+/** Why a run ended. */
+enum app_end {
+	APP_END_CONSUMED,
+	APP_END_DURATION,
+	APP_END_SIGNAL,
+};
+
+struct app_report;
+struct app_report *app_report_new(const struct aifab_env *env);
+const struct aifab_report_sink *app_report_sink(struct app_report *r);
+void app_report_set_counters(struct app_report *r,
+			     const struct aifab_port_counters *c);
+/** Write the JSON report. @return 0, or -1 with errno. */
+int app_report_write_json(const struct app_report *r, const char *path,
+			  const struct aifab_profile *prof, double elapsed_s,
+			  enum app_end end, unsigned int mbufs_in_use);
+/** Print the end-of-run table. */
+void app_report_print(const struct app_report *r, FILE *f);
+void app_report_free(struct app_report *r);
+
+const char *app_end_name(enum app_end e);
+
+/**
+ * The built-in sample for a bare run: write pcaps from the profile's
+ * addresses into a new directory @p dir and hot-plug net_pcap vdevs on them.
+ */
+int app_sample_prepare(const struct aifab_profile *prof, struct app_args *args,
+		       char *dir, size_t dirlen, char *err, size_t errlen);
+
+#endif /* AIFAB_APP_H */

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Command line: `dpdk-aifab [EAL options] -- [app options]`. Without "--"
+ * every argument is an app option. EAL defaults are supplied where the user
+ * left them out, so a bare `dpdk-aifab` runs on a machine with no hugepages
+ * and no NICs.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+
+#include "aifab_version.h"
+#include "app.h"
+
+enum {
+	OPT_PROFILE = 256,
+	OPT_SET,
+	OPT_DURATION,
+	OPT_REPORT_JSON,
+	OPT_QUIET,
+	OPT_PROFILE_DOC,
+	OPT_HELP,
+	OPT_VERSION,
+};
+
+static const struct option app_opts[] = {
+	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "set", required_argument, NULL, OPT_SET },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "report-json", required_argument, NULL, OPT_REPORT_JSON },
+	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "profile-doc", no_argument, NULL, OPT_PROFILE_DOC },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+void
+app_usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+"Usage: %s [EAL options] -- [options]\n"
+"       %s [options]            (EAL defaults: see below)\n"
+"\n"
+"A software RoCEv2 AI-fabric leaf switch on DPDK.\n"
+"\n"
+"Options:\n"
+"  --profile FILE         INI profile (default: the embedded pcap-leaf profile)\n"
+"  --set SECTION.KEY=VAL  override one profile key; repeatable, applied in order\n"
+"                         (e.g. --set port.p0.speed_gbps=25)\n"
+"  --duration SECONDS     stop after this long (default: when every pcap input\n"
+"                         is consumed, else at SIGINT/SIGTERM)\n"
+"  --report-json FILE     write the final report as JSON\n"
+"  --quiet                no per-second progress lines\n"
+"  --profile-doc          print the reference of every profile key (Markdown)\n"
+"  --help                 this text\n"
+"  --version              print the version\n"
+"\n"
+"EAL defaults, each added only when the user gave none of its kind:\n"
+"  --file-prefix aifab-<pid>     always, unless --file-prefix is given\n"
+"  --no-huge -m 512              when no hugepages are free and no memory\n"
+"                                option (-m, --socket-mem, --no-huge) is given\n"
+"  --no-pci                      when no EAL options are given at all\n"
+"\n"
+"Ports are the ethdevs EAL finds (NICs or vdevs), bound to the profile's\n"
+"[port.*] sections by `device` or in order. net_pcap vdevs with rx_pcap=\n"
+"end the run by themselves once every input is consumed, e.g.:\n"
+"  %s --vdev net_pcap0,rx_pcap=in0.pcap,tx_pcap=out0.pcap ... -- \\\n"
+"      --profile profiles/pcap-leaf.ini --report-json report.json\n",
+		prog, prog, prog);
+}
+
+static int
+eal_push(struct app_args *a, const char *s)
+{
+	if (a->eal_argc >= APP_MAX_EAL_ARGS - 1) {
+		fprintf(stderr, "dpdk-aifab: too many EAL arguments\n");
+		return -1;
+	}
+	a->eal_owned[a->eal_argc] = strdup(s);
+	if (a->eal_owned[a->eal_argc] == NULL)
+		return -1;
+	a->eal_argv[a->eal_argc] = a->eal_owned[a->eal_argc];
+	a->eal_argc++;
+	return 0;
+}
+
+/* True if an EAL argument of this option (--x or --x=...) was given. */
+static bool
+eal_has(const struct app_args *a, const char *opt)
+{
+	size_t n = strlen(opt);
+	int i;
+
+	for (i = 1; i < a->eal_argc; i++)
+		if (strncmp(a->eal_argv[i], opt, n) == 0 &&
+		    (a->eal_argv[i][n] == '\0' || a->eal_argv[i][n] == '='))
+			return true;
+	return false;
+}
+
+static bool
+hugepages_free(void)
+{
+	char line[256];
+	long freep = 0;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (f == NULL)
+		return false;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "HugePages_Free: %ld", &freep) == 1)
+			break;
+	fclose(f);
+	return freep > 0;
+}
+
+/* Remember net_pcap vdevs that read a file: their RX ends. */
+static void
+note_vdev(struct app_args *a, const char *spec)
+{
+	const char *comma = strchr(spec, ',');
+	size_t n = comma ? (size_t)(comma - spec) : strlen(spec);
+
+	if (strncmp(spec, "net_pcap", 8) != 0 || strstr(spec, "rx_pcap=") == NULL)
+		return;
+	if (a->n_finite >= RTE_DIM(a->finite) || n >= sizeof(a->finite[0]))
+		return;
+	memcpy(a->finite[a->n_finite], spec, n);
+	a->finite[a->n_finite][n] = '\0';
+	a->n_finite++;
+}
+
+static int
+eal_defaults(struct app_args *a)
+{
+	char buf[64];
+	int i;
+
+	for (i = 1; i < a->eal_argc; i++) {
+		if (strcmp(a->eal_argv[i], "--vdev") == 0 && i + 1 < a->eal_argc)
+			note_vdev(a, a->eal_argv[i + 1]);
+		else if (strncmp(a->eal_argv[i], "--vdev=", 7) == 0)
+			note_vdev(a, a->eal_argv[i] + 7);
+	}
+	if (!eal_has(a, "--file-prefix")) {
+		snprintf(buf, sizeof(buf), "--file-prefix=aifab-%ld",
+			 (long)getpid());
+		if (eal_push(a, buf) != 0)
+			return -1;
+	}
+	if (!eal_has(a, "--no-huge") && !eal_has(a, "-m") &&
+	    !eal_has(a, "--socket-mem") && !hugepages_free()) {
+		if (eal_push(a, "--no-huge") != 0 || eal_push(a, "-m") != 0 ||
+		    eal_push(a, "512") != 0)
+			return -1;
+	}
+	if (!a->eal_given && eal_push(a, "--no-pci") != 0)
+		return -1;
+	if (!eal_has(a, "--log-level") &&
+	    eal_push(a, "--log-level=lib.eal:notice") != 0)
+		return -1;
+	return 0;
+}
+
+static int
+parse_app(int argc, char **argv, struct app_args *a, const char *prog)
+{
+	char *end;
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", app_opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_PROFILE:
+			a->profile = optarg;
+			break;
+		case OPT_SET:
+			if (a->n_sets >= APP_MAX_SETS) {
+				fprintf(stderr, "dpdk-aifab: more than %d --set\n",
+					APP_MAX_SETS);
+				return -1;
+			}
+			a->sets[a->n_sets++] = optarg;
+			break;
+		case OPT_DURATION:
+			a->duration_s = strtod(optarg, &end);
+			if (*optarg == '\0' || *end != '\0' ||
+			    !(a->duration_s > 0 && a->duration_s <= 31536000)) {
+				fprintf(stderr, "dpdk-aifab: --duration '%s': "
+					"expected seconds > 0 (up to a year)\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case OPT_REPORT_JSON:
+			a->report_json = optarg;
+			break;
+		case OPT_QUIET:
+			a->quiet = true;
+			break;
+		case OPT_PROFILE_DOC:
+			aifab_profile_write_doc(stdout);
+			return 1;
+		case OPT_HELP:
+			app_usage(stdout, prog);
+			return 1;
+		case OPT_VERSION:
+			printf("dpdk-aifab %s\n", AIFAB_VERSION);
+			return 1;
+		default:
+			fprintf(stderr, "dpdk-aifab: unknown option '%s' "
+				"(EAL options go before --; see --help)\n",
+				argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "dpdk-aifab: unexpected argument '%s' (see --help)\n",
+			argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+int
+app_args_parse(int argc, char **argv, struct app_args *a)
+{
+	int sep = -1, i, rc;
+
+	memset(a, 0, sizeof(*a));
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			sep = i;
+			break;
+		}
+	if (eal_push(a, argv[0]) != 0)
+		return -1;
+	if (sep > 0) {
+		a->eal_given = sep > 1;
+		for (i = 1; i < sep; i++)
+			if (eal_push(a, argv[i]) != 0)
+				return -1;
+	}
+	/* App options: argv[0] followed by what comes after "--" (or all). */
+	argv[sep > 0 ? sep : 0] = argv[0];
+	rc = parse_app(sep > 0 ? argc - sep : argc, argv + (sep > 0 ? sep : 0), a,
+		       argv[0]);
+	if (rc != 0)
+		return rc;
+	return eal_defaults(a);
+}
+
+void
+app_args_free(struct app_args *a)
+{
+	int i;
+
+	for (i = 0; i < a->eal_argc; i++)
+		free(a->eal_owned[i]);
+	a->eal_argc = 0;
+}

@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dpdk-aifab: EAL and port set-up, pipelines placed on lcores, the control
+ * loop on the main lcore (end conditions, progress), signals, the report.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+
+#include "aifab_eal.h"
+#include "app.h"
+
+#define APP_MAX_SLOTS 4 /* pipelines sharing one lcore */
+
+/* What one lcore runs: (pipeline, worker index) pairs, polled in turn. */
+struct lcore_plan {
+	unsigned int n;
+	const struct aifab_pipeline_ops *ops[APP_MAX_SLOTS];
+	void *st[APP_MAX_SLOTS];
+	unsigned int w[APP_MAX_SLOTS];
+	const volatile int *quit;
+};
+
+struct app {
+	struct app_args args;
+	struct aifab_profile prof;
+	struct aifab_env env;
+	void *sw;
+	struct lcore_plan plan[RTE_MAX_LCORE];
+	char sample_dir[PATH_MAX];  /* set when running the built-in sample */
+	char run_dir[PATH_MAX];     /* EAL's runtime files, removed at exit */
+	volatile int quit;          /* tells worker lcores to stop */
+};
+
+static volatile sig_atomic_t got_signal;
+
+static void
+on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+static void
+plan_poll(const struct lcore_plan *pl)
+{
+	uint64_t now = rte_rdtsc();
+	unsigned int i;
+
+	for (i = 0; i < pl->n; i++)
+		pl->ops[i]->poll(pl->st[i], pl->w[i], now);
+}
+
+static void
+plan_drain(const struct lcore_plan *pl)
+{
+	uint64_t now = rte_rdtsc();
+	unsigned int i;
+
+	for (i = 0; i < pl->n; i++)
+		pl->ops[i]->drain(pl->st[i], pl->w[i], now);
+}
+
+static int
+lcore_main(void *arg)
+{
+	const struct lcore_plan *pl = arg;
+
+	while (!__atomic_load_n(pl->quit, __ATOMIC_RELAXED))
+		plan_poll(pl);
+	plan_drain(pl);
+	return 0;
+}
+
+/* Lcores for the switch: the profile's list, else every worker, else main. */
+static int
+switch_lcores(struct app *app, unsigned int *ids, char *err, size_t errlen)
+{
+	const struct aifab_profile *p = &app->prof;
+	unsigned int n = 0, lc, i, cap;
+
+	if (p->n_switch_lcores > 0) {
+		for (i = 0; i < p->n_switch_lcores; i++) {
+			lc = p->switch_lcores[i];
+			if (!rte_lcore_is_enabled(lc)) {
+				snprintf(err, errlen,
+					 "%s: [switch] lcores = '%u': lcore %u is "
+					 "not enabled in EAL; allowed: the -l/-c "
+					 "lcores (%u enabled)", p->path, lc, lc,
+					 rte_lcore_count());
+				return -1;
+			}
+			ids[n++] = lc;
+		}
+	} else {
+		RTE_LCORE_FOREACH_WORKER(lc)
+			ids[n++] = lc;
+		if (n == 0)
+			ids[n++] = rte_get_main_lcore();
+	}
+	cap = app_ports_max_workers(p, &app->args);
+	if (n > cap) {
+		if (p->n_switch_lcores > 0) {
+			snprintf(err, errlen,
+				 "%s: [switch] lcores: %u lcores but the ports "
+				 "offer %u TX queues each; allowed: up to %u "
+				 "lcores", p->path, n, cap, cap);
+			return -1;
+		}
+		n = cap;
+	}
+	return (int)n;
+}
+
+static int
+app_start(struct app *app, char *err, size_t errlen)
+{
+	unsigned int ids[RTE_MAX_LCORE], i;
+	int n;
+
+	n = switch_lcores(app, ids, err, errlen);
+	if (n < 0)
+		return -1;
+	if (app_ports_setup(&app->prof, &app->args, (unsigned int)n, &app->env,
+			    err, errlen) != 0)
+		return -1;
+	app->sw = aifab_switch_ops.init(&app->env, (unsigned int)n, err,
+					errlen);
+	if (app->sw == NULL)
+		return -1;
+	for (i = 0; i < (unsigned int)n; i++) {
+		struct lcore_plan *pl = &app->plan[ids[i]];
+
+		pl->ops[pl->n] = &aifab_switch_ops;
+		pl->st[pl->n] = app->sw;
+		pl->w[pl->n] = i;
+		pl->n++;
+		pl->quit = &app->quit;
+	}
+	printf("switch: %d worker%s on lcore%s", n, n > 1 ? "s" : "",
+	       n > 1 ? "s" : "");
+	for (i = 0; i < (unsigned int)n; i++)
+		printf(" %u", ids[i]);
+	printf("\n");
+	RTE_LCORE_FOREACH_WORKER(i)
+		if (app->plan[i].n > 0)
+			rte_eal_remote_launch(lcore_main, &app->plan[i], i);
+	return 0;
+}
+
+static void
+progress(const struct app *app, double t, struct aifab_port_counters *last)
+{
+	struct aifab_port_counters now[AIFAB_MAX_PORTS];
+	uint64_t rx = 0, tx = 0;
+	unsigned int p;
+
+	aifab_switch_ops.port_counters(app->sw, now);
+	for (p = 0; p < app->env.n_ports; p++) {
+		rx += now[p].rx_packets - last[p].rx_packets;
+		tx += now[p].tx_packets - last[p].tx_packets;
+		last[p] = now[p];
+	}
+	printf("t=%6.1fs  rx %8.3f Mpps  tx %8.3f Mpps\n", t, rx / 1e6,
+	       tx / 1e6);
+	fflush(stdout);
+}
+
+/* Run until the input is consumed, the duration passes or a signal. */
+static enum app_end
+app_loop(struct app *app, double *elapsed)
+{
+	const struct lcore_plan *mine = &app->plan[rte_get_main_lcore()];
+	struct aifab_port_counters last[AIFAB_MAX_PORTS] = { 0 };
+	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), next_tick;
+	enum app_end end;
+
+	next_tick = start + hz;
+	for (;;) {
+		uint64_t now;
+
+		if (mine->n > 0)
+			plan_poll(mine);
+		else
+			usleep(1000);
+		now = rte_rdtsc();
+		if (got_signal) {
+			end = APP_END_SIGNAL;
+			break;
+		}
+		if (app->args.duration_s > 0 &&
+		    (double)(now - start) >= app->args.duration_s * (double)hz) {
+			end = APP_END_DURATION;
+			break;
+		}
+		if (aifab_switch_ops.done(app->sw)) {
+			end = APP_END_CONSUMED;
+			break;
+		}
+		if (now >= next_tick) {
+			if (!app->args.quiet)
+				progress(app, (double)(now - start) / (double)hz,
+					 last);
+			next_tick += hz;
+		}
+	}
+	__atomic_store_n(&app->quit, 1, __ATOMIC_RELAXED);
+	rte_eal_mp_wait_lcore();
+	if (mine->n > 0)
+		plan_drain(mine);
+	*elapsed = (double)(rte_rdtsc() - start) / (double)hz;
+	return end;
+}
+
+static int
+app_finish(struct app *app, enum app_end end, double elapsed)
+{
+	struct aifab_port_counters c[AIFAB_MAX_PORTS];
+	struct app_report *r = app_report_new(&app->env);
+	unsigned int in_use;
+	int rc = 0;
+
+	if (r == NULL) {
+		fprintf(stderr, "dpdk-aifab: out of memory for the report\n");
+		return -1;
+	}
+	aifab_switch_ops.port_counters(app->sw, c);
+	app_report_set_counters(r, c);
+	aifab_switch_ops.report(app->sw, app_report_sink(r));
+	aifab_switch_ops.fini(app->sw);
+	app->sw = NULL;
+	app_ports_close(&app->env);
+	in_use = app_pools_in_use();
+	printf("\nrun ended: %s after %.3f s; mbufs in use at exit: %u\n",
+	       app_end_name(end), elapsed, in_use);
+	app_report_print(r, stdout);
+	if (app->args.report_json != NULL) {
+		if (app_report_write_json(r, app->args.report_json, &app->prof,
+					  elapsed, end, in_use) != 0) {
+			fprintf(stderr, "dpdk-aifab: cannot write %s: %s\n",
+				app->args.report_json, strerror(errno));
+			rc = -1;
+		} else {
+			printf("report: %s\n", app->args.report_json);
+		}
+	}
+	app_report_free(r);
+	app_pools_free();
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct app app;
+	char err[APP_ERR_LEN] = "";
+	enum app_end end;
+	double elapsed;
+	int rc;
+
+	rc = app_args_parse(argc, argv, &app.args);
+	if (rc != 0)
+		return rc > 0 ? 0 : 1;
+	/* Profile errors come before EAL: they must not cost a start-up. */
+	if (aifab_profile_load(&app.prof, app.args.profile, app.args.sets,
+			       app.args.n_sets, err, sizeof(err)) != 0) {
+		fprintf(stderr, "dpdk-aifab: %s\n", err);
+		return 1;
+	}
+	rc = rte_eal_init(app.args.eal_argc, app.args.eal_argv);
+	if (rc < 0) {
+		fprintf(stderr, "dpdk-aifab: EAL init failed: %s\n",
+			rte_strerror(rte_errno));
+		return 1;
+	}
+	rc = 0;
+	snprintf(app.run_dir, sizeof(app.run_dir), "%s",
+		 rte_eal_get_runtime_dir());
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	printf("dpdk-aifab: profile %s (%s), %u lcores\n", app.prof.name,
+	       app.prof.path, rte_lcore_count());
+	if (!app.args.eal_given && app.args.profile == NULL &&
+	    rte_eth_dev_count_avail() == 0) {
+		rc = app_sample_prepare(&app.prof, &app.args, app.sample_dir,
+					sizeof(app.sample_dir), err,
+					sizeof(err));
+		if (rc == 0)
+			printf("no ports given: replaying the built-in sample "
+			       "(pcaps made from the profile's addresses) in "
+			       "%s\n", app.sample_dir);
+	}
+	if (rc < 0 || app_start(&app, err, sizeof(err)) != 0) {
+		fprintf(stderr, "dpdk-aifab: %s\n", err);
+		__atomic_store_n(&app.quit, 1, __ATOMIC_RELAXED);
+		rte_eal_mp_wait_lcore();
+		if (app.sw != NULL)
+			aifab_switch_ops.fini(app.sw);
+		app_ports_close(&app.env);
+		app_pools_free();
+		rte_eal_cleanup();
+		aifab_eal_remove_runtime_dir(app.run_dir);
+		return 1;
+	}
+	end = app_loop(&app, &elapsed);
+	rc = app_finish(&app, end, elapsed);
+	if (app.sample_dir[0] != '\0')
+		printf("sample input and output pcaps: %s/{in,out}_*.pcap "
+		       "(read them with tshark -r)\n", app.sample_dir);
+	rte_eal_cleanup();
+	aifab_eal_remove_runtime_dir(app.run_dir);
+	app_args_free(&app.args);
+	return rc == 0 ? 0 : 1;
+}

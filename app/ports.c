@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Ports: bind the profile's [port.*] sections to the ethdevs EAL found,
+ * create one mbuf pool per NUMA socket in use, configure one RX/TX queue
+ * pair per worker (RSS over RX queues), MTU (scatter where the NIC needs it),
+ * promiscuous mode, and start them.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "app.h"
+
+#define APP_MBUF_DATA RTE_MBUF_DEFAULT_BUF_SIZE
+#define APP_MIN_MBUFS 8192u
+
+/* One pool per socket; indexed by socket id. Owned by this file only. */
+static struct rte_mempool *pools[RTE_MAX_NUMA_NODES];
+
+static bool
+is_finite(const struct app_args *args, const char *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < args->n_finite; i++)
+		if (strcmp(args->finite[i], dev) == 0)
+			return true;
+	return false;
+}
+
+/* Map profile ports to ethdev ids: by `device`, else the next unused one. */
+static int
+bind_ports(const struct aifab_profile *prof, uint16_t *ids, char *err,
+	   size_t errlen)
+{
+	bool used[RTE_MAX_ETHPORTS] = { false };
+	uint16_t pid, i;
+
+	for (i = 0; i < prof->n_ports; i++) {
+		const struct aifab_port_params *pp = &prof->ports[i];
+
+		if (pp->device[0] == '\0')
+			continue;
+		if (rte_eth_dev_get_port_by_name(pp->device, &pid) != 0) {
+			snprintf(err, errlen,
+				 "%s: [port.%s] device = '%s': no such ethdev "
+				 "(pass it to EAL, e.g. --vdev or -a)",
+				 prof->path, pp->name, pp->device);
+			return -1;
+		}
+		ids[i] = pid;
+		used[pid] = true;
+	}
+	for (i = 0; i < prof->n_ports; i++) {
+		if (prof->ports[i].device[0] != '\0')
+			continue;
+		RTE_ETH_FOREACH_DEV(pid)
+			if (!used[pid])
+				break;
+		if (pid >= RTE_MAX_ETHPORTS || !rte_eth_dev_is_valid_port(pid)) {
+			snprintf(err, errlen,
+				 "%s: [port.%s]: no ethdev left to bind: the "
+				 "profile has %u ports, EAL found %u (add "
+				 "--vdev or -a options)", prof->path,
+				 prof->ports[i].name, prof->n_ports,
+				 rte_eth_dev_count_avail());
+			return -1;
+		}
+		ids[i] = pid;
+		used[pid] = true;
+	}
+	return 0;
+}
+
+unsigned int
+app_ports_max_workers(const struct aifab_profile *prof,
+		      const struct app_args *args)
+{
+	uint16_t ids[AIFAB_MAX_PORTS];
+	struct rte_eth_dev_info di;
+	unsigned int i, w = AIFAB_MAX_WORKERS;
+	char err[APP_ERR_LEN];
+
+	RTE_SET_USED(args);
+	if (bind_ports(prof, ids, err, sizeof(err)) != 0)
+		return 1;
+	for (i = 0; i < prof->n_ports; i++)
+		if (rte_eth_dev_info_get(ids[i], &di) == 0)
+			w = RTE_MIN(w, (unsigned int)RTE_MAX(di.max_tx_queues, 1));
+	return RTE_MAX(w, 1u);
+}
+
+static struct rte_mempool *
+pool_for(int socket, unsigned int n, unsigned int cache, char *err,
+	 size_t errlen)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+	unsigned int s = socket < 0 ? 0 : (unsigned int)socket;
+
+	if (s >= RTE_MAX_NUMA_NODES)
+		s = 0;
+	if (pools[s] != NULL)
+		return pools[s];
+	snprintf(name, sizeof(name), "aifab_mbuf_s%u", s);
+	pools[s] = rte_pktmbuf_pool_create(name, n, cache, 0, APP_MBUF_DATA,
+					   (int)s);
+	if (pools[s] == NULL)
+		snprintf(err, errlen,
+			 "cannot create %u mbufs on socket %u: %s (raise -m or "
+			 "lower [general] mbufs)", n, s, rte_strerror(rte_errno));
+	return pools[s];
+}
+
+/* Mbufs a socket's ports can hold at once, plus what workers keep. */
+static unsigned int
+pool_size(const struct aifab_profile *prof, unsigned int n_workers)
+{
+	unsigned int i, n = 0;
+
+	if (prof->mbufs != 0)
+		return prof->mbufs;
+	for (i = 0; i < prof->n_ports; i++)
+		n += (prof->ports[i].rx_desc + prof->ports[i].tx_desc) *
+		     n_workers;
+	n += n_workers * (prof->burst + 64u * prof->n_ports + prof->mbuf_cache);
+	return RTE_MAX(n + 1024u, APP_MIN_MBUFS);
+}
+
+static int
+port_configure(const struct aifab_port_params *pp, struct aifab_port_rt *rt,
+	       unsigned int n_workers, char *err, size_t errlen)
+{
+	struct rte_eth_conf conf = { 0 };
+	struct rte_eth_dev_info di;
+	uint32_t frame;
+	uint16_t q, rxd = pp->rx_desc, txd = pp->tx_desc;
+	int rc, sock = rte_eth_dev_socket_id(rt->port_id);
+
+	rc = rte_eth_dev_info_get(rt->port_id, &di);
+	if (rc != 0)
+		goto fail;
+	rt->nb_rxq = (uint16_t)RTE_MIN(n_workers, (unsigned int)di.max_rx_queues);
+	rt->nb_txq = (uint16_t)n_workers;
+	if (rt->nb_rxq == 0 || di.max_tx_queues < n_workers) {
+		snprintf(err, errlen, "port %s (%s): needs %u RX/TX queues, "
+			 "has %u/%u", pp->name, rt->device, n_workers,
+			 di.max_rx_queues, di.max_tx_queues);
+		return -1;
+	}
+	if (rt->nb_rxq > 1) {
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf = (RTE_ETH_RSS_IP |
+			RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP) &
+			di.flow_type_rss_offloads;
+	}
+	conf.rxmode.mtu = RTE_MIN((uint32_t)pp->mtu, di.max_mtu);
+	rt->mtu = (uint16_t)conf.rxmode.mtu;
+	frame = conf.rxmode.mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN +
+		2 * 4 /* two VLAN tags */;
+	if (frame > APP_MBUF_DATA - RTE_PKTMBUF_HEADROOM) {
+		if (di.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER)
+			conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
+		if (di.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
+			conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	}
+	rc = rte_eth_dev_configure(rt->port_id, rt->nb_rxq, rt->nb_txq, &conf);
+	if (rc != 0)
+		goto fail;
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(rt->port_id, &rxd, &txd);
+	if (rc != 0)
+		goto fail;
+	for (q = 0; q < rt->nb_rxq; q++) {
+		rc = rte_eth_rx_queue_setup(rt->port_id, q, rxd, sock, NULL,
+					    rt->pool);
+		if (rc != 0)
+			goto fail;
+	}
+	for (q = 0; q < rt->nb_txq; q++) {
+		rc = rte_eth_tx_queue_setup(rt->port_id, q, txd, sock, NULL);
+		if (rc != 0)
+			goto fail;
+	}
+	return 0;
+fail:
+	snprintf(err, errlen, "port %s (%s): configuration failed: %s",
+		 pp->name, rt->device, rte_strerror(-rc));
+	return -1;
+}
+
+static void
+port_show(const struct aifab_port_rt *rt)
+{
+	struct rte_eth_link link;
+	char lstr[RTE_ETH_LINK_MAX_STR_LEN];
+	char mac[RTE_ETHER_ADDR_FMT_SIZE];
+
+	if (rte_eth_link_get_nowait(rt->port_id, &link) != 0)
+		snprintf(lstr, sizeof(lstr), "link unknown");
+	else
+		rte_eth_link_to_str(lstr, sizeof(lstr), &link);
+	rte_ether_format_addr(mac, sizeof(mac), &rt->mac);
+	printf("port %-6s %-22s %s  %u Mb/s model, mtu %u, %u rxq/%u txq%s  [%s]\n",
+	       rt->name, rt->device, mac, rt->speed_mbps, rt->mtu, rt->nb_rxq,
+	       rt->nb_txq, rt->finite_rx ? ", pcap input" : "", lstr);
+}
+
+static int
+port_start(const struct aifab_port_params *pp, struct aifab_port_rt *rt,
+	   char *err, size_t errlen)
+{
+	struct rte_eth_link link;
+	int rc;
+
+	if (pp->has_mac) {
+		rt->mac = pp->mac;
+		/* Vdevs may refuse; promiscuous mode below covers that. */
+		(void)rte_eth_dev_default_mac_addr_set(rt->port_id, &rt->mac);
+	} else if (rte_eth_macaddr_get(rt->port_id, &rt->mac) != 0) {
+		snprintf(err, errlen, "port %s: cannot read its MAC", pp->name);
+		return -1;
+	}
+	rc = rte_eth_dev_start(rt->port_id);
+	if (rc != 0) {
+		snprintf(err, errlen, "port %s (%s): start failed: %s",
+			 pp->name, rt->device, rte_strerror(-rc));
+		return -1;
+	}
+	(void)rte_eth_promiscuous_enable(rt->port_id);
+	rt->speed_mbps = pp->speed_mbps;
+	if (rt->speed_mbps == 0 && rte_eth_link_get_nowait(rt->port_id, &link) == 0 &&
+	    link.link_speed != RTE_ETH_SPEED_NUM_NONE &&
+	    link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
+		rt->speed_mbps = link.link_speed;
+	if (rt->speed_mbps == 0) {
+		rt->speed_mbps = RTE_ETH_SPEED_NUM_10G;
+		printf("port %s: link speed unknown; modelling 10 Gb/s (set "
+		       "[port.%s] speed_gbps)\n", pp->name, pp->name);
+	}
+	port_show(rt);
+	return 0;
+}
+
+int
+app_ports_setup(const struct aifab_profile *prof, const struct app_args *args,
+		unsigned int n_workers, struct aifab_env *env, char *err,
+		size_t errlen)
+{
+	uint16_t ids[AIFAB_MAX_PORTS];
+	unsigned int i, n = pool_size(prof, n_workers);
+
+	memset(env, 0, sizeof(*env));
+	env->prof = prof;
+	env->tsc_hz = rte_get_tsc_hz();
+	if (bind_ports(prof, ids, err, errlen) != 0)
+		return -1;
+	for (i = 0; i < prof->n_ports; i++) {
+		struct aifab_port_rt *rt = &env->ports[i];
+
+		snprintf(rt->name, sizeof(rt->name), "%s", prof->ports[i].name);
+		rt->port_id = ids[i];
+		if (rte_eth_dev_get_name_by_port(ids[i], rt->device) != 0)
+			snprintf(rt->device, sizeof(rt->device), "port%u", ids[i]);
+		rt->finite_rx = is_finite(args, rt->device);
+		rt->pool = pool_for(rte_eth_dev_socket_id(ids[i]), n,
+				    prof->mbuf_cache, err, errlen);
+		if (rt->pool == NULL)
+			return -1;
+		env->n_ports++;
+		if (port_configure(&prof->ports[i], rt, n_workers, err, errlen))
+			return -1;
+	}
+	for (i = 0; i < env->n_ports; i++)
+		if (port_start(&prof->ports[i], &env->ports[i], err, errlen))
+			return -1;
+	return 0;
+}
+
+void
+app_ports_close(struct aifab_env *env)
+{
+	unsigned int i;
+
+	for (i = 0; i < env->n_ports; i++) {
+		(void)rte_eth_dev_stop(env->ports[i].port_id);
+		(void)rte_eth_dev_close(env->ports[i].port_id);
+	}
+}
+
+unsigned int
+app_pools_in_use(void)
+{
+	unsigned int s, n = 0;
+
+	for (s = 0; s < RTE_MAX_NUMA_NODES; s++)
+		if (pools[s] != NULL)
+			n += rte_mempool_in_use_count(pools[s]);
+	return n;
+}
+
+void
+app_pools_free(void)
+{
+	unsigned int s;
+
+	for (s = 0; s < RTE_MAX_NUMA_NODES; s++) {
+		rte_mempool_free(pools[s]);
+		pools[s] = NULL;
+	}
+}

@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The final report: what pipelines hand over through a sink (named values
+ * per port, grouped), plus the port counters, written as JSON and printed as
+ * a table. Names are stable: scripts and tests read them.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aifab_version.h"
+#include "app.h"
+
+#define REP_MAX_ENTRIES 256
+
+struct rep_entry {
+	char group[24];
+	char name[40];
+	uint64_t value;
+};
+
+struct rep_port {
+	unsigned int n;
+	struct rep_entry e[REP_MAX_ENTRIES];
+};
+
+struct app_report {
+	struct aifab_report_sink sink;
+	const struct aifab_env *env;
+	struct aifab_port_counters ctr[AIFAB_MAX_PORTS];
+	struct rep_port port[AIFAB_MAX_PORTS];
+};
+
+static void
+rep_port_u64(void *ctx, uint16_t port, const char *group, const char *name,
+	     uint64_t value)
+{
+	struct app_report *r = ctx;
+	struct rep_port *rp;
+	unsigned int i;
+
+	if (port >= r->env->n_ports)
+		return;
+	rp = &r->port[port];
+	for (i = 0; i < rp->n; i++)
+		if (strcmp(rp->e[i].group, group) == 0 &&
+		    strcmp(rp->e[i].name, name) == 0) {
+			rp->e[i].value += value;
+			return;
+		}
+	if (rp->n == REP_MAX_ENTRIES)
+		return;
+	snprintf(rp->e[rp->n].group, sizeof(rp->e[0].group), "%s", group);
+	snprintf(rp->e[rp->n].name, sizeof(rp->e[0].name), "%s", name);
+	rp->e[rp->n].value = value;
+	rp->n++;
+}
+
+struct app_report *
+app_report_new(const struct aifab_env *env)
+{
+	struct app_report *r = calloc(1, sizeof(*r));
+
+	if (r == NULL)
+		return NULL;
+	r->env = env;
+	r->sink.ctx = r;
+	r->sink.port_u64 = rep_port_u64;
+	return r;
+}
+
+const struct aifab_report_sink *
+app_report_sink(struct app_report *r)
+{
+	return &r->sink;
+}
+
+void
+app_report_set_counters(struct app_report *r,
+			const struct aifab_port_counters *c)
+{
+	memcpy(r->ctr, c, sizeof(r->ctr[0]) * r->env->n_ports);
+}
+
+void
+app_report_free(struct app_report *r)
+{
+	free(r);
+}
+
+const char *
+app_end_name(enum app_end e)
+{
+	switch (e) {
+	case APP_END_CONSUMED:
+		return "input_consumed";
+	case APP_END_DURATION:
+		return "duration";
+	case APP_END_SIGNAL:
+		return "signal";
+	}
+	return "unknown";
+}
+
+/* JSON string with the escapes RFC 8259 requires. */
+static void
+json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* Every entry of one group as a JSON object body. */
+static void
+json_group(FILE *f, const struct rep_port *rp, const char *group)
+{
+	unsigned int i;
+	bool first = true;
+
+	fputc('{', f);
+	for (i = 0; i < rp->n; i++) {
+		if (strcmp(rp->e[i].group, group) != 0)
+			continue;
+		fprintf(f, "%s\n        ", first ? "" : ",");
+		json_str(f, rp->e[i].name);
+		fprintf(f, ": %" PRIu64, rp->e[i].value);
+		first = false;
+	}
+	fprintf(f, "%s}", first ? "" : "\n      ");
+}
+
+/* Distinct group names of a port, in first-seen order. */
+static unsigned int
+groups_of(const struct rep_port *rp, const char **out, unsigned int max)
+{
+	unsigned int i, k, n = 0;
+
+	for (i = 0; i < rp->n; i++) {
+		for (k = 0; k < n; k++)
+			if (strcmp(out[k], rp->e[i].group) == 0)
+				break;
+		if (k == n && n < max)
+			out[n++] = rp->e[i].group;
+	}
+	return n;
+}
+
+static void
+json_port(FILE *f, const struct app_report *r, unsigned int p)
+{
+	const struct aifab_port_rt *rt = &r->env->ports[p];
+	const struct aifab_port_counters *c = &r->ctr[p];
+	const char *groups[16];
+	unsigned int g, ng = groups_of(&r->port[p], groups, RTE_DIM(groups));
+
+	fprintf(f, "    ");
+	json_str(f, rt->name);
+	fprintf(f, ": {\n      \"device\": ");
+	json_str(f, rt->device);
+	fprintf(f, ",\n      \"speed_mbps\": %u,\n"
+		"      \"rx_packets\": %" PRIu64 ",\n"
+		"      \"tx_packets\": %" PRIu64 ",\n"
+		"      \"rx_bytes\": %" PRIu64 ",\n"
+		"      \"tx_bytes\": %" PRIu64,
+		rt->speed_mbps, c->rx_packets, c->tx_packets, c->rx_bytes,
+		c->tx_bytes);
+	for (g = 0; g < ng; g++) {
+		fprintf(f, ",\n      ");
+		json_str(f, groups[g]);
+		fprintf(f, ": ");
+		json_group(f, &r->port[p], groups[g]);
+	}
+	fprintf(f, "\n    }");
+}
+
+int
+app_report_write_json(const struct app_report *r, const char *path,
+		      const struct aifab_profile *prof, double elapsed_s,
+		      enum app_end end, unsigned int mbufs_in_use)
+{
+	char tmp[PATH_MAX];
+	unsigned int p;
+	FILE *f;
+	int rc;
+
+	/* Write a temporary file and rename it: readers never see half. */
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	f = fopen(tmp, "w");
+	if (f == NULL)
+		return -1;
+	fprintf(f, "{\n  \"tool\": \"dpdk-aifab\",\n  \"version\": ");
+	json_str(f, AIFAB_VERSION);
+	fprintf(f, ",\n  \"profile\": {\"name\": ");
+	json_str(f, prof->name);
+	fprintf(f, ", \"path\": ");
+	json_str(f, prof->path);
+	fprintf(f, "},\n  \"elapsed_s\": %.6f,\n  \"end\": \"%s\",\n"
+		"  \"ports\": {\n", elapsed_s, app_end_name(end));
+	for (p = 0; p < r->env->n_ports; p++) {
+		json_port(f, r, p);
+		fprintf(f, "%s\n", p + 1 < r->env->n_ports ? "," : "");
+	}
+	fprintf(f, "  },\n  \"mempool_in_use_at_exit\": %u\n}\n", mbufs_in_use);
+	rc = ferror(f) ? -1 : 0;
+	if (fclose(f) != 0)
+		rc = -1;
+	if (rc == 0 && rename(tmp, path) != 0)
+		rc = -1;
+	if (rc != 0)
+		remove(tmp);
+	return rc;
+}
+
+void
+app_report_print(const struct app_report *r, FILE *f)
+{
+	unsigned int p, i;
+
+	fprintf(f, "\n%-6s %12s %12s %14s %14s %10s  %s\n", "port", "rx_pkts",
+		"tx_pkts", "rx_bytes", "tx_bytes", "dropped", "drop reasons");
+	for (p = 0; p < r->env->n_ports; p++) {
+		const struct rep_port *rp = &r->port[p];
+		const struct aifab_port_counters *c = &r->ctr[p];
+		uint64_t drops = 0;
+
+		for (i = 0; i < rp->n; i++)
+			if (strcmp(rp->e[i].group, "drops") == 0)
+				drops += rp->e[i].value;
+		fprintf(f, "%-6s %12" PRIu64 " %12" PRIu64 " %14" PRIu64
+			" %14" PRIu64 " %10" PRIu64 " ", r->env->ports[p].name,
+			c->rx_packets, c->tx_packets, c->rx_bytes, c->tx_bytes,
+			drops);
+		for (i = 0; i < rp->n; i++)
+			if (strcmp(rp->e[i].group, "drops") == 0 &&
+			    rp->e[i].value != 0)
+				fprintf(f, " %s=%" PRIu64, rp->e[i].name,
+					rp->e[i].value);
+		fputc('\n', f);
+	}
+}

@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * aifab packet library: parse and build the headers a RoCEv2 AI fabric
+ * carries (Ethernet, 802.1Q/QinQ, IPv4, IPv6, UDP, InfiniBand BTH / RETH /
+ * AETH, CNP, IEEE 802.1Qbb PFC), compute the RoCEv2 ICRC (also without
+ * re-reading the payload), and update the IPv4 header checksum
+ * incrementally (RFC 1624).
+ *
+ * Parsing is a pure function over a byte range: it never reads past the
+ * length it is given. aifab_pkt_parse_mbuf() wraps it for (possibly
+ * multi-segment) mbufs. No function here reads a clock or allocates.
+ */
+#ifndef AIFAB_PKT_H
+#define AIFAB_PKT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+#include <rte_ip.h>
+
+struct rte_mbuf;
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** UDP destination port of RoCEv2. */
+#define AIFAB_ROCEV2_UDP_PORT 4791
+/** MAC Control EtherType (802.3x / 802.1Qbb); DPDK 22.11 has no macro. */
+#define AIFAB_ETHER_TYPE_MAC_CTRL 0x8808
+/** LLDP EtherType. */
+#define AIFAB_ETHER_TYPE_LLDP 0x88CC
+/** PFC opcode (0x0001 is plain 802.3x PAUSE). */
+#define AIFAB_PFC_OPCODE 0x0101
+#define AIFAB_PAUSE_OPCODE 0x0001
+/** PFC frame length without FCS. */
+#define AIFAB_PFC_FRAME_LEN 60
+/** Bytes of headers the parser looks at (copied if split over segments). */
+#define AIFAB_PKT_HDR_WINDOW 256
+
+#define AIFAB_BTH_LEN 12
+#define AIFAB_RETH_LEN 16
+#define AIFAB_AETH_LEN 4
+#define AIFAB_ICRC_LEN 4
+/** CNP: BTH + 16 reserved zero bytes + ICRC. */
+#define AIFAB_CNP_PAYLOAD_LEN 16
+
+/* BTH opcodes (RC). */
+#define AIFAB_BTH_OP_SEND_FIRST 0x00
+#define AIFAB_BTH_OP_SEND_MIDDLE 0x01
+#define AIFAB_BTH_OP_SEND_LAST 0x02
+#define AIFAB_BTH_OP_SEND_ONLY 0x04
+#define AIFAB_BTH_OP_WRITE_FIRST 0x06
+#define AIFAB_BTH_OP_WRITE_MIDDLE 0x07
+#define AIFAB_BTH_OP_WRITE_LAST 0x08
+#define AIFAB_BTH_OP_WRITE_LAST_IMM 0x09
+#define AIFAB_BTH_OP_WRITE_ONLY 0x0A
+#define AIFAB_BTH_OP_WRITE_ONLY_IMM 0x0B
+#define AIFAB_BTH_OP_READ_REQ 0x0C
+#define AIFAB_BTH_OP_READ_RESP_FIRST 0x0D
+#define AIFAB_BTH_OP_READ_RESP_MIDDLE 0x0E
+#define AIFAB_BTH_OP_READ_RESP_LAST 0x0F
+#define AIFAB_BTH_OP_READ_RESP_ONLY 0x10
+#define AIFAB_BTH_OP_ACK 0x11
+#define AIFAB_BTH_OP_CNP 0x81
+
+/* AETH syndromes. */
+#define AIFAB_AETH_ACK 0x1F
+#define AIFAB_AETH_NAK_PSN_SEQ 0x60
+#define AIFAB_AETH_NAK_INV_REQ 0x61
+#define AIFAB_AETH_NAK_REM_ACCESS 0x62
+
+/** InfiniBand Base Transport Header (12 bytes, network order). */
+struct aifab_bth {
+	uint8_t opcode;
+	uint8_t flags;      /**< SE 0x80, MigReq 0x40, PadCnt 0x30, TVer 0x0F */
+	rte_be16_t pkey;
+	uint8_t fb;         /**< FECN 0x80, BECN 0x40, reserved 0x3F */
+	uint8_t dqpn[3];
+	uint8_t ack_req;    /**< AckReq 0x80, reserved 0x7F */
+	uint8_t psn[3];
+} __rte_packed;
+
+/** RDMA Extended Transport Header (16 bytes). */
+struct aifab_reth {
+	rte_be64_t va;
+	rte_be32_t rkey;
+	rte_be32_t dma_len;
+} __rte_packed;
+
+/** ACK Extended Transport Header (4 bytes). */
+struct aifab_aeth {
+	uint8_t syndrome;
+	uint8_t msn[3];
+} __rte_packed;
+
+/** L3 kinds the parser tells apart. */
+enum aifab_l3 {
+	AIFAB_L3_OTHER = 0, /**< some other EtherType */
+	AIFAB_L3_IPV4,
+	AIFAB_L3_IPV6,
+	AIFAB_L3_ARP,
+	AIFAB_L3_LLDP,
+	AIFAB_L3_MAC_CTRL,  /**< 0x8808: PFC or PAUSE */
+};
+
+/* aifab_pkt_info.flags */
+#define AIFAB_PKT_F_VLAN 0x0001      /**< at least one 802.1Q tag */
+#define AIFAB_PKT_F_QINQ 0x0002      /**< two or more tags */
+#define AIFAB_PKT_F_IP_OPTS 0x0004   /**< IPv4 IHL > 5 */
+#define AIFAB_PKT_F_FRAG 0x0008      /**< IPv4 MF or offset != 0, IPv6 frag hdr */
+#define AIFAB_PKT_F_IP6_EXT 0x0010   /**< IPv6 extension headers walked */
+#define AIFAB_PKT_F_UDP 0x0020       /**< UDP header present (first fragment) */
+#define AIFAB_PKT_F_ROCE 0x0040      /**< UDP dport 4791 and a BTH fits */
+#define AIFAB_PKT_F_PFC 0x0080       /**< valid 802.1Qbb PFC frame */
+#define AIFAB_PKT_F_PAUSE 0x0100     /**< 802.3x PAUSE frame */
+
+/**
+ * Why a frame is malformed. One list gives the enum and the names
+ * (the names are counter names in reports: keep them stable).
+ */
+#define AIFAB_PKT_ERRORS(X) \
+	X(OK, "ok") \
+	X(TRUNC_L2, "truncated_l2") \
+	X(TRUNC_L3, "truncated_l3") \
+	X(TRUNC_L4, "truncated_l4") \
+	X(TRUNC_BTH, "truncated_bth") \
+	X(VLAN_DEPTH, "vlan_too_deep") \
+	X(IP4_VERSION, "ipv4_bad_version") \
+	X(IP4_IHL, "ipv4_bad_ihl") \
+	X(IP4_LEN, "ipv4_bad_length") \
+	X(IP4_CSUM, "ipv4_bad_checksum") \
+	X(IP6_VERSION, "ipv6_bad_version") \
+	X(IP6_LEN, "ipv6_bad_length") \
+	X(IP6_EXT, "ipv6_bad_ext_header") \
+	X(UDP_LEN, "udp_bad_length") \
+	X(BTH_PAD, "bth_bad_padcnt") \
+	X(MAC_CTRL, "mac_ctrl_malformed")
+
+#define AIFAB_PKT_ERR_ENUM(e, s) AIFAB_PKT_ERR_##e,
+enum aifab_pkt_err { AIFAB_PKT_ERRORS(AIFAB_PKT_ERR_ENUM) AIFAB_PKT_ERR_MAX };
+#undef AIFAB_PKT_ERR_ENUM
+
+/** Result of parsing one frame. Offsets are from the frame start. */
+struct aifab_pkt_info {
+	uint32_t pkt_len;     /**< whole frame length (mbuf pkt_len) */
+	uint16_t flags;       /**< AIFAB_PKT_F_* */
+	uint16_t ethertype;   /**< innermost EtherType, host order */
+	uint8_t l3;           /**< enum aifab_l3 */
+	uint8_t n_vlans;      /**< number of 802.1Q/802.1ad tags */
+	uint8_t pcp;          /**< PCP of the outer tag (0 if untagged) */
+	uint8_t l4_proto;     /**< IP protocol / IPv6 final next header */
+	uint16_t vid;         /**< VID of the outer tag */
+	uint16_t l3_off;      /**< start of IP (or MAC control) header */
+	uint16_t l3_len;      /**< IPv4 IHL*4, IPv6 40 + extension headers */
+	uint16_t l4_off;      /**< start of UDP header (if F_UDP) */
+	uint16_t bth_off;     /**< start of BTH (if F_ROCE) */
+	uint32_t ip_len;      /**< IPv4 total length / IPv6 40 + payload length */
+	uint8_t tos;          /**< IPv4 TOS / IPv6 traffic class (DSCP<<2|ECN) */
+	uint8_t ttl;          /**< IPv4 TTL / IPv6 hop limit */
+	uint16_t sport;       /**< UDP source port, host order (if F_UDP) */
+	uint16_t dport;       /**< UDP destination port, host order */
+	uint8_t bth_opcode;   /**< if F_ROCE */
+	uint8_t pad_cnt;      /**< BTH PadCnt */
+	uint32_t dqpn;        /**< BTH destination QP (24 bits) */
+	uint32_t psn;         /**< BTH PSN (24 bits) */
+	uint16_t pfc_enable;  /**< PFC class-enable vector (if F_PFC) */
+	uint16_t pfc_time[8]; /**< PFC timers in quanta, host order */
+};
+
+/**
+ * Parse a frame held in one contiguous buffer.
+ *
+ * @param buf      first byte of the frame (Ethernet destination).
+ * @param avail    bytes readable at @p buf; never read beyond.
+ * @param pkt_len  length of the whole frame (>= avail; the frame may go on
+ *                 in later segments that the parser does not need).
+ * @param pi       filled in; valid up to the layer where parsing stopped.
+ * @param check_ip4_csum  verify the IPv4 header checksum.
+ * @return AIFAB_PKT_ERR_OK, or the first problem found. Non-IP frames
+ *   (ARP, LLDP, MAC control, others) return OK with pi->l3 set.
+ *   A header that extends beyond @p avail but not beyond @p pkt_len is
+ *   reported as truncated too: callers give at least AIFAB_PKT_HDR_WINDOW.
+ */
+enum aifab_pkt_err aifab_pkt_parse(const uint8_t *buf, uint32_t avail,
+				   uint32_t pkt_len, struct aifab_pkt_info *pi,
+				   bool check_ip4_csum);
+
+/**
+ * Parse an mbuf chain: the first min(pkt_len, AIFAB_PKT_HDR_WINDOW) bytes are
+ * read in place when the first segment holds them, otherwise copied into
+ * @p scratch with rte_pktmbuf_read().
+ *
+ * @param scratch  AIFAB_PKT_HDR_WINDOW bytes of caller storage.
+ */
+enum aifab_pkt_err aifab_pkt_parse_mbuf(const struct rte_mbuf *m,
+					struct aifab_pkt_info *pi,
+					uint8_t *scratch, bool check_ip4_csum);
+
+/** Name of a parse error (e.g. "truncated_l3"), for counters. */
+const char *aifab_pkt_err_name(enum aifab_pkt_err e);
+
+/* ---- checksums --------------------------------------------------------- */
+
+/**
+ * RFC 1624 eqn. 3 incremental update: HC' = ~(~HC + ~m + m').
+ * All values in network byte order, as they sit in the header.
+ * Returns @p cksum unchanged when old == new.
+ */
+uint16_t aifab_cksum_update16(uint16_t cksum, uint16_t old_word,
+			      uint16_t new_word);
+
+/** Decrement an IPv4 TTL and fix the checksum. @return the new TTL. */
+uint8_t aifab_ipv4_dec_ttl(struct rte_ipv4_hdr *ip);
+
+/** Set the IPv4 TOS byte and fix the checksum incrementally. */
+void aifab_ipv4_set_tos(struct rte_ipv4_hdr *ip, uint8_t tos);
+
+/** Full IPv4 header checksum (the value to store), for any IHL. */
+uint16_t aifab_ipv4_cksum(const struct rte_ipv4_hdr *ip);
+
+/* ---- RoCEv2 ICRC -------------------------------------------------------- */
+
+/**
+ * ICRC of a RoCEv2 packet held contiguously, starting at the IP header.
+ *
+ * @param l3     IPv4 or IPv6 header.
+ * @param len    bytes from @p l3 up to (not including) the ICRC.
+ * @param ipv6   true if @p l3 is IPv6.
+ * @return the ICRC as an integer; store it with aifab_icrc_store().
+ *   Masked fields (TOS/TC+flow label, TTL/hop limit, IPv4 checksum, UDP
+ *   checksum, BTH byte 4) are treated as all ones per the spec.
+ *   IPv6: UDP must follow the fixed 40-byte header (no extension headers).
+ */
+uint32_t aifab_icrc(const uint8_t *l3, uint32_t len, bool ipv6);
+
+/** Write an ICRC value to the wire (little-endian, like the FCS). */
+void aifab_icrc_store(uint8_t *dst, uint32_t icrc);
+/** Read an ICRC value from the wire. */
+uint32_t aifab_icrc_load(const uint8_t *src);
+
+/**
+ * Precomputed operator for appending @p len bytes to a CRC: lets an ICRC be
+ * computed per packet from the headers plus a payload CRC computed once.
+ */
+struct aifab_crc_shift {
+	uint32_t len;
+	uint32_t x8n; /**< x^(8*len) mod P, reflected */
+};
+
+/** Prepare the operator for a payload of @p len bytes. */
+void aifab_crc_shift_init(struct aifab_crc_shift *s, uint32_t len);
+
+/**
+ * Raw (no init, no final xor) CRC-32 register of @p len bytes, starting from
+ * @p crc. Chaining: raw(A||B, c) == raw(B, raw(A, c)).
+ */
+uint32_t aifab_crc32_raw(uint32_t crc, const void *buf, uint32_t len);
+
+/**
+ * ICRC of headers + a payload whose raw CRC register from 0 is
+ * @p payload_raw (aifab_crc32_raw(0, payload, s->len)), without touching the
+ * payload: result == aifab_icrc() over the whole packet.
+ *
+ * @param l3       IP header; headers run from here for @p hdr_len bytes
+ *                 (IP + UDP + BTH + extension headers), payload follows.
+ * @param s        operator for the payload length (payload incl. pad).
+ */
+uint32_t aifab_icrc_combine(const uint8_t *l3, uint32_t hdr_len, bool ipv6,
+			    uint32_t payload_raw,
+			    const struct aifab_crc_shift *s);
+
+/* ---- builders (write into caller buffers; return bytes written) ---------- */
+
+/** Ethernet header, optional single 802.1Q tag (vid < 0: untagged). */
+uint16_t aifab_build_eth(uint8_t *buf, const struct rte_ether_addr *dst,
+			 const struct rte_ether_addr *src, int vid, uint8_t pcp,
+			 uint16_t ethertype);
+
+/**
+ * IPv4 header without options, DF set (RoCE is never fragmented), checksum
+ * filled; @p payload_len after it.
+ */
+uint16_t aifab_build_ipv4(uint8_t *buf, uint32_t src_be, uint32_t dst_be,
+			  uint8_t proto, uint8_t tos, uint8_t ttl,
+			  uint16_t payload_len, uint16_t id);
+
+/** IPv6 header; @p payload_len after it. */
+uint16_t aifab_build_ipv6(uint8_t *buf, const uint8_t src[16],
+			  const uint8_t dst[16], uint8_t next_hdr, uint8_t tc,
+			  uint32_t flow_label, uint8_t hop_limit,
+			  uint16_t payload_len);
+
+/** UDP header, checksum 0 (RoCEv2 rule); @p payload_len after it. */
+uint16_t aifab_build_udp(uint8_t *buf, uint16_t sport, uint16_t dport,
+			 uint16_t payload_len);
+
+/** BTH. P_Key 0xFFFF, TVer 0. @p pad_cnt 0..3. */
+uint16_t aifab_build_bth(uint8_t *buf, uint8_t opcode, bool se,
+			 uint8_t pad_cnt, uint32_t dqpn, bool ack_req,
+			 uint32_t psn, bool becn);
+uint16_t aifab_build_reth(uint8_t *buf, uint64_t va, uint32_t rkey,
+			  uint32_t dma_len);
+uint16_t aifab_build_aeth(uint8_t *buf, uint8_t syndrome, uint32_t msn);
+
+/**
+ * Whole RoCEv2 CNP frame (IPv4): Ethernet, IPv4 (DSCP/ECN from @p tos),
+ * UDP(sport, 4791), BTH opcode 0x81 with BECN to @p dqpn, 16 zero bytes,
+ * ICRC. @return frame length (74).
+ */
+uint16_t aifab_build_cnp_ipv4(uint8_t *buf, const struct rte_ether_addr *dst,
+			      const struct rte_ether_addr *src, uint32_t sip_be,
+			      uint32_t dip_be, uint16_t sport, uint8_t tos,
+			      uint32_t dqpn);
+
+/**
+ * 802.1Qbb PFC frame (60 bytes, no FCS): 01:80:C2:00:00:01, 0x8808,
+ * opcode 0x0101, class-enable vector, 8 timers (quanta), zero pad.
+ */
+uint16_t aifab_build_pfc(uint8_t *buf, const struct rte_ether_addr *src,
+			 uint8_t enable_vec, const uint16_t quanta[8]);
+
+/* ---- field helpers ------------------------------------------------------ */
+
+static inline uint32_t aifab_get_u24(const uint8_t *p)
+{
+	return ((uint32_t)p[0] << 16) | ((uint32_t)p[1] << 8) | p[2];
+}
+
+static inline void aifab_put_u24(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 16);
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)v;
+}
+
+/**
+ * Linux's RoCEv2 UDP source port from the two QP numbers
+ * (rdma_get_udp_sport / rdma_calc_flow_label): always in 0xC000-0xFFFF.
+ */
+uint16_t aifab_roce_sport(uint32_t lqpn, uint32_t rqpn);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AIFAB_PKT_H */

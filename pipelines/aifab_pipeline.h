@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * What a pipeline is: the poll loop body that composes lib/ stages, with an
+ * ops table (as testpmd's forwarding engines). The app owns lcores, ports and
+ * time; a pipeline owns its state and counters. Several pipelines may share
+ * one lcore: the app calls each one's poll() in turn.
+ */
+#ifndef AIFAB_PIPELINE_H
+#define AIFAB_PIPELINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_ether.h>
+
+#include "aifab_profile.h"
+
+struct rte_mempool;
+
+/** A port as the app bound it to an ethdev. */
+struct aifab_port_rt {
+	char name[AIFAB_NAME_LEN];    /**< profile name, e.g. "p0" */
+	char device[64];              /**< ethdev name */
+	uint16_t port_id;             /**< ethdev port id */
+	uint16_t nb_rxq;
+	uint16_t nb_txq;
+	uint16_t mtu;
+	uint32_t speed_mbps;          /**< profile value, else the NIC's */
+	bool finite_rx;               /**< rx ends by itself (pcap file) */
+	struct rte_ether_addr mac;    /**< the port's MAC (profile or NIC) */
+	struct rte_mempool *pool;     /**< pool for this port's socket */
+};
+
+/** What the app gives a pipeline at init. */
+struct aifab_env {
+	const struct aifab_profile *prof;
+	uint16_t n_ports;
+	struct aifab_port_rt ports[AIFAB_MAX_PORTS];
+	uint64_t tsc_hz;
+};
+
+/** One port's counters, summed over a pipeline's workers. */
+struct aifab_port_counters {
+	uint64_t rx_packets, rx_bytes;
+	uint64_t tx_packets, tx_bytes;
+};
+
+/** Writes named values into the report (see app/report.h). */
+struct aifab_report_sink {
+	void *ctx;
+	/** Add "name": value to the object being written for port @p port. */
+	void (*port_u64)(void *ctx, uint16_t port, const char *group,
+			 const char *name, uint64_t value);
+};
+
+struct aifab_pipeline_ops {
+	const char *name;
+	/**
+	 * Build state for @p n_workers workers (each polls its own rx queues
+	 * and owns one tx queue per port). NULL on error with @p err filled.
+	 */
+	void *(*init)(const struct aifab_env *env, unsigned int n_workers,
+		      char *err, size_t errlen);
+	/** One poll of worker @p w at TSC @p now. Returns packets handled. */
+	unsigned int (*poll)(void *st, unsigned int w, uint64_t now);
+	/** Stop receiving; push out or free what worker @p w holds. */
+	void (*drain)(void *st, unsigned int w, uint64_t now);
+	/** True when every finite source is consumed and nothing is held. */
+	bool (*done)(const void *st);
+	/** Sum counters per port (any lcore, while running or after). */
+	void (*port_counters)(const void *st, struct aifab_port_counters *out);
+	/** Named per-port details for the report (drops by reason, ...). */
+	void (*report)(const void *st, const struct aifab_report_sink *sink);
+	void (*fini)(void *st);
+};
+
+extern const struct aifab_pipeline_ops aifab_switch_ops;
+
+#endif /* AIFAB_PIPELINE_H */

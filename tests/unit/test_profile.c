@@ -1,0 +1,589 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/profile: the shipped profile yields the planned leaf, the embedded
+ * default equals it, --set overrides, every bad input gives one error line
+ * naming file, section, key, value and what is allowed, and
+ * docs/profiles.md is the generated reference.
+ *
+ *   test_profile --write-doc > docs/profiles.md    regenerates the docs
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+#include <cmocka.h>
+
+#include <rte_common.h>
+#include <rte_ether.h>
+
+#include "aifab_profile.h"
+
+#define REGEN_HINT "regenerate: build/tests/unit/test_profile --write-doc " \
+	"> docs/profiles.md"
+
+struct bad_case;
+
+struct fixture {
+	const struct bad_case *bad; /* test_bad's case */
+	struct aifab_profile p;
+	struct aifab_profile q;
+	char err[AIFAB_ERR_LEN];
+	char path[PATH_MAX];       /* temp INI file, "" if none */
+};
+
+static const char *
+src_root(void)
+{
+	const char *r = getenv("AIFAB_SOURCE_ROOT");
+
+	return r != NULL ? r : ".";
+}
+
+static void
+leaf_path(char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/profiles/pcap-leaf.ini", src_root());
+}
+
+static int
+setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+
+	if (fx == NULL)
+		return -1;
+	*state = fx;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	if (fx->path[0] != '\0')
+		unlink(fx->path);
+	free(fx);
+	return 0;
+}
+
+/* Write @p text to a fresh temp file, name in fx->path. */
+static void
+write_ini(struct fixture *fx, const char *text)
+{
+	const char *dir = getenv("TMPDIR");
+	FILE *f;
+	int fd;
+
+	snprintf(fx->path, sizeof(fx->path), "%s/test_profile-XXXXXX.ini",
+		 dir != NULL ? dir : "/tmp");
+	fd = mkstemps(fx->path, 4);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+static uint32_t
+ip4(const char *s)
+{
+	struct in_addr a;
+
+	assert_int_equal(inet_pton(AF_INET, s, &a), 1);
+	return ntohl(a.s_addr);
+}
+
+static void
+ip6(const char *s, uint8_t out[16])
+{
+	assert_int_equal(inet_pton(AF_INET6, s, out), 1);
+}
+
+static void
+addr(uint8_t family, const char *s, uint8_t out[16])
+{
+	memset(out, 0, 16);
+	assert_int_equal(inet_pton(family, s, out), 1);
+}
+
+/* ---- the shipped plan ------------------------------------------------- */
+
+static void
+check_leaf_plan(const struct aifab_profile *p)
+{
+	uint8_t a[16];
+	char s[64];
+	int i, k;
+
+	assert_string_equal(p->name, "pcap-leaf");
+	assert_int_equal(p->seed, 1);
+	assert_int_equal(p->burst, 32);
+	assert_int_equal(p->mbufs, 0);
+	assert_int_equal(p->mbuf_cache, 256);
+	assert_true(p->switch_enabled);
+	assert_int_equal(p->n_switch_lcores, 0);
+	assert_true(p->check_ip4_csum);
+
+	assert_int_equal(p->n_ports, 4);
+	for (i = 0; i < 4; i++) {
+		const struct aifab_port_params *pp = &p->ports[i];
+		const struct rte_ether_addr mac = {
+			{ 0x02, 0xaa, 0, 0, 0, (uint8_t)i } };
+
+		snprintf(s, sizeof(s), "p%d", i);
+		assert_string_equal(pp->name, s);
+		assert_int_equal(aifab_profile_port_index(p, s), i);
+		assert_string_equal(pp->device, "");
+		assert_true(pp->has_mac);
+		assert_memory_equal(&pp->mac, &mac, sizeof(mac));
+		snprintf(s, sizeof(s), "10.0.%d.1", i);
+		assert_true(pp->has_ip4);
+		assert_int_equal(pp->ip4, ip4(s));
+		assert_int_equal(pp->ip4_depth, 24);
+		snprintf(s, sizeof(s), "fd00:0:0:%d::1", i);
+		ip6(s, a);
+		assert_true(pp->has_ip6);
+		assert_memory_equal(pp->ip6, a, 16);
+		assert_int_equal(pp->ip6_depth, 64);
+		assert_int_equal(pp->role, i < 2 ? AIFAB_ROLE_DOWNLINK :
+				 AIFAB_ROLE_UPLINK);
+		assert_int_equal(pp->speed_mbps, 100000);
+		assert_int_equal(pp->mtu, 1500);
+		assert_int_equal(pp->rx_desc, 1024);
+		assert_int_equal(pp->tx_desc, 1024);
+	}
+	assert_int_equal(aifab_profile_port_index(p, "p4"), -1);
+
+	assert_int_equal(p->n_neighs, 8);
+	for (i = 0; i < 8; i++) {
+		const struct aifab_neigh_params *nb = &p->neighs[i];
+		const struct rte_ether_addr mac = {
+			{ 0x02, 0xbb, 0, 0, 0, (uint8_t)(i % 4) } };
+		uint8_t fam = i < 4 ? AF_INET : AF_INET6;
+
+		if (fam == AF_INET)
+			snprintf(s, sizeof(s), "10.0.%d.2", i % 4);
+		else
+			snprintf(s, sizeof(s), "fd00:0:0:%d::2", i % 4);
+		addr(fam, s, a);
+		assert_int_equal(nb->family, fam);
+		assert_memory_equal(nb->addr, a, 16);
+		assert_memory_equal(&nb->mac, &mac, sizeof(mac));
+		assert_int_equal(nb->port, i % 4);
+	}
+
+	assert_int_equal(p->n_routes, 2);
+	for (i = 0; i < 2; i++) {
+		const struct aifab_route_params *r = &p->routes[i];
+		uint8_t fam = i == 0 ? AF_INET : AF_INET6;
+
+		assert_int_equal(r->family, fam);
+		memset(a, 0, sizeof(a));
+		assert_memory_equal(r->prefix, a, 16);
+		assert_int_equal(r->depth, 0);
+		assert_int_equal(r->n_nh, 2);
+		for (k = 0; k < 2; k++) {
+			const struct aifab_neigh_params *nb =
+				&p->neighs[r->nh_neigh[k]];
+
+			if (fam == AF_INET)
+				snprintf(s, sizeof(s), "10.0.%d.2", k + 2);
+			else
+				snprintf(s, sizeof(s), "fd00:0:0:%d::2", k + 2);
+			addr(fam, s, a);
+			assert_memory_equal(r->nh_addr[k], a, 16);
+			assert_int_equal(nb->family, fam);
+			assert_memory_equal(nb->addr, a, 16);
+			assert_int_equal(nb->port, k + 2);
+		}
+	}
+}
+
+static void
+test_pcap_leaf(void **state)
+{
+	struct fixture *fx = *state;
+	char path[PATH_MAX];
+
+	leaf_path(path, sizeof(path));
+	assert_int_equal(aifab_profile_load(&fx->p, path, NULL, 0, fx->err,
+					    sizeof(fx->err)), 0);
+	assert_string_equal(fx->err, "");
+	assert_string_equal(fx->p.path, path);
+	check_leaf_plan(&fx->p);
+}
+
+static void
+test_embedded_equals_file(void **state)
+{
+	struct fixture *fx = *state;
+	char path[PATH_MAX];
+
+	leaf_path(path, sizeof(path));
+	assert_int_equal(aifab_profile_load(&fx->p, NULL, NULL, 0, fx->err,
+					    sizeof(fx->err)), 0);
+	check_leaf_plan(&fx->p);
+	assert_int_equal(aifab_profile_load(&fx->q, path, NULL, 0, fx->err,
+					    sizeof(fx->err)), 0);
+	assert_string_not_equal(fx->p.path, fx->q.path);
+	memcpy(fx->p.path, fx->q.path, sizeof(fx->p.path));
+	assert_memory_equal(&fx->p, &fx->q, sizeof(fx->p));
+}
+
+static void
+test_defaults(void **state)
+{
+	struct fixture *fx = *state;
+
+	aifab_profile_defaults(&fx->p);
+	assert_string_equal(fx->p.name, "unnamed");
+	assert_int_equal(fx->p.seed, 1);
+	assert_int_equal(fx->p.burst, 32);
+	assert_int_equal(fx->p.mbufs, 0);
+	assert_int_equal(fx->p.mbuf_cache, 256);
+	assert_true(fx->p.switch_enabled);
+	assert_true(fx->p.check_ip4_csum);
+	assert_int_equal(fx->p.n_ports, 0);
+	assert_int_equal(fx->p.n_neighs, 0);
+	assert_int_equal(fx->p.n_routes, 0);
+}
+
+static void
+test_set_overrides(void **state)
+{
+	static const char *const sets[] = {
+		"port.p0.speed_gbps=25",
+		"routes.0.0.0.0/0=10.0.3.2",
+		"port.p9.mtu = 9000",          /* new key in a new port */
+		"port.p9.speed_gbps=2.5",
+		"neighbors.10.0.0.2=02:bb:00:00:00:09",
+		"general.seed=0x10",
+		"switch.lcores=1,3-4",
+		"port.p1.mac=",                /* unset */
+		"port.p0.speed_gbps=40",       /* later --set wins */
+	};
+	struct fixture *fx = *state;
+	struct aifab_profile *p = &fx->p;
+	const struct aifab_route_params *r;
+	uint8_t a[16];
+	char path[PATH_MAX];
+	int p9;
+
+	leaf_path(path, sizeof(path));
+	assert_int_equal(aifab_profile_load(p, path, sets, RTE_DIM(sets),
+					    fx->err, sizeof(fx->err)), 0);
+	assert_int_equal(p->ports[0].speed_mbps, 40000);
+	assert_int_equal(p->ports[1].speed_mbps, 100000);
+	assert_false(p->ports[1].has_mac);
+	assert_int_equal(p->n_ports, 5);
+	p9 = aifab_profile_port_index(p, "p9");
+	assert_int_equal(p9, 4);
+	assert_int_equal(p->ports[p9].mtu, 9000);
+	assert_int_equal(p->ports[p9].speed_mbps, 2500);
+	assert_int_equal(p->ports[p9].rx_desc, 1024);
+	assert_false(p->ports[p9].has_ip4);
+	assert_int_equal(p->seed, 16);
+	assert_int_equal(p->n_switch_lcores, 3);
+	assert_int_equal(p->switch_lcores[0], 1);
+	assert_int_equal(p->switch_lcores[1], 3);
+	assert_int_equal(p->switch_lcores[2], 4);
+	assert_int_equal(p->n_neighs, 8);
+	assert_int_equal(p->neighs[0].mac.addr_bytes[5], 9);
+
+	assert_int_equal(p->n_routes, 2);
+	r = &p->routes[0];
+	assert_int_equal(r->family, AF_INET);
+	assert_int_equal(r->n_nh, 1);
+	addr(AF_INET, "10.0.3.2", a);
+	assert_memory_equal(r->nh_addr[0], a, 16);
+	assert_int_equal(p->neighs[r->nh_neigh[0]].port, 3);
+	assert_int_equal(p->routes[1].n_nh, 2);
+}
+
+/* A bad value in the file is fine if a --set replaces it. */
+static void
+test_set_fixes_file(void **state)
+{
+	static const char *const sets[] = { "port.a.mtu=9000" };
+	struct fixture *fx = *state;
+
+	write_ini(fx, "[port.a]\nmtu = 99999\n");
+	assert_int_equal(aifab_profile_load(&fx->p, fx->path, NULL, 0, fx->err,
+					    sizeof(fx->err)), -1);
+	assert_int_equal(aifab_profile_load(&fx->p, fx->path, sets, 1,
+					    fx->err, sizeof(fx->err)), 0);
+	assert_int_equal(fx->p.ports[0].mtu, 9000);
+}
+
+/* Comment forms: ';' anywhere, '#' at line start even with '=' in it. */
+static void
+test_comments(void **state)
+{
+	struct fixture *fx = *state;
+
+	write_ini(fx,
+		  "# leading comment = with an equals sign\n"
+		  "; classic comment\n"
+		  "[general] ; trailing\n"
+		  "  # name = commented-out\n"
+		  "burst = 64 ; trailing comment\n"
+		  "\n"
+		  "[port.a]\r\n"
+		  "#mtu = 100\n"
+		  "mtu = 9000\n");
+	assert_int_equal(aifab_profile_load(&fx->p, fx->path, NULL, 0, fx->err,
+					    sizeof(fx->err)), 0);
+	assert_string_equal(fx->p.name, "unnamed");
+	assert_int_equal(fx->p.burst, 64);
+	assert_int_equal(fx->p.ports[0].mtu, 9000);
+}
+
+/* ---- bad inputs ------------------------------------------------------- */
+
+/* Two ports, two neighbours; [neighbors] last so cases can add lines. */
+#define BASE \
+	"[port.a]\nmac = 02:aa:00:00:00:01\nipv4 = 10.0.0.1/24\n" \
+	"ipv6 = fd00::1/64\n" \
+	"[port.b]\nmac = 02:aa:00:00:00:02\nipv4 = 10.0.1.1/24\n" \
+	"[neighbors]\n10.0.0.2 = 02:bb:00:00:00:01\n" \
+	"10.0.1.2 = 02:bb:00:00:00:02\n"
+
+#define NH17 "10.0.1.2 10.0.1.3 10.0.1.4 10.0.1.5 10.0.1.6 10.0.1.7 " \
+	"10.0.1.8 10.0.1.9 10.0.1.10 10.0.1.11 10.0.1.12 10.0.1.13 " \
+	"10.0.1.14 10.0.1.15 10.0.1.16 10.0.1.17 10.0.1.18"
+
+struct bad_case {
+	const char *name;
+	const char *ini;             /* file text */
+	const char *sets[2];         /* NULL-terminated */
+	bool from_set;               /* error names "--set", not the file */
+	const char *want[5];         /* substrings of the error line */
+};
+
+static const struct bad_case bad_cases[] = {
+	{ "unknown section", BASE "[bogus]\nx = 1\n", {NULL}, false,
+	  { "[bogus] x = '1'", "unknown section" } },
+	{ "unknown key", BASE "[general]\nburts = 32\n", {NULL}, false,
+	  { "[general] burts = '32'", "unknown key", "burst" } },
+	{ "bad number", BASE "[general]\nburst = 3x\n", {NULL}, false,
+	  { "[general] burst = '3x'", "not a number", "1..512" } },
+	{ "negative number", BASE "[general]\nmbufs = -1\n", {NULL}, false,
+	  { "[general] mbufs = '-1'", "0 or 1024..1048576" } },
+	{ "out of range", BASE "[general]\nburst = 513\n", {NULL}, false,
+	  { "[general] burst = '513'", "out of range", "1..512" } },
+	{ "speed out of range", BASE "[port.c]\nspeed_gbps = 0.001\n", {NULL},
+	  false, { "[port.c] speed_gbps = '0.001'", "0.01..1600" } },
+	{ "bad bool", BASE "[switch]\nenabled = maybe\n", {NULL}, false,
+	  { "[switch] enabled = 'maybe'", "true, false" } },
+	{ "bad enum", BASE "[port.c]\nrole = spine\n", {NULL}, false,
+	  { "[port.c] role = 'spine'", "downlink, uplink" } },
+	{ "bad MAC", BASE "[port.c]\nmac = 02:aa:00:00:00\n", {NULL}, false,
+	  { "[port.c] mac = '02:aa:00:00:00'", "not a MAC" } },
+	{ "multicast MAC", BASE "[port.c]\nmac = 01:00:5e:00:00:01\n", {NULL},
+	  false, { "[port.c] mac = '01:00:5e:00:00:01'", "unicast" } },
+	{ "bad prefix", BASE "[port.c]\nipv4 = 10.0.9.1/33\n", {NULL}, false,
+	  { "[port.c] ipv4 = '10.0.9.1/33'", "prefix length", "1..32" } },
+	{ "prefix wrong family", BASE "[port.c]\nipv4 = fd01::1/64\n", {NULL},
+	  false, { "[port.c] ipv4 = 'fd01::1/64'", "family" } },
+	{ "bad route prefix", BASE "[routes]\n10.0.0/8 = 10.0.0.2\n", {NULL},
+	  false, { "[routes] 10.0.0/8 = '10.0.0.2'", "not an IP" } },
+	{ "host bits set", BASE "[routes]\n10.1.0.0/8 = 10.0.0.2\n", {NULL},
+	  false, { "[routes] 10.1.0.0/8 = '10.0.0.2'", "host bits",
+		   "10.0.0.0/8" } },
+	{ "duplicate port MAC", BASE "[port.c]\nmac = 02:aa:00:00:00:01\n",
+	  {NULL}, false,
+	  { "[port.c] mac = '02:aa:00:00:00:01'", "[port.a]", "unique" } },
+	{ "duplicate port device",
+	  BASE "[port.c]\ndevice = net_null0\n[port.d]\ndevice = net_null0\n",
+	  {NULL}, false, { "[port.d] device = 'net_null0'", "[port.c]" } },
+	{ "overlapping subnets", BASE "[port.c]\nipv4 = 10.0.0.129/25\n",
+	  {NULL}, false, { "[port.c] ipv4 = '10.0.0.129/25'", "overlaps",
+			   "[port.a]" } },
+	{ "overlapping IPv6 subnets", BASE "[port.c]\nipv6 = fd00::/16\n",
+	  {NULL}, false, { "[port.c] ipv6 = 'fd00::/16'", "overlaps" } },
+	{ "neighbour outside subnets", BASE "10.9.9.2 = 02:bb:00:00:00:03\n",
+	  {NULL}, false, { "[neighbors] 10.9.9.2 = '02:bb:00:00:00:03'",
+			   "not inside", "10.0.0.1/24" } },
+	{ "neighbour is a port address", BASE "10.0.1.1 = 02:bb:00:00:00:03\n",
+	  {NULL}, false, { "[neighbors] 10.0.1.1 = '02:bb:00:00:00:03'",
+			   "[port.b]" } },
+	{ "duplicate neighbour", BASE "10.0.0.2 = 02:bb:00:00:00:03\n",
+	  {NULL}, false, { "[neighbors] 10.0.0.2 = '02:bb:00:00:00:03'",
+			   "duplicate" } },
+	{ "neighbour address with leading zero",
+	  BASE "10.0.0.03 = 02:bb:00:00:00:03\n", {NULL}, false,
+	  { "[neighbors] 10.0.0.03 = '02:bb:00:00:00:03'", "not an IPv4" } },
+	{ "duplicate neighbour spelled differently",
+	  BASE "fd00::2 = 02:bb:00:00:00:03\nfd00:0::2 = 02:bb:00:00:00:04\n",
+	  {NULL}, false, { "[neighbors] fd00:0::2 = '02:bb:00:00:00:04'",
+			   "duplicate", "fd00::2" } },
+	{ "route via missing neighbour",
+	  BASE "[routes]\n0.0.0.0/0 = 10.0.1.2 10.0.1.3\n", {NULL}, false,
+	  { "[routes] 0.0.0.0/0 = '10.0.1.2 10.0.1.3'", "route to nowhere",
+	    "10.0.1.3" } },
+	{ "route next hop wrong family", BASE "[routes]\n::/0 = 10.0.1.2\n",
+	  {NULL}, false, { "[routes] ::/0 = '10.0.1.2'", "family" } },
+	{ "too many next hops", BASE "[routes]\n0.0.0.0/0 = " NH17 "\n",
+	  {NULL}, false, { "[routes] 0.0.0.0/0 = '10.0.1.2 ", "more than 16",
+			   "1..16" } },
+	{ "lcore out of range", BASE "[switch]\nlcores = 1,200\n", {NULL},
+	  false, { "[switch] lcores = '1,200'", "RTE_MAX_LCORE", "0..127" } },
+	{ "lcore bad range", BASE "[switch]\nlcores = 3-1\n", {NULL}, false,
+	  { "[switch] lcores = '3-1'" } },
+	{ "no ports", "[general]\nname = x\n", {NULL}, false,
+	  { "[port.<name>]", "no ports" } },
+	{ "bad port name", BASE "[port.c d]\nmtu = 1500\n", {NULL}, false,
+	  { "[port.c d] mtu = '1500'", "port name" } },
+	{ "duplicate section", BASE "[port.a]\nmtu = 1500\n", {NULL}, false,
+	  { "[port.a]", "duplicate section" } },
+	{ "duplicate key", BASE "[general]\nburst = 1\nburst = 2\n", {NULL},
+	  false, { "[general] burst = '2'", "duplicate key" } },
+	{ "line without =", BASE "[general]\nburst 64\n", {NULL}, false,
+	  { "[general] line 12 = 'burst 64'", "not a 'key = value' line" } },
+	{ "no closing bracket", BASE "[general\n", {NULL}, false,
+	  { "line 11 = '[general'", "']'" } },
+	{ "key outside sections", "mtu = 1500\n" BASE, {NULL}, false,
+	  { "[-] mtu = '1500'", "outside any section" } },
+	{ "'#' is not an inline comment", BASE "[general]\nburst = 8 # x\n",
+	  {NULL}, false, { "[general] burst = '8 # x'" } },
+	{ "malformed --set: no '='", BASE, { "port.a.mtu", NULL }, true,
+	  { "[port.a] mtu = ''", "no '='", "port.a.mtu", "section.key=value" } },
+	{ "malformed --set: no dot", BASE, { "mtu=9000", NULL }, true,
+	  { "mtu = '9000'", "no '.'", "section.key=value" } },
+	{ "malformed --set: unknown section", BASE, { "bogus.x=1", NULL }, true,
+	  { "[bogus] x = '1'", "unknown section", "general, switch" } },
+	{ "malformed --set: port without key", BASE, { "port.a=1", NULL },
+	  true, { "[port] a = '1'", "no key after the port name" } },
+	{ "--set unknown key", BASE, { "port.a.speed=25", NULL }, true,
+	  { "[port.a] speed = '25'", "unknown key", "speed_gbps" } },
+	{ "--set bad value", BASE, { "port.a.mtu=10", NULL }, true,
+	  { "[port.a] mtu = '10'", "68..9000" } },
+	{ "--set route to nowhere", BASE, { "routes.::/0=fd00::9", NULL }, true,
+	  { "[routes] ::/0 = 'fd00::9'", "route to nowhere" } },
+	{ "--set overlapping port", BASE, { "port.z.ipv4=10.0.1.5/16", NULL },
+	  true, { "[port.z] ipv4 = '10.0.1.5/16'", "overlaps" } },
+};
+
+static void
+test_bad(void **state)
+{
+	struct fixture *fx = *state;
+	const struct bad_case *c = fx->bad;
+	unsigned int n_sets = 0, i;
+	char prefix[PATH_MAX + 4];
+
+	while (n_sets < RTE_DIM(c->sets) && c->sets[n_sets] != NULL)
+		n_sets++;
+	write_ini(fx, c->ini);
+	assert_int_equal(aifab_profile_load(&fx->p, fx->path, c->sets, n_sets,
+					    fx->err, sizeof(fx->err)), -1);
+	print_message("  %s\n", fx->err);
+	snprintf(prefix, sizeof(prefix), "%s: [",
+		 c->from_set ? "--set" : fx->path);
+	if (strncmp(fx->err, prefix, strlen(prefix)) != 0)
+		fail_msg("error does not start with '%s': %s", prefix, fx->err);
+	if (strstr(fx->err, "; allowed: ") == NULL)
+		fail_msg("no '; allowed: ' in: %s", fx->err);
+	assert_null(strchr(fx->err, '\n'));
+	for (i = 0; i < RTE_DIM(c->want) && c->want[i] != NULL; i++)
+		if (strstr(fx->err, c->want[i]) == NULL)
+			fail_msg("'%s' not in: %s", c->want[i], fx->err);
+}
+
+/* Each bad case is its own test; its case arrives as the initial state. */
+static int
+setup_bad(void **state)
+{
+	const struct bad_case *c = *state;
+
+	if (setup(state) != 0)
+		return -1;
+	((struct fixture *)*state)->bad = c;
+	return 0;
+}
+
+/* ---- docs ------------------------------------------------------------- */
+
+static void
+test_docs(void **state)
+{
+	struct fixture *fx = *state;
+	char path[PATH_MAX], *gen = NULL, *file;
+	size_t gen_len = 0;
+	long file_len;
+	FILE *f;
+
+	(void)fx;
+	f = open_memstream(&gen, &gen_len);
+	assert_non_null(f);
+	aifab_profile_write_doc(f);
+	assert_int_equal(fclose(f), 0);
+
+	snprintf(path, sizeof(path), "%s/docs/profiles.md", src_root());
+	f = fopen(path, "r");
+	if (f == NULL)
+		fail_msg("cannot open %s; " REGEN_HINT, path);
+	fseek(f, 0, SEEK_END);
+	file_len = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	file = calloc(1, (size_t)file_len + 1);
+	assert_non_null(file);
+	assert_int_equal(fread(file, 1, (size_t)file_len, f), file_len);
+	fclose(f);
+	if ((size_t)file_len != gen_len || memcmp(file, gen, gen_len) != 0) {
+		free(file);
+		free(gen);
+		fail_msg("%s differs from aifab_profile_write_doc(); "
+			 REGEN_HINT, path);
+	}
+	free(file);
+	free(gen);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct CMUnitTest fixed[] = {
+		cmocka_unit_test_setup_teardown(test_defaults, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pcap_leaf, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_embedded_equals_file,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_set_overrides, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_set_fixes_file, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_comments, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_docs, setup, teardown),
+	};
+	struct CMUnitTest *tests;
+	size_t n = RTE_DIM(fixed), i;
+	int rc;
+
+	if (argc > 1 && strcmp(argv[1], "--write-doc") == 0) {
+		aifab_profile_write_doc(stdout);
+		return 0;
+	}
+	tests = calloc(n + RTE_DIM(bad_cases), sizeof(*tests));
+	if (tests == NULL)
+		return 1;
+	memcpy(tests, fixed, sizeof(fixed));
+	for (i = 0; i < RTE_DIM(bad_cases); i++) {
+		tests[n + i].name = bad_cases[i].name;
+		tests[n + i].test_func = test_bad;
+		tests[n + i].setup_func = setup_bad;
+		tests[n + i].teardown_func = teardown;
+		tests[n + i].initial_state = (void *)(uintptr_t)&bad_cases[i];
+	}
+	rc = _cmocka_run_group_tests("profile", tests, n + RTE_DIM(bad_cases),
+				     NULL, NULL);
+	free(tests);
+	return rc;
+}
