@@ -274,9 +274,13 @@ check_lines(struct loader *l, const char *src)
 	int rc = 0;
 	FILE *f = fopen(src, "r");
 
-	if (f == NULL)
-		return fail(l, l->file, "-", "-", "", "a readable INI file",
-			    "cannot open: %s", strerror(errno));
+	if (f == NULL) {
+		/* No section or key to name: the file itself is the problem. */
+		if (l->err != NULL && l->errlen != 0)
+			snprintf(l->err, l->errlen, "%s: cannot open: %s",
+				 l->file, strerror(errno));
+		return -1;
+	}
 	while (rc == 0 && fgets(line, sizeof(line), f) != NULL) {
 		size_t len = strlen(line);
 		char *s, *c, *eq, *key, *val;

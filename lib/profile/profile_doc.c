@@ -44,7 +44,9 @@ static const char doc_head[] =
 "```\n"
 "\n"
 "`<file>` is `--set` when the value came from the command line. Problems\n"
-"with a whole line (no `=`, no `]`, too long) name the line as `line N`.\n";
+"with a whole line (no `=`, no `]`, too long) name the line as `line N`.\n"
+"A file that cannot be read at all is reported as\n"
+"`<file>: cannot open: <why>`.\n";
 
 static const char doc_lists[] =
 "## `[neighbors]`\n"

@@ -1,0 +1,238 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""dpdk-aifab's command line: --help, README, --version, errors, signals,
+--duration.
+
+Usage: test_app_cli.py PATH/TO/dpdk-aifab
+
+* --help exits 0 and lists every option; README.md documents each option
+  --help lists (this fails while README lacks them: intended);
+* --version prints the project version from meson.build;
+* a bad profile value, a bad --set value, an unknown --set key, a bad
+  --duration and an unknown option each exit 1 with exactly one stderr line
+  naming what is wrong (file / section / key / value for profile errors);
+* SIGINT and SIGTERM during an endless input (net_pcap infinite_rx=1) stop
+  the run cleanly: exit 0, report written with end "signal", every received
+  frame accounted for, no mbuf left in use;
+* --duration 1 on the same input ends with end "duration" after ~1 s.
+"""
+import os
+import re
+import signal
+import tempfile
+import time
+
+from lib_aifab import (N_PORTS, NBR_IP4, PORT_NAMES, Checks, Run,
+                       check_report_shape, exe_path, leaf_profile,
+                       run_simple, source_root)
+from test_pcap_leaf import udp4
+
+# What the options must include at least (the brief of the app).
+REQUIRED_OPTS = ["--profile", "--set", "--duration", "--report-json",
+                 "--quiet", "--profile-doc", "--help", "--version"]
+
+
+def help_options(text):
+    """Options listed in --help's 'Options:' block (lines '  --name ...')."""
+    opts, in_block = [], False
+    for line in text.splitlines():
+        if re.match(r"^Options:\s*$", line):
+            in_block = True
+            continue
+        if in_block:
+            if line.strip() == "":
+                if opts:
+                    break
+                continue
+            m = re.match(r"^\s{1,8}(--[a-z][a-z0-9-]*)", line)
+            if m:
+                opts.append(m.group(1))
+    return opts
+
+
+def check_help(ck, exe):
+    ck.section("--help")
+    rc, out, err = run_simple(exe, ["--help"])
+    ck.eq(rc, 0, "--help exits 0")
+    ck.check("Usage" in out, "--help prints a usage line", out[:200])
+    opts = help_options(out)
+    ck.check(len(opts) > 0, "--help has an 'Options:' block listing --options",
+             out[:400])
+    print("--help lists: %s" % " ".join(opts))
+    for o in REQUIRED_OPTS:
+        ck.check(o in opts, "--help lists %s" % o)
+    readme = os.path.join(source_root(), "README.md")
+    if not ck.check(os.path.exists(readme), "README.md exists", readme):
+        return
+    with open(readme) as f:
+        text = f.read()
+    for o in opts:
+        ck.check(re.search(re.escape(o) + r"(?![a-z0-9-])", text) is not None,
+                 "README.md documents %s" % o)
+
+
+def check_version(ck, exe):
+    ck.section("--version")
+    with open(os.path.join(source_root(), "meson.build")) as f:
+        m = re.search(r"version\s*:\s*'([^']+)'", f.read())
+    want = m.group(1) if m else None
+    rc, out, err = run_simple(exe, ["--version"])
+    ck.eq(rc, 0, "--version exits 0")
+    ck.eq(out.strip(), "dpdk-aifab %s" % want,
+          "--version prints 'dpdk-aifab <meson project version>'")
+
+
+def one_line_error(ck, exe, args, what, must_contain):
+    rc, out, err = run_simple(exe, args)
+    lines = [l for l in err.splitlines() if l.strip()]
+    ck.eq(rc, 1, "%s: exit status 1" % what)
+    ck.eq(len(lines), 1, "%s: exactly one stderr line" % what)
+    line = lines[0] if lines else ""
+    print("    stderr: %s" % line)
+    for s in must_contain:
+        ck.check(s in line, "%s: error names %r" % (what, s), repr(line))
+    return line
+
+
+def check_errors(ck, exe, tmp):
+    ck.section("errors: exit 1, one line on stderr")
+    with open(leaf_profile()) as f:
+        text = f.read()
+    ck.check("[port.p1]" in text, "pcap-leaf.ini has [port.p1]")
+    bad = text.replace("[port.p1]\n", "[port.p1]\nmtu = 99999\n", 1)
+    path = os.path.join(tmp, "bad-mtu.ini")
+    with open(path, "w") as f:
+        f.write(bad)
+    one_line_error(ck, exe, ["--profile", path], "profile [port.p1] mtu = 99999",
+                   [path, "[port.p1]", "mtu", "99999", "allowed"])
+    bad = text.replace("[port.p2]\n", "[port.p2]\nmac = 02:zz:00:00:00:02\n", 1)
+    bad = bad.replace("mac = 02:aa:00:00:00:02\n", "", 1)
+    path2 = os.path.join(tmp, "bad-mac.ini")
+    with open(path2, "w") as f:
+        f.write(bad)
+    one_line_error(ck, exe, ["--profile", path2],
+                   "profile [port.p2] mac = 02:zz:00:00:00:02",
+                   [path2, "[port.p2]", "mac", "02:zz:00:00:00:02"])
+    one_line_error(ck, exe, ["--profile", leaf_profile(), "--set",
+                             "port.p0.speed_gbps=fast"],
+                   "--set port.p0.speed_gbps=fast",
+                   ["--set", "port.p0", "speed_gbps", "fast", "allowed"])
+    one_line_error(ck, exe, ["--profile", leaf_profile(), "--set",
+                             "port.p1.mtu=67"],
+                   "--set port.p1.mtu=67 (below the minimum)",
+                   ["--set", "port.p1", "mtu", "67"])
+    one_line_error(ck, exe, ["--profile", leaf_profile(), "--set",
+                             "port.p0.colour=red"],
+                   "--set port.p0.colour=red (unknown key)",
+                   ["port.p0", "colour"])
+    line = one_line_error(ck, exe,
+                          ["--profile", os.path.join(tmp, "missing.ini")],
+                          "--profile of a missing file",
+                          [os.path.join(tmp, "missing.ini"), "cannot open"])
+    # No section or key is involved: no placeholder ones either.
+    ck.check("[-]" not in line and "- = ''" not in line,
+             "--profile of a missing file: no placeholder section/key "
+             "(\"[-] - = ''\") in the message", repr(line))
+    one_line_error(ck, exe, ["--duration", "-3"], "--duration -3",
+                   ["--duration", "-3"])
+    one_line_error(ck, exe, ["--no-such-option"], "unknown option",
+                   ["--no-such-option"])
+
+
+def endless_inputs():
+    """Port 0 loops over a tiny pcap: 3 frames to forward, 1 to drop."""
+    frames = [udp4(0, NBR_IP4[0], NBR_IP4[1], b"<S%06d>" % i, size=100,
+                   sport=4000 + i) for i in range(3)]
+    frames.append(udp4(0, NBR_IP4[0], NBR_IP4[1], b"<S000009>", ttl=1))
+    return [frames] + [[] for _ in range(N_PORTS - 1)]
+
+
+def endless_run(exe, tag, app_args=()):
+    """infinite_rx replays in0.pcap forever; the outputs go to /dev/null so
+    a few seconds at full rate cost no disk."""
+    return Run(exe, endless_inputs(), app_args=app_args, tag=tag,
+               vdev_extra={0: "infinite_rx=1"}, tx_null=True)
+
+
+def check_endless_report(ck, run, what, end):
+    if not ck.eq(run.rc, 0, "%s: exit status 0" % what):
+        print(run.describe())
+    rep = run.report
+    if not check_report_shape(ck, rep, what):
+        return
+    ck.eq(rep.get("end"), end, "%s: report end" % what)
+    ck.eq(rep.get("mempool_in_use_at_exit"), 0,
+          "%s: mempool_in_use_at_exit" % what)
+    p = rep["ports"]
+    rx0 = p["p0"].get("rx_packets", 0)
+    ck.check(rx0 > 100, "%s: p0 kept receiving (infinite_rx)" % what,
+             "rx_packets %r" % rx0)
+    drops0 = sum(p["p0"].get("drops", {}).values())
+    ck.eq(rx0, p["p1"].get("tx_packets", 0) + drops0,
+          "%s: every frame p0 received was sent on p1 or dropped" % what)
+    ck.eq(p["p0"]["drops"].get("ttl_expired"), drops0,
+          "%s: only ttl_expired drops" % what)
+    ck.check(abs(drops0 * 3 - p["p1"].get("tx_packets", 0)) <= 3 * 64,
+             "%s: forwarded:dropped about 3:1 (3 of 4 frames forwarded)" %
+             what, "tx %r, dropped %r" % (p["p1"].get("tx_packets"), drops0))
+    for pn in PORT_NAMES[1:]:
+        ck.eq(p[pn].get("rx_packets"), 0, "%s: %s received nothing" % (what, pn))
+    return rep
+
+
+def check_signal(ck, exe, sig, name, wait_s):
+    what = "%s after %.0f s" % (name, wait_s)
+    ck.section(what)
+    run = endless_run(exe, name.lower())
+    n_failed = len(ck.failures)
+    proc = run.start()
+    time.sleep(wait_s)
+    early = proc.poll()
+    ck.check(early is None, "%s: still running before the signal" % what,
+             "exited with %r" % early)
+    if early is None:
+        proc.send_signal(sig)
+    t0 = time.monotonic()
+    run.finish(proc, timeout=20)
+    print("    exited %.2f s after the signal" % (time.monotonic() - t0))
+    ck.check(run.rc != "timeout", "%s: exits within 20 s" % what)
+    check_endless_report(ck, run, what, "signal")
+    if len(ck.failures) > n_failed:
+        run.keep = True
+    run.cleanup()
+
+
+def check_duration(ck, exe):
+    what = "--duration 1"
+    ck.section(what)
+    run = endless_run(exe, "duration", app_args=["--duration", "1"])
+    n_failed = len(ck.failures)
+    t0 = time.monotonic()
+    run.run(timeout=30)
+    took = time.monotonic() - t0
+    print("    run took %.2f s" % took)
+    rep = check_endless_report(ck, run, what, "duration")
+    if rep:
+        el = rep.get("elapsed_s", 0)
+        ck.check(1.0 <= el < 3.0, "%s: elapsed_s in [1, 3)" % what,
+                 "elapsed_s %r" % el)
+    if len(ck.failures) > n_failed:
+        run.keep = True
+    run.cleanup()
+
+
+def main():
+    exe = exe_path()
+    ck = Checks("test_app_cli")
+    check_help(ck, exe)
+    check_version(ck, exe)
+    with tempfile.TemporaryDirectory(prefix="aifab-it-cli-") as tmp:
+        check_errors(ck, exe, tmp)
+    check_signal(ck, exe, signal.SIGINT, "SIGINT", 2.0)
+    check_signal(ck, exe, signal.SIGTERM, "SIGTERM", 1.0)
+    check_duration(ck, exe)
+    ck.finish()
+
+
+if __name__ == "__main__":
+    main()
