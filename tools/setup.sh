@@ -19,8 +19,8 @@ build=${AIFAB_BUILD:-$root/build}
 # Build: DPDK 22.11 LTS from Debian 12, libpcap, libnuma, cmocka, meson.
 build_pkgs=(dpdk dpdk-dev libdpdk-dev libpcap-dev libnuma-dev libcmocka-dev
 	meson ninja-build pkg-config gcc)
-# Tests judge outputs with independent tools.
-test_pkgs=(tshark python3 python3-scapy)
+# Tests judge outputs with independent tools (prometheus: promtool).
+test_pkgs=(tshark python3 python3-scapy prometheus)
 
 log() { printf '[setup] %s\n' "$*" >&2; }
 

@@ -1,0 +1,418 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * aifab PFC: IEEE 802.1Qbb priority flow control for the software switch,
+ * as pure functions over caller-owned state (like DPDK lib/red):
+ *
+ * - **generation** (per ingress port, struct aifab_pfc_gen): bytes buffered
+ *   per priority that arrived on the port; XOFF / XON with hysteresis from
+ *   static or dynamic (alpha x free shared buffer) thresholds, headroom
+ *   above XOFF for lossless priorities, and XOFF refresh while still above
+ *   XON. aifab_pfc_gen_poll() says which frame to send; the caller builds it
+ *   with aifab_build_pfc().
+ * - **headroom** sizing per PROTOCOLS.md (MTU + cable both ways + peer
+ *   response time + MTU).
+ * - **honouring** (per egress port, struct aifab_pfc_rx): pause timers of
+ *   quanta x 512 bit times at the port speed, exact in TSC cycles, and paused
+ *   time accounting.
+ * - **watchdog** (per egress port, struct aifab_pfc_wd), SONiC-style storm
+ *   detection and restoration.
+ *
+ * Time is always the caller's TSC value @p now, non-decreasing from call to
+ * call on one object. Priority arguments must be below AIFAB_PFC_NUM_PRIO
+ * (not checked on the fast path). Nothing here reads a clock, allocates, locks or keeps
+ * globals. Each object belongs to one lcore; counters are plain increments.
+ */
+#ifndef AIFAB_PFC_H
+#define AIFAB_PFC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Priorities (traffic classes of the PFC frame). */
+#define AIFAB_PFC_NUM_PRIO 8
+/** Largest (and default) pause time, in quanta of 512 bit times. */
+#define AIFAB_PFC_QUANTA_MAX 0xFFFFu
+/** Bit times per quantum. */
+#define AIFAB_PFC_QUANTUM_BITS 512u
+/** Largest port speed accepted, Mb/s (1.6 Tb/s). */
+#define AIFAB_PFC_SPEED_MAX_MBPS 1600000u
+/**
+ * Largest TSC frequency accepted (about 18.4 GHz): keeps every conversion
+ * (quanta and ms to cycles, cycles to ns) exact in 64-bit integers.
+ */
+#define AIFAB_PFC_TSC_HZ_MAX (UINT64_MAX / 1000000000u)
+
+/**
+ * Counters, per priority. One list gives the enum and the names (counter
+ * names in reports: keep them stable).
+ */
+#define AIFAB_PFC_COUNTERS(X) \
+	X(XOFF_SENT, "pfc_xoff_sent") \
+	X(XON_SENT, "pfc_xon_sent") \
+	X(HEADROOM_OVERFLOW, "headroom_overflow") \
+	X(RX, "pfc_rx") \
+	X(WD_STORMS, "pfcwd_storms") \
+	X(WD_RESTORED, "pfcwd_restored")
+
+#define AIFAB_PFC_CNT_ENUM(e, s) AIFAB_PFC_CNT_##e,
+enum aifab_pfc_cnt { AIFAB_PFC_COUNTERS(AIFAB_PFC_CNT_ENUM) AIFAB_PFC_CNT_MAX };
+#undef AIFAB_PFC_CNT_ENUM
+
+/** Counter block; each object below embeds one and bumps its own rows. */
+struct aifab_pfc_stats {
+	uint64_t v[AIFAB_PFC_CNT_MAX][AIFAB_PFC_NUM_PRIO];
+};
+
+/** Name of a counter (e.g. "pfc_xoff_sent"); NULL if out of range. */
+const char *aifab_pfc_cnt_name(enum aifab_pfc_cnt c);
+
+/** Add every counter of @p s into @p sum (readers aggregate blocks). */
+void aifab_pfc_stats_add(struct aifab_pfc_stats *sum,
+			 const struct aifab_pfc_stats *s);
+
+/**
+ * Length of @p quanta pause quanta in TSC cycles at @p speed_mbps:
+ * floor(quanta * 512 * tsc_hz / (speed_mbps * 10^6)), exact.
+ * Requires 0 < speed_mbps <= AIFAB_PFC_SPEED_MAX_MBPS and
+ * tsc_hz <= AIFAB_PFC_TSC_HZ_MAX (the init functions check this).
+ */
+uint64_t aifab_pfc_quanta_to_cycles(uint32_t quanta, uint32_t speed_mbps,
+				    uint64_t tsc_hz);
+
+/* ---- generation (ingress port) ------------------------------------------ */
+
+/** How the XOFF threshold of a priority is set. */
+enum aifab_pfc_xoff_mode {
+	AIFAB_PFC_XOFF_STATIC = 0, /**< xoff_bytes */
+	AIFAB_PFC_XOFF_DYNAMIC,    /**< 2^alpha_log2 x free shared buffer */
+};
+
+/** How the XON threshold of a priority is set. */
+enum aifab_pfc_xon_mode {
+	AIFAB_PFC_XON_ABS = 0,     /**< xon_bytes is the threshold */
+	AIFAB_PFC_XON_OFFSET,      /**< XOFF threshold minus xon_bytes */
+};
+
+/** Per-priority generation parameters (all zero: PFC off). */
+struct aifab_pfc_gen_prio_params {
+	bool enabled;            /**< lossless: generate PFC for it */
+	uint8_t xoff_mode;       /**< enum aifab_pfc_xoff_mode */
+	uint8_t xon_mode;        /**< enum aifab_pfc_xon_mode */
+	int8_t alpha_log2;       /**< dynamic: -7..3 (SONiC dynamic_th) */
+	uint32_t xoff_bytes;     /**< static XOFF threshold, >= 1 */
+	uint32_t xon_bytes;      /**< XON threshold, or offset below XOFF */
+	uint32_t headroom_bytes; /**< absorbed above XOFF before dropping */
+	uint16_t pause_quanta;   /**< XOFF timer; 0: 0xFFFF; >= 2 */
+	uint16_t refresh_quanta; /**< XOFF re-sent this often; 0: pause/2 */
+};
+
+/** Generation parameters of one ingress port. */
+struct aifab_pfc_gen_params {
+	uint32_t speed_mbps;     /**< port speed: the quanta time base */
+	uint64_t tsc_hz;         /**< rte_get_tsc_hz() (or a fake clock's) */
+	struct aifab_pfc_gen_prio_params prio[AIFAB_PFC_NUM_PRIO];
+};
+
+/** Compiled per-priority configuration (read-only at run time). */
+struct aifab_pfc_gen_prio_cfg {
+	uint8_t xoff_mode;
+	uint8_t xon_mode;
+	int8_t alpha_log2;
+	uint16_t pause_quanta;
+	uint32_t xoff_bytes;
+	uint32_t xon_bytes;
+	uint32_t headroom_bytes;
+	uint64_t refresh_cycles;
+};
+
+/** Validated generation configuration; may be shared by many ports. */
+struct aifab_pfc_gen_config {
+	uint8_t enabled;         /**< mask of lossless priorities */
+	struct aifab_pfc_gen_prio_cfg prio[AIFAB_PFC_NUM_PRIO];
+};
+
+/** Run-time generation state of one ingress port. */
+struct aifab_pfc_gen {
+	const struct aifab_pfc_gen_config *cfg;
+	uint64_t bytes[AIFAB_PFC_NUM_PRIO];    /**< buffered, all of it */
+	uint64_t headroom[AIFAB_PFC_NUM_PRIO]; /**< of which in headroom */
+	uint64_t next_refresh[AIFAB_PFC_NUM_PRIO]; /**< TSC of next XOFF */
+	uint8_t want;            /**< priorities above XOFF, not yet <= XON */
+	uint8_t told;            /**< priorities the peer was last told XOFF */
+	struct aifab_pfc_stats stats;
+};
+
+/** What aifab_pfc_gen_add() decided for one packet. */
+enum aifab_pfc_verdict {
+	AIFAB_PFC_ADMIT = 0,     /**< accounted in the shared buffer */
+	AIFAB_PFC_ADMIT_HEADROOM,/**< above XOFF: accounted in headroom */
+	AIFAB_PFC_DROP,          /**< headroom full: not accounted, drop it */
+};
+
+/** A PFC frame to send: arguments of aifab_build_pfc(). */
+struct aifab_pfc_frame {
+	uint8_t enable;          /**< class-enable vector; 0: no frame */
+	uint16_t quanta[AIFAB_PFC_NUM_PRIO]; /**< XOFF: pause; XON: 0 */
+};
+
+/**
+ * Validate @p p and compile it into @p cfg.
+ *
+ * Static XOFF needs xoff_bytes >= 1; with XON_ABS xon_bytes < xoff_bytes,
+ * with XON_OFFSET 1 <= xon_bytes <= xoff_bytes. Dynamic XOFF needs
+ * alpha_log2 in -7..3 and, with XON_OFFSET, xon_bytes >= 1. Refresh must be
+ * shorter than the pause and at least one TSC cycle.
+ *
+ * @return 0, or -EINVAL (bad speed, tsc_hz, mode or threshold).
+ */
+int aifab_pfc_gen_config_init(struct aifab_pfc_gen_config *cfg,
+			      const struct aifab_pfc_gen_params *p);
+
+/** Reset @p g (nothing buffered, nobody paused, counters zero). */
+void aifab_pfc_gen_init(struct aifab_pfc_gen *g,
+			const struct aifab_pfc_gen_config *cfg);
+
+/**
+ * Account a packet of @p bytes arriving in priority @p prio (call before
+ * enqueueing it). For a lossless priority, a packet that would take the
+ * bytes buffered above the XOFF threshold goes into headroom; if headroom
+ * cannot hold it, it is not accounted, headroom_overflow is counted, XOFF
+ * is asked for and the caller must drop it.
+ * Reaching the XOFF threshold (bytes >= XOFF) asks for XOFF: call
+ * aifab_pfc_gen_poll() after the burst to send it.
+ *
+ * @param free  free shared buffer in bytes (dynamic thresholds only).
+ * @return an enum aifab_pfc_verdict. Lossy priorities are always ADMIT.
+ */
+enum aifab_pfc_verdict aifab_pfc_gen_add(struct aifab_pfc_gen *g,
+					 unsigned int prio, uint32_t bytes,
+					 uint64_t free);
+
+/**
+ * Account @p bytes of priority @p prio leaving the buffer (dequeued or
+ * dropped after admission). Headroom is released first. Falling to the XON
+ * threshold (bytes <= XON) asks for XON.
+ */
+void aifab_pfc_gen_sub(struct aifab_pfc_gen *g, unsigned int prio,
+		       uint32_t bytes, uint64_t free);
+
+/**
+ * Decide the frame to send now. Re-checks thresholds against @p free, then
+ * for each lossless priority: XOFF (pause_quanta) if it newly needs pausing
+ * or its refresh is due (every refresh interval while above XON); XON
+ * (timer 0) if it was paused and fell to XON. Counts pfc_xoff_sent /
+ * pfc_xon_sent per priority in the frame. Call once per poll loop iteration
+ * (after the burst's adds) so refreshes go out on time.
+ *
+ * @param f  out: the frame; f->enable == 0 when nothing is due.
+ * @return true if a frame must be sent.
+ */
+bool aifab_pfc_gen_poll(struct aifab_pfc_gen *g, uint64_t free, uint64_t now,
+			struct aifab_pfc_frame *f);
+
+/* ---- headroom ----------------------------------------------------------- */
+
+/**
+ * Peer response time in quanta (IEEE 802.3 Table 31B-1 as PROTOCOLS.md
+ * gives it): 67 at 10G, 80 at 25G, 394 at 100G, 905 at 400G. Between two
+ * of these speeds, linear interpolation rounded up; below 10G, 67; above
+ * 400G, 905 x speed / 400G rounded up (the response grows with the rate).
+ */
+uint32_t aifab_pfc_response_quanta(uint32_t speed_mbps);
+
+/**
+ * Headroom a port needs after sending XOFF, in bytes:
+ * mtu (in flight) + ceil(2 x cable_m x rate / (2e8 m/s x 8))
+ * + response quanta x 64 + mtu.
+ */
+uint64_t aifab_pfc_headroom_bytes(uint32_t speed_mbps, uint32_t cable_m,
+				  uint32_t mtu);
+
+/**
+ * True if @p configured headroom is smaller than
+ * aifab_pfc_headroom_bytes() (the caller warns).
+ */
+bool aifab_pfc_headroom_short(uint64_t configured, uint32_t speed_mbps,
+			      uint32_t cable_m, uint32_t mtu);
+
+/* ---- honouring (egress port) -------------------------------------------- */
+
+/** Pause state of one egress port. */
+struct aifab_pfc_rx {
+	uint64_t tsc_hz;
+	uint32_t speed_mbps;
+	uint64_t until[AIFAB_PFC_NUM_PRIO];  /**< paused while now < until */
+	uint64_t since[AIFAB_PFC_NUM_PRIO];  /**< start of the open pause */
+	uint64_t paused_cycles[AIFAB_PFC_NUM_PRIO]; /**< closed pauses */
+	struct aifab_pfc_stats stats;
+};
+
+/**
+ * Reset @p rx: nothing paused, counters zero.
+ * @return 0, or -EINVAL (speed 0 or above AIFAB_PFC_SPEED_MAX_MBPS,
+ *   tsc_hz 0 or above AIFAB_PFC_TSC_HZ_MAX).
+ */
+int aifab_pfc_rx_init(struct aifab_pfc_rx *rx, uint32_t speed_mbps,
+		      uint64_t tsc_hz);
+
+/**
+ * Apply a received PFC frame (aifab_pkt_info pfc_enable / pfc_time). For
+ * each enabled class: time > 0 pauses it until now + time quanta (a new
+ * frame replaces the timer, shorter or longer); time 0 resumes it now.
+ * Classes not enabled are ignored; bits 8-15 of @p enable are ignored.
+ * Counts pfc_rx per enabled class.
+ */
+void aifab_pfc_rx_frame(struct aifab_pfc_rx *rx, uint16_t enable,
+			const uint16_t time[AIFAB_PFC_NUM_PRIO], uint64_t now);
+
+/** Priorities paused at @p now (bit n: priority n). */
+static inline uint8_t
+aifab_pfc_rx_paused_mask(const struct aifab_pfc_rx *rx, uint64_t now)
+{
+	uint8_t m = 0;
+	unsigned int i;
+
+	for (i = 0; i < AIFAB_PFC_NUM_PRIO; i++)
+		m |= (uint8_t)((now < rx->until[i]) << i);
+	return m;
+}
+
+/**
+ * Time priority @p prio has been paused up to @p now, in ns (floor of the
+ * exact value): the union of all pause intervals, whether they ran out,
+ * were replaced, extended or cancelled by XON.
+ */
+uint64_t aifab_pfc_rx_paused_ns(const struct aifab_pfc_rx *rx,
+				unsigned int prio, uint64_t now);
+
+/* ---- watchdog (egress port) --------------------------------------------- */
+
+/** What a stormed priority does. */
+enum aifab_pfc_wd_action {
+	AIFAB_PFC_WD_DROP = 0,   /**< flush and drop its traffic, ignore PFC */
+	AIFAB_PFC_WD_FORWARD,    /**< ignore its PFC: send as if not paused */
+	AIFAB_PFC_WD_ALERT,      /**< only count */
+};
+
+/** Watchdog state of a priority. */
+enum aifab_pfc_wd_state {
+	AIFAB_PFC_WD_NORMAL = 0,
+	AIFAB_PFC_WD_STORMED,
+};
+
+#define AIFAB_PFC_WD_DETECT_MIN_MS 100
+#define AIFAB_PFC_WD_DETECT_MAX_MS 5000
+#define AIFAB_PFC_WD_RESTORE_MIN_MS 100
+#define AIFAB_PFC_WD_RESTORE_MAX_MS 60000
+#define AIFAB_PFC_WD_DEFAULT_MS 200
+
+/** Per-priority watchdog parameters (0 ms: the 200 ms default). */
+struct aifab_pfc_wd_prio_params {
+	bool enabled;
+	uint8_t action;          /**< enum aifab_pfc_wd_action */
+	uint32_t detection_ms;   /**< 100..5000 */
+	uint32_t restoration_ms; /**< 100..60000 */
+};
+
+struct aifab_pfc_wd_params {
+	uint64_t tsc_hz;
+	struct aifab_pfc_wd_prio_params prio[AIFAB_PFC_NUM_PRIO];
+};
+
+/** Validated watchdog configuration; may be shared by many ports. */
+struct aifab_pfc_wd_config {
+	uint8_t enabled;         /**< mask of watched priorities */
+	uint8_t drop;            /**< mask: action drop */
+	uint8_t forward;         /**< mask: action forward */
+	uint64_t detect_cycles[AIFAB_PFC_NUM_PRIO];
+	uint64_t restore_cycles[AIFAB_PFC_NUM_PRIO];
+};
+
+/** Run-time watchdog state of one egress port. */
+struct aifab_pfc_wd {
+	const struct aifab_pfc_wd_config *cfg;
+	uint64_t start[AIFAB_PFC_NUM_PRIO];     /**< first PFC of the episode */
+	uint64_t last_feed[AIFAB_PFC_NUM_PRIO]; /**< last PFC frame */
+	uint8_t active;          /**< priorities in a pause episode */
+	uint8_t stormed;         /**< priorities in STORMED state */
+	struct aifab_pfc_stats stats;
+};
+
+/** Transitions found by one aifab_pfc_wd_poll(). */
+struct aifab_pfc_wd_events {
+	uint8_t stormed;         /**< priorities that became STORMED */
+	uint8_t restored;        /**< priorities that became NORMAL */
+};
+
+/**
+ * Validate @p p and compile it into @p cfg.
+ * @return 0, or -EINVAL (tsc_hz, detection or restoration out of range,
+ *   unknown action).
+ */
+int aifab_pfc_wd_config_init(struct aifab_pfc_wd_config *cfg,
+			     const struct aifab_pfc_wd_params *p);
+
+/** Reset @p wd: every priority NORMAL, counters zero. */
+void aifab_pfc_wd_init(struct aifab_pfc_wd *wd,
+		       const struct aifab_pfc_wd_config *cfg);
+
+/**
+ * A PFC frame for @p prio arrived at @p now (XOFF or XON; call it also
+ * while the priority is stormed and its PFC is being ignored). The first
+ * frame after the priority was seen unpaused starts a pause episode.
+ */
+void aifab_pfc_wd_feed(struct aifab_pfc_wd *wd, unsigned int prio,
+		       uint64_t now);
+
+/**
+ * Check every watched priority at @p now. NORMAL -> STORMED when it has
+ * been paused at every poll since its episode started, for at least the
+ * detection time (counts pfcwd_storms). STORMED -> NORMAL once no PFC frame
+ * has arrived for the restoration time (counts pfcwd_restored). A poll that
+ * sees a priority unpaused ends its episode, so poll more often than the
+ * shortest pause (e.g. every loop iteration).
+ *
+ * @param paused_mask  aifab_pfc_rx_paused_mask() at @p now (before any
+ *                     watchdog masking).
+ * @param ev           out (may be NULL): this poll's transitions.
+ * @return number of transitions.
+ */
+unsigned int aifab_pfc_wd_poll(struct aifab_pfc_wd *wd, uint64_t now,
+			       uint8_t paused_mask,
+			       struct aifab_pfc_wd_events *ev);
+
+/** State of @p prio. */
+static inline enum aifab_pfc_wd_state
+aifab_pfc_wd_state(const struct aifab_pfc_wd *wd, unsigned int prio)
+{
+	return (wd->stormed >> prio) & 1 ? AIFAB_PFC_WD_STORMED :
+		AIFAB_PFC_WD_NORMAL;
+}
+
+/**
+ * Priorities whose received PFC must be ignored now (stormed, action drop
+ * or forward): the scheduler uses paused_mask & ~ignore_mask.
+ */
+static inline uint8_t
+aifab_pfc_wd_ignore_mask(const struct aifab_pfc_wd *wd)
+{
+	return wd->stormed & (wd->cfg->drop | wd->cfg->forward);
+}
+
+/** Priorities whose traffic must be flushed and dropped now (pfcwd_drops). */
+static inline uint8_t
+aifab_pfc_wd_drop_mask(const struct aifab_pfc_wd *wd)
+{
+	return wd->stormed & wd->cfg->drop;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AIFAB_PFC_H */

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * PFC generation: ingress accounting per priority, XOFF/XON with hysteresis,
+ * headroom, refresh. The peer is told XOFF/XON only from
+ * aifab_pfc_gen_poll(): add/sub move `want`, poll sends `want != told`.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "aifab_pfc.h"
+
+#define ALPHA_LOG2_MIN (-7)
+#define ALPHA_LOG2_MAX 3
+
+static int
+prio_thresholds_valid(const struct aifab_pfc_gen_prio_params *pp)
+{
+	if (pp->xon_mode != AIFAB_PFC_XON_ABS &&
+	    pp->xon_mode != AIFAB_PFC_XON_OFFSET)
+		return 0;
+	if (pp->xoff_mode == AIFAB_PFC_XOFF_DYNAMIC)
+		return pp->alpha_log2 >= ALPHA_LOG2_MIN &&
+		       pp->alpha_log2 <= ALPHA_LOG2_MAX &&
+		       (pp->xon_mode == AIFAB_PFC_XON_ABS || pp->xon_bytes >= 1);
+	if (pp->xoff_mode != AIFAB_PFC_XOFF_STATIC || pp->xoff_bytes == 0)
+		return 0;
+	if (pp->xon_mode == AIFAB_PFC_XON_ABS)
+		return pp->xon_bytes < pp->xoff_bytes;
+	return pp->xon_bytes >= 1 && pp->xon_bytes <= pp->xoff_bytes;
+}
+
+static int
+prio_compile(struct aifab_pfc_gen_prio_cfg *pc,
+	     const struct aifab_pfc_gen_prio_params *pp,
+	     uint32_t speed_mbps, uint64_t tsc_hz)
+{
+	uint16_t pause = pp->pause_quanta ? pp->pause_quanta :
+		AIFAB_PFC_QUANTA_MAX;
+	uint16_t refresh = pp->refresh_quanta ? pp->refresh_quanta :
+		(uint16_t)(pause / 2);
+
+	if (!prio_thresholds_valid(pp) || pause < 2 || refresh >= pause)
+		return -EINVAL;
+	pc->xoff_mode = pp->xoff_mode;
+	pc->xon_mode = pp->xon_mode;
+	pc->alpha_log2 = pp->alpha_log2;
+	pc->pause_quanta = pause;
+	pc->xoff_bytes = pp->xoff_bytes;
+	pc->xon_bytes = pp->xon_bytes;
+	pc->headroom_bytes = pp->headroom_bytes;
+	pc->refresh_cycles = aifab_pfc_quanta_to_cycles(refresh, speed_mbps,
+							tsc_hz);
+	return pc->refresh_cycles == 0 ? -EINVAL : 0;
+}
+
+int
+aifab_pfc_gen_config_init(struct aifab_pfc_gen_config *cfg,
+			  const struct aifab_pfc_gen_params *p)
+{
+	unsigned int i;
+
+	if (cfg == NULL || p == NULL || p->speed_mbps == 0 ||
+	    p->speed_mbps > AIFAB_PFC_SPEED_MAX_MBPS || p->tsc_hz == 0 ||
+	    p->tsc_hz > AIFAB_PFC_TSC_HZ_MAX)
+		return -EINVAL;
+	memset(cfg, 0, sizeof(*cfg));
+	for (i = 0; i < AIFAB_PFC_NUM_PRIO; i++) {
+		if (!p->prio[i].enabled)
+			continue;
+		if (prio_compile(&cfg->prio[i], &p->prio[i], p->speed_mbps,
+				 p->tsc_hz) != 0)
+			return -EINVAL;
+		cfg->enabled |= (uint8_t)(1u << i);
+	}
+	return 0;
+}
+
+void
+aifab_pfc_gen_init(struct aifab_pfc_gen *g,
+		   const struct aifab_pfc_gen_config *cfg)
+{
+	memset(g, 0, sizeof(*g));
+	g->cfg = cfg;
+}
+
+/* XOFF threshold now, at least 1 byte (nothing buffered never pauses). */
+static uint64_t
+xoff_at(const struct aifab_pfc_gen_prio_cfg *pc, uint64_t free)
+{
+	uint64_t t;
+
+	if (pc->xoff_mode == AIFAB_PFC_XOFF_STATIC)
+		return pc->xoff_bytes;
+	if (pc->alpha_log2 < 0)
+		t = free >> -pc->alpha_log2;
+	else if (free > (UINT64_MAX >> pc->alpha_log2))
+		t = UINT64_MAX;
+	else
+		t = free << pc->alpha_log2;
+	return t ? t : 1;
+}
+
+/* XON threshold for XOFF threshold @p xoff: always below it. */
+static uint64_t
+xon_at(const struct aifab_pfc_gen_prio_cfg *pc, uint64_t xoff)
+{
+	if (pc->xon_mode == AIFAB_PFC_XON_OFFSET)
+		return xoff > pc->xon_bytes ? xoff - pc->xon_bytes : 0;
+	return pc->xon_bytes < xoff ? pc->xon_bytes : xoff - 1;
+}
+
+/* Hysteresis: want XOFF from reaching XOFF until falling to XON. */
+static void
+update_want(struct aifab_pfc_gen *g, unsigned int prio, uint64_t free)
+{
+	const struct aifab_pfc_gen_prio_cfg *pc = &g->cfg->prio[prio];
+	uint64_t xoff = xoff_at(pc, free);
+	uint8_t bit = (uint8_t)(1u << prio);
+
+	if (!(g->want & bit) && g->bytes[prio] >= xoff)
+		g->want |= bit;
+	else if ((g->want & bit) && g->bytes[prio] <= xon_at(pc, xoff))
+		g->want &= (uint8_t)~bit;
+}
+
+enum aifab_pfc_verdict
+aifab_pfc_gen_add(struct aifab_pfc_gen *g, unsigned int prio, uint32_t bytes,
+		  uint64_t free)
+{
+	const struct aifab_pfc_gen_prio_cfg *pc = &g->cfg->prio[prio];
+	enum aifab_pfc_verdict v = AIFAB_PFC_ADMIT;
+
+	if (!(g->cfg->enabled & (1u << prio))) {
+		g->bytes[prio] += bytes;
+		return AIFAB_PFC_ADMIT;
+	}
+	/* Whatever would take the priority past XOFF goes into headroom. */
+	if (g->bytes[prio] + bytes > xoff_at(pc, free)) {
+		if (g->headroom[prio] + bytes > pc->headroom_bytes) {
+			g->stats.v[AIFAB_PFC_CNT_HEADROOM_OVERFLOW][prio]++;
+			g->want |= (uint8_t)(1u << prio);
+			return AIFAB_PFC_DROP;
+		}
+		g->headroom[prio] += bytes;
+		v = AIFAB_PFC_ADMIT_HEADROOM;
+	}
+	g->bytes[prio] += bytes;
+	update_want(g, prio, free);
+	return v;
+}
+
+void
+aifab_pfc_gen_sub(struct aifab_pfc_gen *g, unsigned int prio, uint32_t bytes,
+		  uint64_t free)
+{
+	uint64_t b = bytes;
+
+	g->headroom[prio] -= b < g->headroom[prio] ? b : g->headroom[prio];
+	g->bytes[prio] -= b < g->bytes[prio] ? b : g->bytes[prio];
+	if (g->cfg->enabled & (1u << prio))
+		update_want(g, prio, free);
+}
+
+bool
+aifab_pfc_gen_poll(struct aifab_pfc_gen *g, uint64_t free, uint64_t now,
+		   struct aifab_pfc_frame *f)
+{
+	const struct aifab_pfc_gen_config *cfg = g->cfg;
+	unsigned int i;
+
+	memset(f, 0, sizeof(*f));
+	for (i = 0; i < AIFAB_PFC_NUM_PRIO; i++) {
+		uint8_t bit = (uint8_t)(1u << i);
+
+		if (!(cfg->enabled & bit))
+			continue;
+		update_want(g, i, free);
+		if ((g->want & bit) &&
+		    (!(g->told & bit) || now >= g->next_refresh[i])) {
+			f->enable |= bit;
+			f->quanta[i] = cfg->prio[i].pause_quanta;
+			g->next_refresh[i] = now + cfg->prio[i].refresh_cycles;
+			g->stats.v[AIFAB_PFC_CNT_XOFF_SENT][i]++;
+		} else if (!(g->want & bit) && (g->told & bit)) {
+			f->enable |= bit;
+			g->stats.v[AIFAB_PFC_CNT_XON_SENT][i]++;
+		}
+	}
+	g->told = g->want & cfg->enabled;
+	return f->enable != 0;
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Helpers shared by the exporters: instance labels, name patterns, JSON
+ * string escaping.
+ */
+#include <string.h>
+
+#include "stats_priv.h"
+
+/* Prometheus label value: escape backslash, double quote and newline. */
+static void
+prom_escape(const char *s, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (; *s != '\0' && o + 3 < len; s++) {
+		if (*s == '\\' || *s == '"') {
+			out[o++] = '\\';
+			out[o++] = *s;
+		} else if (*s == '\n') {
+			out[o++] = '\\';
+			out[o++] = 'n';
+		} else {
+			out[o++] = *s;
+		}
+	}
+	out[o] = '\0';
+}
+
+const char *
+stats_instance_label(const struct aifab_stats_set *s, unsigned int id,
+		     unsigned int inst, enum stats_label_style style,
+		     char *buf, size_t len)
+{
+	enum aifab_stats_scope scope = s->descs[id].scope;
+	bool prom = style == STATS_LABEL_PROM;
+	const char *tck = scope == AIFAB_STATS_PORT_PRIO ? "priority" : "tc";
+	const char *tcs = scope == AIFAB_STATS_PORT_PRIO ? "prio" : "tc";
+	char port[2 * STATS_NAME_MAX];
+	int p = aifab_stats_instance_port(s, id, inst);
+
+	if (p >= 0 && prom)
+		prom_escape(s->port_names[p], port, sizeof(port));
+	else if (p >= 0)
+		snprintf(port, sizeof(port), "%s", s->port_names[p]);
+	switch (scope) {
+	case AIFAB_STATS_PORT:
+		snprintf(buf, len, prom ? "port=\"%s\"" : "%s", port);
+		break;
+	case AIFAB_STATS_PORT_TC:
+	case AIFAB_STATS_PORT_PRIO:
+		if (prom)
+			snprintf(buf, len, "port=\"%s\",%s=\"%u\"", port, tck,
+				 inst % s->n_tcs);
+		else
+			snprintf(buf, len, "%s %s%u", port, tcs,
+				 inst % s->n_tcs);
+		break;
+	case AIFAB_STATS_LCORE:
+		snprintf(buf, len, prom ? "lcore=\"%u\"" : "lcore %u",
+			 s->block_lcore[inst]);
+		break;
+	default:
+		snprintf(buf, len, "%s", prom ? "" : "total");
+	}
+	return buf;
+}
+
+bool
+stats_name_matches(const struct aifab_stats_set *s, unsigned int id,
+		   const char *pat)
+{
+	size_t n = strlen(pat);
+
+	if (n > 0 && pat[n - 1] == '*')
+		return strncmp(s->descs[id].name, pat, n - 1) == 0;
+	return strcmp(s->descs[id].name, pat) == 0;
+}
+
+void
+stats_json_escape(FILE *f, const char *s)
+{
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+}
