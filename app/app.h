@@ -24,6 +24,7 @@ struct app_args {
 	unsigned int n_sets;
 	double duration_s;          /**< 0: until input is consumed or a signal */
 	const char *report_json;
+	const char *capture_dir;    /**< --capture: TX pcaps with our clock */
 	bool quiet;
 	/** ethdev names whose RX is a pcap file: the run can end by itself */
 	unsigned int n_finite;
@@ -69,6 +70,14 @@ void app_report_print(const struct app_report *r, FILE *f);
 void app_report_free(struct app_report *r);
 
 const char *app_end_name(enum app_end e);
+
+struct app_capture;
+/** Start capturing every port's TX into @p dir (before workers run). */
+struct app_capture *app_capture_start(const struct aifab_env *env,
+				      const char *dir, char *err,
+				      size_t errlen);
+/** Stop and close the captures (after workers stopped). NULL is fine. */
+void app_capture_stop(struct app_capture *cap);
 
 /**
  * The built-in sample for a bare run: write pcaps from the profile's

@@ -21,6 +21,7 @@ enum {
 	OPT_SET,
 	OPT_DURATION,
 	OPT_REPORT_JSON,
+	OPT_CAPTURE,
 	OPT_QUIET,
 	OPT_PROFILE_DOC,
 	OPT_HELP,
@@ -32,6 +33,7 @@ static const struct option app_opts[] = {
 	{ "set", required_argument, NULL, OPT_SET },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "report-json", required_argument, NULL, OPT_REPORT_JSON },
+	{ "capture", required_argument, NULL, OPT_CAPTURE },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "profile-doc", no_argument, NULL, OPT_PROFILE_DOC },
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -55,6 +57,8 @@ app_usage(FILE *f, const char *prog)
 "  --duration SECONDS     stop after this long (default: when every pcap input\n"
 "                         is consumed, else at SIGINT/SIGTERM)\n"
 "  --report-json FILE     write the final report as JSON\n"
+"  --capture DIR          write every port's TX to DIR/tx_<port>.pcap, stamped\n"
+"                         with the pipeline's clock (virtual time when on)\n"
 "  --quiet                no per-second progress lines\n"
 "  --profile-doc          print the reference of every profile key (Markdown)\n"
 "  --help                 this text\n"
@@ -200,6 +204,9 @@ parse_app(int argc, char **argv, struct app_args *a, const char *prog)
 			break;
 		case OPT_REPORT_JSON:
 			a->report_json = optarg;
+			break;
+		case OPT_CAPTURE:
+			a->capture_dir = optarg;
 			break;
 		case OPT_QUIET:
 			a->quiet = true;

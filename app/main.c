@@ -15,6 +15,7 @@
 #include <rte_ethdev.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
+#include <rte_mbuf_dyn.h>
 
 #include "aifab_eal.h"
 #include "app.h"
@@ -38,6 +39,7 @@ struct app {
 	struct lcore_plan plan[RTE_MAX_LCORE];
 	char sample_dir[PATH_MAX];  /* set when running the built-in sample */
 	char run_dir[PATH_MAX];     /* EAL's runtime files, removed at exit */
+	struct app_capture *cap;    /* --capture */
 	volatile int quit;          /* tells worker lcores to stop */
 };
 
@@ -124,7 +126,8 @@ static int
 app_start(struct app *app, char *err, size_t errlen)
 {
 	unsigned int ids[RTE_MAX_LCORE], i;
-	int n;
+	uint64_t ts_flag;
+	int n, ts_off;
 
 	n = switch_lcores(app, ids, err, errlen);
 	if (n < 0)
@@ -132,6 +135,12 @@ app_start(struct app *app, char *err, size_t errlen)
 	if (app_ports_setup(&app->prof, &app->args, (unsigned int)n, &app->env,
 			    err, errlen) != 0)
 		return -1;
+	/* Departure stamps for captures: the RX timestamp field, registered
+	 * here when no port driver did. */
+	if (rte_mbuf_dyn_rx_timestamp_register(&ts_off, &ts_flag) != 0) {
+		snprintf(err, errlen, "cannot register the mbuf timestamp field");
+		return -1;
+	}
 	app->sw = aifab_switch_ops.init(&app->env, (unsigned int)n, err,
 					errlen);
 	if (app->sw == NULL)
@@ -144,6 +153,12 @@ app_start(struct app *app, char *err, size_t errlen)
 		pl->w[pl->n] = i;
 		pl->n++;
 		pl->quit = &app->quit;
+	}
+	if (app->args.capture_dir != NULL) {
+		app->cap = app_capture_start(&app->env, app->args.capture_dir,
+					     err, errlen);
+		if (app->cap == NULL)
+			return -1;
 	}
 	printf("switch: %d worker%s on lcore%s", n, n > 1 ? "s" : "",
 	       n > 1 ? "s" : "");
@@ -237,6 +252,8 @@ app_finish(struct app *app, enum app_end end, double elapsed)
 	aifab_switch_ops.report(app->sw, app_report_sink(r));
 	aifab_switch_ops.fini(app->sw);
 	app->sw = NULL;
+	app_capture_stop(app->cap);
+	app->cap = NULL;
 	app_ports_close(&app->env);
 	in_use = app_pools_in_use();
 	printf("\nrun ended: %s after %.3f s; mbufs in use at exit: %u\n",
@@ -304,6 +321,7 @@ main(int argc, char **argv)
 		rte_eal_mp_wait_lcore();
 		if (app.sw != NULL)
 			aifab_switch_ops.fini(app.sw);
+		app_capture_stop(app.cap);
 		app_ports_close(&app.env);
 		app_pools_free();
 		rte_eal_cleanup();

@@ -10,10 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aifab_ecmp.h"
 #include "aifab_version.h"
 #include "app.h"
 
-#define REP_MAX_ENTRIES 256
+#define REP_MAX_ENTRIES 512
+#define REP_MAX_ECMP 256
 
 struct rep_entry {
 	char group[24];
@@ -26,11 +28,19 @@ struct rep_port {
 	struct rep_entry e[REP_MAX_ENTRIES];
 };
 
+struct rep_ecmp {
+	char group[48];
+	char member[96];
+	uint64_t packets, bytes;
+};
+
 struct app_report {
 	struct aifab_report_sink sink;
 	const struct aifab_env *env;
 	struct aifab_port_counters ctr[AIFAB_MAX_PORTS];
 	struct rep_port port[AIFAB_MAX_PORTS];
+	unsigned int n_ecmp;
+	struct rep_ecmp ecmp[REP_MAX_ECMP];
 };
 
 static void
@@ -58,6 +68,33 @@ rep_port_u64(void *ctx, uint16_t port, const char *group, const char *name,
 	rp->n++;
 }
 
+/* Per-TC values are kept as group "tc<N>" and written under "tc". */
+static void
+rep_port_tc_u64(void *ctx, uint16_t port, unsigned int tc, const char *name,
+		uint64_t value)
+{
+	char group[8];
+
+	snprintf(group, sizeof(group), "tc%u", tc % 8);
+	rep_port_u64(ctx, port, group, name, value);
+}
+
+static void
+rep_ecmp_member(void *ctx, const char *group, const char *member,
+		uint64_t packets, uint64_t bytes)
+{
+	struct app_report *r = ctx;
+	struct rep_ecmp *e;
+
+	if (r->n_ecmp == REP_MAX_ECMP)
+		return;
+	e = &r->ecmp[r->n_ecmp++];
+	snprintf(e->group, sizeof(e->group), "%s", group);
+	snprintf(e->member, sizeof(e->member), "%s", member);
+	e->packets = packets;
+	e->bytes = bytes;
+}
+
 struct app_report *
 app_report_new(const struct aifab_env *env)
 {
@@ -68,6 +105,8 @@ app_report_new(const struct aifab_env *env)
 	r->env = env;
 	r->sink.ctx = r;
 	r->sink.port_u64 = rep_port_u64;
+	r->sink.port_tc_u64 = rep_port_tc_u64;
+	r->sink.ecmp_member = rep_ecmp_member;
 	return r;
 }
 
@@ -157,6 +196,54 @@ groups_of(const struct rep_port *rp, const char **out, unsigned int max)
 	return n;
 }
 
+/* "tc": {"0": {...}, ...} from the groups tc0..tc7. */
+static void
+json_tcs(FILE *f, const struct rep_port *rp, const char **groups,
+	 unsigned int ng)
+{
+	unsigned int g;
+	bool first = true;
+
+	for (g = 0; g < ng; g++) {
+		if (strncmp(groups[g], "tc", 2) != 0)
+			continue;
+		fprintf(f, "%s\n        \"%s\": ", first ?
+			",\n      \"tc\": {" : ",", groups[g] + 2);
+		json_group(f, rp, groups[g]);
+		first = false;
+	}
+	if (!first)
+		fprintf(f, "\n      }");
+}
+
+/* "ecmp": {"<route>": {"members": {...}, "imbalance": x}} */
+static void
+json_ecmp(FILE *f, const struct app_report *r)
+{
+	uint64_t bytes[AIFAB_MAX_ECMP];
+	unsigned int i, k, n;
+
+	fprintf(f, "  \"ecmp\": {");
+	for (i = 0; i < r->n_ecmp; i = k) {
+		fprintf(f, "%s\n    ", i ? "," : "");
+		json_str(f, r->ecmp[i].group);
+		fprintf(f, ": {\n      \"members\": {");
+		for (k = i, n = 0; k < r->n_ecmp &&
+		     strcmp(r->ecmp[k].group, r->ecmp[i].group) == 0; k++) {
+			fprintf(f, "%s\n        ", k > i ? "," : "");
+			json_str(f, r->ecmp[k].member);
+			fprintf(f, ": {\"packets\": %" PRIu64 ", \"bytes\": %"
+				PRIu64 "}", r->ecmp[k].packets,
+				r->ecmp[k].bytes);
+			if (n < AIFAB_MAX_ECMP)
+				bytes[n++] = r->ecmp[k].bytes;
+		}
+		fprintf(f, "\n      },\n      \"imbalance\": %.6f\n    }",
+			aifab_ecmp_imbalance(bytes, n));
+	}
+	fprintf(f, "%s},\n", r->n_ecmp ? "\n  " : "");
+}
+
 static void
 json_port(FILE *f, const struct app_report *r, unsigned int p)
 {
@@ -177,11 +264,14 @@ json_port(FILE *f, const struct app_report *r, unsigned int p)
 		rt->speed_mbps, c->rx_packets, c->tx_packets, c->rx_bytes,
 		c->tx_bytes);
 	for (g = 0; g < ng; g++) {
+		if (strncmp(groups[g], "tc", 2) == 0)
+			continue;
 		fprintf(f, ",\n      ");
 		json_str(f, groups[g]);
 		fprintf(f, ": ");
 		json_group(f, &r->port[p], groups[g]);
 	}
+	json_tcs(f, &r->port[p], groups, ng);
 	fprintf(f, "\n    }");
 }
 
@@ -215,7 +305,9 @@ app_report_write_json(const struct app_report *r, const char *path,
 		json_port(f, r, p);
 		fprintf(f, "%s\n", p + 1 < r->env->n_ports ? "," : "");
 	}
-	fprintf(f, "  },\n  \"mempool_in_use_at_exit\": %u\n}\n", mbufs_in_use);
+	fprintf(f, "  },\n");
+	json_ecmp(f, r);
+	fprintf(f, "  \"mempool_in_use_at_exit\": %u\n}\n", mbufs_in_use);
 	rc = ferror(f) ? -1 : 0;
 	if (fclose(f) != 0)
 		rc = -1;

@@ -53,6 +53,12 @@ struct aifab_report_sink {
 	/** Add "name": value to the object being written for port @p port. */
 	void (*port_u64)(void *ctx, uint16_t port, const char *group,
 			 const char *name, uint64_t value);
+	/** Add "name": value under the port's "tc" object for class @p tc. */
+	void (*port_tc_u64)(void *ctx, uint16_t port, unsigned int tc,
+			    const char *name, uint64_t value);
+	/** One member of an ECMP group (a route), with what it carried. */
+	void (*ecmp_member)(void *ctx, const char *group, const char *member,
+			    uint64_t packets, uint64_t bytes);
 };
 
 struct aifab_pipeline_ops {

@@ -1,112 +1,41 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The leaf switch pipeline: parse -> route (LPM) -> next-hop group member
- * -> L2 rewrite + TTL/hop-limit decrement -> per-port TX buffer.
- *
- * Each worker polls its share of the RX queues and owns TX queue w on every
- * port, so workers never share a queue or a counter. Counters are per worker
- * and per port, written only by their worker; readers sum them.
+ * The leaf switch pipeline: set-up from the profile (FIB, ECMP groups,
+ * queues, shaper, scheduler, ECN, PFC), the poll loop (real or virtual
+ * time), end-of-run and the report. The per-packet work is in
+ * switch_fwd.c (ingress) and switch_egress.c (egress).
  */
+#include <assert.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <arpa/inet.h>
 
-#include <rte_common.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
-#include <rte_mbuf.h>
-#include <rte_prefetch.h>
+#include <rte_mbuf_dyn.h>
 
-#include "aifab_fib.h"
-#include "aifab_pipeline.h"
-#include "aifab_pkt.h"
+#include "switch_priv.h"
 
-/* Drops the switch adds to the parser's reasons (names are report keys). */
-#define SW_DROPS(X) \
-	X(NO_ROUTE, "no_route") \
-	X(NO_NEIGHBOR, "no_neighbor") \
-	X(TTL_EXPIRED, "ttl_expired") \
-	X(OWN_ADDRESS, "own_address") \
-	X(NON_IP, "non_ip") \
-	X(ARP, "arp") \
-	X(LLDP, "lldp") \
-	X(MAC_CONTROL, "mac_control") \
-	X(DST_MAC, "dst_mac_mismatch") \
-	X(HDR_SEGMENTED, "headers_segmented") \
-	X(MTU, "mtu_exceeded") \
-	X(TX_FULL, "tx_full")
+static_assert(AIFAB_HF_SIP == AIFAB_ECMP_F_SIP &&
+	      AIFAB_HF_DIP == AIFAB_ECMP_F_DIP &&
+	      AIFAB_HF_PROTO == AIFAB_ECMP_F_PROTO &&
+	      AIFAB_HF_SPORT == AIFAB_ECMP_F_SPORT &&
+	      AIFAB_HF_DPORT == AIFAB_ECMP_F_DPORT &&
+	      AIFAB_HF_DQPN == AIFAB_ECMP_F_DQPN,
+	      "profile ECMP field bits must match lib/ecmp's");
+static_assert(AIFAB_N_TC == AIFAB_QOS_N_TC &&
+	      AIFAB_N_TC == AIFAB_PFC_NUM_PRIO, "8 TCs everywhere");
 
-/* What was seen on receive, not dropped for it. */
-#define SW_INFO(X) \
-	X(VLAN, "rx_vlan_tagged") \
-	X(QINQ, "rx_qinq") \
-	X(IP_OPTS, "rx_ipv4_options") \
-	X(FRAG, "rx_fragments") \
-	X(ROCE, "rx_roce") \
-	X(IPV6, "rx_ipv6")
-
-#define SW_ENUM(e, s) SW_DROP_##e,
-enum sw_drop { SW_DROPS(SW_ENUM) SW_DROP_MAX };
-#undef SW_ENUM
-#define SW_ENUM(e, s) SW_INFO_##e,
-enum sw_info { SW_INFO(SW_ENUM) SW_INFO_MAX };
-#undef SW_ENUM
 #define SW_NAME(e, s) s,
 static const char *const sw_drop_names[] = { SW_DROPS(SW_NAME) };
 static const char *const sw_info_names[] = { SW_INFO(SW_NAME) };
 #undef SW_NAME
 
-/* Parser reasons first, then the switch's own. */
-#define N_DROPS (AIFAB_PKT_ERR_MAX + SW_DROP_MAX)
-#define DROP_IDX(r) (AIFAB_PKT_ERR_MAX + (r))
-
-#define SW_CHUNK 64          /* packets processed per pass */
-#define SW_TXBUF 64          /* per (worker, port) before a TX burst */
-#define SW_MAX_RXQ (AIFAB_MAX_PORTS * 8)
-#define SW_EMPTY_POLLS_EOF 2 /* empty polls of a pcap before calling it EOF */
-
-struct sw_port_ctr {
-	uint64_t rx_packets, rx_bytes;
-	uint64_t tx_packets, tx_bytes;
-	uint64_t drops[N_DROPS];
-	uint64_t info[SW_INFO_MAX];
-} __rte_cache_aligned;
-
-struct sw_rxq {
-	uint16_t port;           /* index into env ports */
-	uint16_t queue;
-	bool finite;
-	uint8_t empty_polls;
-	bool exhausted;          /* read by done() on another lcore */
-	uint64_t nombuf_seen;
-};
-
-struct sw_txbuf {
-	uint16_t n;
-	struct rte_mbuf *pkts[SW_TXBUF];
-};
-
-struct sw_worker {
-	struct sw_port_ctr ctr[AIFAB_MAX_PORTS];
-	struct sw_txbuf tx[AIFAB_MAX_PORTS];
-	uint16_t n_rxq;
-	uint16_t txq;
-	struct sw_rxq rxq[SW_MAX_RXQ];
-	uint8_t scratch[SW_CHUNK][AIFAB_PKT_HDR_WINDOW];
-} __rte_cache_aligned;
-
-struct sw {
-	struct aifab_env env;
-	struct aifab_fib *fib;
-	unsigned int n_workers;
-	uint32_t burst;
-	bool check_csum;
-	struct sw_worker *w;     /* n_workers of them */
-};
-
-/* ---- FIB from the profile ------------------------------------------------ */
+/* ---- FIB and ECMP groups from the profile ------------------------------- */
 
 static uint32_t
 v4_host(const uint8_t *a)
@@ -150,10 +79,25 @@ fib_add_route(struct aifab_fib *fib, uint8_t family, const uint8_t *addr,
 	return aifab_fib_route6_add(fib, addr, depth, target);
 }
 
-static struct aifab_fib *
-fib_build(const struct aifab_profile *prof, int socket, char *err,
-	  size_t errlen)
+/* A FIB group and its ECMP group, built together so their ids agree. */
+static int
+group_add(struct sw *sw, const uint16_t *nh, unsigned int n)
 {
+	const struct aifab_ecmp_profile *ep = &sw->env.prof->ecmp;
+	int g = aifab_fib_group_add(sw->fib, nh, n);
+
+	if (g < 0 || (uint32_t)g >= SW_MAX_GROUPS ||
+	    aifab_ecmp_group_init(&sw->groups[g], nh, n, ep->buckets,
+				  ep->resilient) != 0)
+		return -1;
+	sw->n_groups = (uint32_t)g + 1;
+	return g;
+}
+
+static int
+fib_build(struct sw *sw, int socket, char *err, size_t errlen)
+{
+	const struct aifab_profile *prof = sw->env.prof;
 	struct aifab_fib_params fp = {
 		.name = "aifab_sw",
 		.socket_id = socket,
@@ -162,34 +106,31 @@ fib_build(const struct aifab_profile *prof, int socket, char *err,
 		.max_routes6 = prof->n_routes + prof->n_neighs +
 			2u * prof->n_ports + 16,
 		.max_nh = RTE_MAX(prof->n_neighs, 1u),
-		.max_groups = prof->n_neighs + prof->n_routes + 1u,
+		.max_groups = SW_MAX_GROUPS,
 	};
 	uint16_t nh_of[AIFAB_MAX_NEIGHS];
 	uint16_t members[AIFAB_MAX_ECMP];
-	struct aifab_fib *fib;
 	unsigned int i, k;
 	int rc, g;
 
-	fib = aifab_fib_create(&fp);
-	if (fib == NULL) {
+	sw->fib = aifab_fib_create(&fp);
+	if (sw->fib == NULL) {
 		snprintf(err, errlen, "switch: cannot create FIB: %s",
 			 rte_strerror(rte_errno));
-		return NULL;
+		return -1;
 	}
 	for (i = 0; i < prof->n_ports; i++)
-		if (fib_add_port(fib, &prof->ports[i]) != 0)
+		if (fib_add_port(sw->fib, &prof->ports[i]) != 0)
 			goto fail;
 	for (i = 0; i < prof->n_neighs; i++) {
 		const struct aifab_neigh_params *n = &prof->neighs[i];
-		uint16_t nh;
 
-		rc = aifab_fib_nh_add(fib, n->port, &n->mac);
+		rc = aifab_fib_nh_add(sw->fib, n->port, &n->mac);
 		if (rc < 0)
 			goto fail;
-		nh = (uint16_t)rc;
-		nh_of[i] = nh;
-		g = aifab_fib_group_add(fib, &nh, 1);
-		if (g < 0 || fib_add_route(fib, n->family, n->addr,
+		nh_of[i] = (uint16_t)rc;
+		g = group_add(sw, &nh_of[i], 1);
+		if (g < 0 || fib_add_route(sw->fib, n->family, n->addr,
 			     n->family == AF_INET ? 32 : 128, (uint32_t)g) != 0)
 			goto fail;
 	}
@@ -198,209 +139,269 @@ fib_build(const struct aifab_profile *prof, int socket, char *err,
 
 		for (k = 0; k < r->n_nh; k++)
 			members[k] = nh_of[r->nh_neigh[k]];
-		g = aifab_fib_group_add(fib, members, r->n_nh);
-		if (g < 0 || fib_add_route(fib, r->family, r->prefix, r->depth,
-					   (uint32_t)g) != 0)
+		g = group_add(sw, members, r->n_nh);
+		if (g < 0 || fib_add_route(sw->fib, r->family, r->prefix,
+					   r->depth, (uint32_t)g) != 0)
 			goto fail;
 	}
-	return fib;
+	return 0;
 fail:
 	snprintf(err, errlen, "switch: FIB too small for the profile's routes");
-	aifab_fib_free(fib);
-	return NULL;
+	return -1;
 }
 
-/* ---- fast path ----------------------------------------------------------- */
-
-static inline void
-sw_drop(struct sw_worker *wk, uint16_t port, unsigned int reason,
-	struct rte_mbuf *m)
+static int
+ecmp_setup(struct sw *sw, char *err, size_t errlen)
 {
-	wk->ctr[port].drops[reason]++;
-	rte_pktmbuf_free(m);
-}
+	const struct aifab_ecmp_profile *ep = &sw->env.prof->ecmp;
+	struct aifab_ecmp_params p = {
+		.fn = ep->hash == AIFAB_HASH_TOEPLITZ ? AIFAB_ECMP_HASH_TOEPLITZ :
+		      ep->hash == AIFAB_HASH_JHASH ? AIFAB_ECMP_HASH_JHASH :
+		      AIFAB_ECMP_HASH_CRC32C,
+		.seed = ep->seed,
+		.fields = ep->fields,
+		.rss_key_len = ep->rss_key_len,
+	};
 
-static void
-sw_tx_flush(struct sw *sw, struct sw_worker *wk, uint16_t port)
-{
-	struct sw_txbuf *tb = &wk->tx[port];
-	struct sw_port_ctr *c = &wk->ctr[port];
-	uint64_t bytes = 0;
-	uint16_t i, sent;
-
-	if (tb->n == 0)
-		return;
-	/* Count before the burst: the PMD may free mbufs as it sends. */
-	for (i = 0; i < tb->n; i++)
-		bytes += tb->pkts[i]->pkt_len;
-	sent = rte_eth_tx_burst(sw->env.ports[port].port_id, wk->txq,
-				tb->pkts, tb->n);
-	for (i = sent; i < tb->n; i++) {
-		bytes -= tb->pkts[i]->pkt_len;
-		sw_drop(wk, port, DROP_IDX(SW_DROP_TX_FULL), tb->pkts[i]);
+	memcpy(p.rss_key, ep->rss_key, sizeof(p.rss_key));
+	if (aifab_ecmp_config(&sw->ecmp_cfg, &p) != 0) {
+		snprintf(err, errlen, "%s: [ecmp]: hash, fields and rss_key "
+			 "do not fit together (a Toeplitz key must be at "
+			 "least 44 bytes when proto or dqpn is hashed)",
+			 sw->env.prof->path);
+		return -1;
 	}
-	c->tx_packets += sent;
-	c->tx_bytes += bytes;
-	tb->n = 0;
-}
-
-static inline void
-sw_tx(struct sw *sw, struct sw_worker *wk, uint16_t port, struct rte_mbuf *m)
-{
-	struct sw_txbuf *tb = &wk->tx[port];
-
-	tb->pkts[tb->n++] = m;
-	if (tb->n == SW_TXBUF)
-		sw_tx_flush(sw, wk, port);
-}
-
-static inline void
-sw_count_info(struct sw_port_ctr *c, const struct aifab_pkt_info *pi)
-{
-	c->info[SW_INFO_VLAN] += (pi->flags & AIFAB_PKT_F_VLAN) != 0;
-	c->info[SW_INFO_QINQ] += (pi->flags & AIFAB_PKT_F_QINQ) != 0;
-	c->info[SW_INFO_IP_OPTS] += (pi->flags & AIFAB_PKT_F_IP_OPTS) != 0;
-	c->info[SW_INFO_FRAG] += (pi->flags & AIFAB_PKT_F_FRAG) != 0;
-	c->info[SW_INFO_ROCE] += (pi->flags & AIFAB_PKT_F_ROCE) != 0;
-	c->info[SW_INFO_IPV6] += pi->l3 == AIFAB_L3_IPV6;
-}
-
-/*
- * Admit a parsed frame for routing, or return the drop index. Non-IP
- * frames are counted by kind; PFC/PAUSE are consumed here until the PFC
- * stage exists.
- */
-static unsigned int
-sw_admit(const struct sw *sw, uint16_t in_port, const struct rte_mbuf *m,
-	 const struct aifab_pkt_info *pi)
-{
-	const struct rte_ether_hdr *eth;
-
-	switch (pi->l3) {
-	case AIFAB_L3_IPV4:
-	case AIFAB_L3_IPV6:
-		break;
-	case AIFAB_L3_ARP:
-		return DROP_IDX(SW_DROP_ARP);
-	case AIFAB_L3_LLDP:
-		return DROP_IDX(SW_DROP_LLDP);
-	case AIFAB_L3_MAC_CTRL:
-		return DROP_IDX(SW_DROP_MAC_CONTROL);
-	default:
-		return DROP_IDX(SW_DROP_NON_IP);
-	}
-	/* Headers are rewritten in place: they must sit in the first segment. */
-	if ((uint32_t)pi->l3_off + pi->l3_len > rte_pktmbuf_data_len(m))
-		return DROP_IDX(SW_DROP_HDR_SEGMENTED);
-	eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
-	if (!rte_is_same_ether_addr(&eth->dst_addr, &sw->env.ports[in_port].mac))
-		return DROP_IDX(SW_DROP_DST_MAC);
-	if (pi->ttl <= 1)
-		return DROP_IDX(SW_DROP_TTL_EXPIRED);
 	return 0;
 }
 
-static unsigned int
-sw_target_drop(uint32_t target)
+/* ---- queues, shaper, scheduler, ECN, PFC --------------------------------- */
+
+/* log2 of alpha (alpha_milli / 1000), rounded to the nearest power. */
+static int8_t
+alpha_log2(uint32_t alpha_milli)
 {
-	if (target == AIFAB_FIB_MISS)
-		return DROP_IDX(SW_DROP_NO_ROUTE);
-	if (target == AIFAB_FIB_LOCAL)
-		return DROP_IDX(SW_DROP_OWN_ADDRESS);
-	if (target == AIFAB_FIB_UNRESOLVED)
-		return DROP_IDX(SW_DROP_NO_NEIGHBOR);
+	int8_t l = 0;
+
+	while (alpha_milli >= 1414 && l < 3) {
+		alpha_milli /= 2;
+		l++;
+	}
+	while (alpha_milli < 707 && l > -7) {
+		alpha_milli *= 2;
+		l--;
+	}
+	return l;
+}
+
+static int
+qos_setup(struct sw *sw, char *err, size_t errlen)
+{
+	const struct aifab_profile *prof = sw->env.prof;
+	struct aifab_qos_sched_params sp = { .quantum_bytes = 9216 + 24 };
+	const char *why = NULL;
+	unsigned int p, tc;
+
+	memcpy(sw->map.dscp_tc, prof->qos.dscp_tc, sizeof(sw->map.dscp_tc));
+	memcpy(sw->map.pcp_tc, prof->qos.pcp_tc, sizeof(sw->map.pcp_tc));
+	for (p = 0; p < sw->env.n_ports; p++)
+		sw->trust[p] = prof->ports[p].trust == AIFAB_TRUST_PCP ?
+			AIFAB_QOS_TRUST_PCP : AIFAB_QOS_TRUST_DSCP;
+	for (tc = 0; tc < AIFAB_N_TC; tc++) {
+		const struct aifab_tc_params *t = &prof->tc[tc];
+		struct aifab_qos_ecn_params ep = {
+			.enabled = t->ecn, .lossless = t->lossless,
+			.kmin_bytes = t->ecn_kmin_bytes / sw->n_workers,
+			.kmax_bytes = t->ecn_kmax_bytes / sw->n_workers,
+			.pmax_percent = t->ecn_pmax_ppm / 10000.0,
+		};
+
+		if (aifab_qos_ecn_config(&sw->ecn[tc], &ep, &why) != 0)
+			goto bad;
+		if (t->strict)
+			sp.strict_mask |= (uint8_t)(1u << tc);
+		sp.weight[tc] = (uint16_t)RTE_MAX(t->weight, 1u);
+		if (t->lossless)
+			sw->lossless |= (uint8_t)(1u << tc);
+	}
+	if (aifab_qos_sched_config(&sw->sched, &sp, &why) != 0)
+		goto bad;
+	for (p = 0; p < sw->env.n_ports; p++) {
+		struct aifab_qos_shaper_params shp = {
+			.rate_mbps = RTE_MAX(sw->env.ports[p].speed_mbps /
+					     sw->n_workers, 1u),
+			.tsc_hz = sw->hz,
+			.max_frame = (uint32_t)sw->env.ports[p].mtu +
+				RTE_ETHER_HDR_LEN + 8,
+			.burst_bytes = RTE_MAX(prof->qos.shaper_burst_bytes,
+				(uint32_t)sw->env.ports[p].mtu + 64),
+		};
+
+		if (aifab_qos_shaper_config(&sw->shaper[p], &shp, &why) != 0)
+			goto bad;
+	}
+	return 0;
+bad:
+	snprintf(err, errlen, "%s: [qos]/[tc.*]: %s", prof->path,
+		 why != NULL ? why : "invalid");
+	return -1;
+}
+
+static int
+pfc_setup(struct sw *sw, char *err, size_t errlen)
+{
+	const struct aifab_profile *prof = sw->env.prof;
+	struct aifab_pfc_wd_params wp = { .tsc_hz = sw->hz };
+	unsigned int p, tc;
+
+	for (p = 0; p < sw->env.n_ports; p++) {
+		const struct aifab_port_rt *rt = &sw->env.ports[p];
+		struct aifab_pfc_gen_params gp = {
+			.speed_mbps = rt->speed_mbps, .tsc_hz = sw->hz,
+		};
+
+		for (tc = 0; tc < AIFAB_N_TC; tc++) {
+			const struct aifab_tc_params *t = &prof->tc[tc];
+			struct aifab_pfc_gen_prio_params *pp = &gp.prio[tc];
+			uint64_t hr = t->pfc_headroom_bytes ?
+				t->pfc_headroom_bytes :
+				aifab_pfc_headroom_bytes(rt->speed_mbps,
+					prof->ports[p].cable_m, rt->mtu);
+
+			if (!t->lossless)
+				continue;
+			pp->enabled = true;
+			pp->xoff_mode = t->pfc_xoff_bytes ?
+				AIFAB_PFC_XOFF_STATIC : AIFAB_PFC_XOFF_DYNAMIC;
+			pp->xoff_bytes = RTE_MAX(t->pfc_xoff_bytes /
+						 sw->n_workers, 1u);
+			pp->alpha_log2 = alpha_log2(t->alpha_milli);
+			pp->xon_mode = AIFAB_PFC_XON_OFFSET;
+			pp->xon_bytes = RTE_MAX(RTE_MIN(t->pfc_xon_offset_bytes /
+				sw->n_workers, pp->xoff_bytes), 1u);
+			pp->headroom_bytes = (uint32_t)(hr / sw->n_workers);
+			pp->pause_quanta = (uint16_t)t->pfc_pause_quanta;
+			if (t->pfc_headroom_bytes != 0 &&
+			    aifab_pfc_headroom_short(t->pfc_headroom_bytes,
+				rt->speed_mbps, prof->ports[p].cable_m, rt->mtu))
+				printf("warning: [tc.%u] pfc_headroom_bytes %u is "
+				       "below the %" PRIu64 " bytes port %s needs "
+				       "(speed, cable, MTU)\n", tc,
+				       t->pfc_headroom_bytes,
+				       aifab_pfc_headroom_bytes(rt->speed_mbps,
+					prof->ports[p].cable_m, rt->mtu),
+				       rt->name);
+		}
+		if (aifab_pfc_gen_config_init(&sw->pfc_gen[p], &gp) != 0) {
+			snprintf(err, errlen, "%s: [tc.*] pfc_*: thresholds "
+				 "rejected for port %s (XON below XOFF, pause "
+				 "of at least 2 quanta)", prof->path, rt->name);
+			return -1;
+		}
+	}
+	for (tc = 0; tc < AIFAB_N_TC; tc++) {
+		wp.prio[tc].enabled = prof->pfc.watchdog && prof->tc[tc].lossless;
+		wp.prio[tc].action = prof->pfc.action == AIFAB_PFCWD_FORWARD ?
+			AIFAB_PFC_WD_FORWARD : prof->pfc.action ==
+			AIFAB_PFCWD_ALERT ? AIFAB_PFC_WD_ALERT :
+			AIFAB_PFC_WD_DROP;
+		wp.prio[tc].detection_ms = prof->pfc.detection_ms;
+		wp.prio[tc].restoration_ms = prof->pfc.restoration_ms;
+	}
+	if (aifab_pfc_wd_config_init(&sw->wd, &wp) != 0) {
+		snprintf(err, errlen, "%s: [pfc]: watchdog times out of range",
+			 prof->path);
+		return -1;
+	}
 	return 0;
 }
 
-/* Rewrite L2, decrement TTL / hop limit, queue for TX. */
-static void
-sw_forward(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
-	   struct rte_mbuf *m, const struct aifab_pkt_info *pi,
-	   uint32_t target)
+static int
+worker_setup(struct sw *sw, struct sw_worker *wk, unsigned int w, int socket)
 {
-	const struct aifab_fib_group *g;
-	const struct aifab_fib_nh *nh;
-	struct rte_ether_hdr *eth;
-	uint8_t *l3;
-	unsigned int reason = sw_target_drop(target);
+	const struct aifab_profile *prof = sw->env.prof;
+	struct aifab_qos_buf_params bp = {
+		.size_bytes = RTE_MAX(prof->qos.buffer_bytes / sw->n_workers,
+				      (uint64_t)65536),
+		.n_queues = (uint32_t)sw->env.n_ports * AIFAB_QOS_N_TC,
+	};
+	uint32_t cap = (uint32_t)RTE_MIN(RTE_MAX(
+		rte_align64pow2(bp.size_bytes / 256), (uint64_t)SW_FIFO_MIN),
+		(uint64_t)SW_FIFO_MAX);
+	size_t fsz = aifab_qos_fifo_memsize(cap);
+	const char *why;
+	unsigned int p, tc;
 
-	if (reason != 0) {
-		sw_drop(wk, in_port, reason, m);
-		return;
+	aifab_rng_seed(&wk->rng, prof->seed, w);
+	wk->txq = (uint16_t)w;
+	wk->buf = rte_zmalloc_socket("aifab_sw_buf",
+				     aifab_qos_buf_memsize(bp.n_queues), 0,
+				     socket);
+	wk->ecmp = rte_zmalloc_socket("aifab_sw_ecmp",
+				      sizeof(*wk->ecmp) * SW_MAX_GROUPS, 0,
+				      socket);
+	if (wk->buf == NULL || wk->ecmp == NULL ||
+	    aifab_qos_buf_init(wk->buf, &bp, &why) != 0)
+		return -1;
+	for (p = 0; p < sw->env.n_ports; p++) {
+		struct sw_egress *eg = &wk->eg[p];
+
+		for (tc = 0; tc < AIFAB_QOS_N_TC; tc++) {
+			const struct aifab_tc_params *t = &prof->tc[tc];
+			struct aifab_qos_queue_params qp = {
+				.mode = AIFAB_QOS_LIMIT_DYNAMIC,
+				.alpha_num = RTE_MAX(t->alpha_milli, 8u),
+				.alpha_den = 1000,
+			};
+
+			/* Lossless queues never tail-drop: PFC holds them. */
+			if (t->lossless) {
+				qp.mode = AIFAB_QOS_LIMIT_STATIC;
+				qp.static_bytes = (uint32_t)RTE_MIN(
+					bp.size_bytes, UINT32_MAX);
+			} else if (prof->qos.limit_mode == AIFAB_LIMIT_STATIC) {
+				qp.mode = AIFAB_QOS_LIMIT_STATIC;
+				qp.static_bytes = RTE_MAX(t->queue_limit_bytes /
+					sw->n_workers, 1u);
+			}
+			if (aifab_qos_buf_queue_config(wk->buf,
+					p * AIFAB_QOS_N_TC + tc, &qp, &why))
+				return -1;
+			eg->q[tc] = rte_zmalloc_socket("aifab_sw_q", fsz,
+						       RTE_CACHE_LINE_SIZE,
+						       socket);
+			if (eg->q[tc] == NULL ||
+			    aifab_qos_fifo_init(eg->q[tc], cap) != 0)
+				return -1;
+		}
+		aifab_qos_shaper_init(&sw->shaper[p], &eg->shaper, 0);
+		aifab_qos_sched_init(&sw->sched, &eg->sched);
+		if (aifab_pfc_rx_init(&eg->pfc_rx, sw->env.ports[p].speed_mbps,
+				      sw->hz) != 0)
+			return -1;
+		aifab_pfc_wd_init(&eg->wd, &sw->wd);
+		aifab_pfc_gen_init(&eg->pfc_gen, &sw->pfc_gen[p]);
 	}
-	g = aifab_fib_group(sw->fib, target);
-	/* ECMP member selection arrives with lib/ecmp: first member for now. */
-	nh = aifab_fib_nh(sw->fib, g->nh[0]);
-	if (pi->ip_len > sw->env.ports[nh->port].mtu) {
-		sw_drop(wk, in_port, DROP_IDX(SW_DROP_MTU), m);
-		return;
-	}
-	eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-	rte_ether_addr_copy(&nh->dmac, &eth->dst_addr);
-	rte_ether_addr_copy(&sw->env.ports[nh->port].mac, &eth->src_addr);
-	l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, pi->l3_off);
-	if (pi->l3 == AIFAB_L3_IPV4)
-		aifab_ipv4_dec_ttl((struct rte_ipv4_hdr *)l3);
-	else
-		((struct rte_ipv6_hdr *)l3)->hop_limits--;
-	sw_tx(sw, wk, nh->port, m);
+	return 0;
 }
 
 static void
-sw_process(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
-	   struct rte_mbuf **pkts, uint16_t n)
+worker_free(struct sw *sw, struct sw_worker *wk)
 {
-	struct aifab_pkt_info pi[SW_CHUNK];
-	uint32_t ip4[SW_CHUNK], t4[SW_CHUNK], t6[SW_CHUNK];
-	uint8_t ip6[SW_CHUNK][16];
-	uint16_t idx4[SW_CHUNK], idx6[SW_CHUNK];
-	uint16_t n4 = 0, n6 = 0, i;
-	struct sw_port_ctr *c = &wk->ctr[in_port];
+	unsigned int p, tc;
 
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		enum aifab_pkt_err e;
-		unsigned int reason;
-		const uint8_t *l3;
-
-		if (i + 1 < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
-		c->rx_packets++;
-		c->rx_bytes += m->pkt_len;
-		e = aifab_pkt_parse_mbuf(m, &pi[i], wk->scratch[i],
-					 sw->check_csum);
-		if (e != AIFAB_PKT_ERR_OK) {
-			sw_drop(wk, in_port, e, m);
-			pkts[i] = NULL;
-			continue;
-		}
-		sw_count_info(c, &pi[i]);
-		reason = sw_admit(sw, in_port, m, &pi[i]);
-		if (reason != 0) {
-			sw_drop(wk, in_port, reason, m);
-			pkts[i] = NULL;
-			continue;
-		}
-		l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, pi[i].l3_off);
-		if (pi[i].l3 == AIFAB_L3_IPV4) {
-			ip4[n4] = rte_be_to_cpu_32(
-				((const struct rte_ipv4_hdr *)l3)->dst_addr);
-			idx4[n4++] = i;
-		} else {
-			memcpy(ip6[n6],
-			       ((const struct rte_ipv6_hdr *)l3)->dst_addr, 16);
-			idx6[n6++] = i;
-		}
+	sw_flush_queues(sw, wk);
+	for (p = 0; p < sw->env.n_ports; p++) {
+		for (tc = 0; tc < AIFAB_QOS_N_TC; tc++)
+			rte_free(wk->eg[p].q[tc]);
+		for (tc = 0; tc < wk->tx[p].n; tc++)
+			rte_pktmbuf_free(wk->tx[p].pkts[tc]);
+		wk->tx[p].n = 0;
 	}
-	if (n4)
-		aifab_fib_lookup4_bulk(sw->fib, ip4, t4, n4);
-	if (n6)
-		aifab_fib_lookup6_bulk(sw->fib, ip6, t6, n6);
-	for (i = 0; i < n4; i++)
-		sw_forward(sw, wk, in_port, pkts[idx4[i]], &pi[idx4[i]], t4[i]);
-	for (i = 0; i < n6; i++)
-		sw_forward(sw, wk, in_port, pkts[idx6[i]], &pi[idx6[i]], t6[i]);
+	rte_free(wk->buf);
+	rte_free(wk->ecmp);
 }
+
+/* ---- poll loop ------------------------------------------------------------ */
 
 /*
  * A pcap file returns 0 at its end, but so does any port when the pool is
@@ -424,53 +425,224 @@ sw_note_empty(const struct sw *sw, struct sw_rxq *q)
 		__atomic_store_n(&q->exhausted, true, __ATOMIC_RELEASE);
 }
 
-static unsigned int
-sw_poll(void *st, unsigned int w, uint64_t now)
+static uint16_t
+sw_rx(struct sw *sw, struct sw_rxq *rq, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct sw *sw = st;
-	struct sw_worker *wk = &sw->w[w];
+	uint16_t got = rte_eth_rx_burst(sw->env.ports[rq->port].port_id,
+					rq->queue, pkts, n);
+
+	if (got == 0)
+		sw_note_empty(sw, rq);
+	else
+		rq->empty_polls = 0;
+	return got;
+}
+
+/* Real time: each RX queue's burst through ingress, then egress. */
+static unsigned int
+sw_poll_real(struct sw *sw, struct sw_worker *wk, uint64_t now)
+{
 	struct rte_mbuf *pkts[SW_CHUNK];
 	unsigned int handled = 0, q;
-	uint16_t n, p;
+	uint16_t n;
 
-	RTE_SET_USED(now);
+	wk->now = now;
 	for (q = 0; q < wk->n_rxq; q++) {
 		struct sw_rxq *rq = &wk->rxq[q];
 		uint32_t budget = sw->burst;
-		unsigned int got = 0;
 
 		if (rq->exhausted)
 			continue;
 		do {
-			n = rte_eth_rx_burst(sw->env.ports[rq->port].port_id,
-					     rq->queue, pkts,
-					     (uint16_t)RTE_MIN(budget,
-							       (uint32_t)SW_CHUNK));
-			if (n == 0)
-				break;
-			rq->empty_polls = 0;
-			sw_process(sw, wk, rq->port, pkts, n);
-			got += n;
+			n = sw_rx(sw, rq, pkts, (uint16_t)RTE_MIN(budget,
+						(uint32_t)SW_CHUNK));
+			sw_ingress(sw, wk, rq->port, pkts, n);
+			handled += n;
 			budget -= n;
 		} while (n == SW_CHUNK && budget > 0);
-		if (got == 0)
-			sw_note_empty(sw, rq);
-		handled += got;
 	}
-	for (p = 0; p < sw->env.n_ports; p++)
-		sw_tx_flush(sw, wk, p);
+	sw_egress_run(sw, wk, now);
 	return handled;
+}
+
+static inline uint64_t
+sw_pkt_time(const struct sw *sw, const struct rte_mbuf *m)
+{
+	/* net_pcap stamps microseconds. */
+	if (!(m->ol_flags & sw->ts_flag))
+		return 0;
+	return *RTE_MBUF_DYNFIELD(m, sw->ts_off, const uint64_t *) * 1000;
+}
+
+/* Wire time of a frame on port @p p, in ns. */
+static inline uint64_t
+sw_wire_ns(const struct sw *sw, uint16_t p, uint32_t len)
+{
+	return ((uint64_t)len + AIFAB_QOS_WIRE_OVERHEAD) * 8000 /
+		sw->env.ports[p].speed_mbps;
+}
+
+/* The peer's view of a PFC frame we sent out of @p port (virtual time). */
+void
+sw_peer_pfc(struct sw *sw, struct sw_worker *wk, uint16_t port,
+	    const struct aifab_pfc_frame *f)
+{
+	struct sw_peer *pe = &wk->peer[port];
+	uint64_t at = wk->now + sw->peer_delay[port];
+	unsigned int tc;
+
+	for (tc = 0; tc < AIFAB_QOS_N_TC; tc++) {
+		if (!(f->enable & (1u << tc)))
+			continue;
+		if (f->quanta[tc] == 0) {
+			if (pe->until[tc] > at)
+				pe->until[tc] = at;
+			continue;
+		}
+		if (pe->until[tc] <= at)
+			pe->from[tc] = at;
+		pe->until[tc] = at + (uint64_t)f->quanta[tc] *
+			AIFAB_PFC_QUANTUM_BITS * 1000 /
+			sw->env.ports[port].speed_mbps;
+	}
+}
+
+/* TC the switch will give the staged head of @p rq (cached). */
+static uint8_t
+sw_head_tc(const struct sw *sw, struct sw_worker *wk, struct sw_rxq *rq)
+{
+	struct aifab_pkt_info pi;
+
+	if (rq->head_tc < 0) {
+		if (aifab_pkt_parse_mbuf(rq->st[rq->st_next], &pi,
+					 wk->scratch[0], false) != 0 ||
+		    (pi.l3 != AIFAB_L3_IPV4 && pi.l3 != AIFAB_L3_IPV6))
+			rq->head_tc = 0;
+		else
+			rq->head_tc = aifab_qos_classify(&sw->map,
+				sw->trust[rq->port], pi.tos, pi.n_vlans > 0,
+				pi.pcp);
+	}
+	return (uint8_t)rq->head_tc;
+}
+
+/*
+ * When the staged head of @p rq reaches the switch: its pcap time, but not
+ * before the link into the port is free, nor, if the peer honours our PFC,
+ * while its priority is paused at the peer.
+ */
+static uint64_t
+sw_arrival(const struct sw *sw, struct sw_worker *wk, struct sw_rxq *rq)
+{
+	const struct sw_peer *pe = &wk->peer[rq->port];
+	uint64_t t = RTE_MAX(sw_pkt_time(sw, rq->st[rq->st_next]),
+			     pe->link_free);
+
+	if (sw->peer_pause) {
+		uint8_t tc = sw_head_tc(sw, wk, rq);
+
+		if (pe->from[tc] <= t && t < pe->until[tc])
+			t = pe->until[tc];
+	}
+	return t;
+}
+
+/* Run egress up to @p t, in steps a shaper bucket can cover while busy. */
+static void
+sw_advance(struct sw *sw, struct sw_worker *wk, uint64_t t)
+{
+	while (wk->now < t) {
+		uint64_t next = sw_queues_empty(sw, wk) ? t :
+			RTE_MIN(t, wk->now + sw->vt_step);
+
+		sw_egress_run(sw, wk, next);
+	}
+}
+
+/*
+ * Virtual time: the clock is the arrival time of the packet being handled.
+ * Staged bursts are merged by arrival; egress runs up to each arrival,
+ * then, once every input is consumed, the clock steps on until the queues
+ * have drained. Results depend only on the inputs and the profile.
+ */
+static unsigned int
+sw_poll_virtual(struct sw *sw, struct sw_worker *wk)
+{
+	unsigned int handled = 0, q;
+
+	for (;;) {
+		struct sw_rxq *best = NULL;
+		uint64_t best_t = UINT64_MAX;
+		struct rte_mbuf *m;
+
+		for (q = 0; q < wk->n_rxq; q++) {
+			struct sw_rxq *rq = &wk->rxq[q];
+			uint64_t t;
+
+			if (rq->st_next == rq->st_n && !rq->exhausted) {
+				rq->st_n = sw_rx(sw, rq, rq->st, SW_CHUNK);
+				rq->st_next = 0;
+				rq->head_tc = -1;
+				/* Empty but not known to be over: wait. */
+				if (rq->st_n == 0 && !rq->exhausted)
+					return handled;
+			}
+			if (rq->st_next == rq->st_n)
+				continue;
+			t = sw_arrival(sw, wk, rq);
+			if (t < best_t) {
+				best_t = t;
+				best = rq;
+			}
+		}
+		if (best == NULL)
+			break;
+		sw_advance(sw, wk, best_t);
+		m = best->st[best->st_next++];
+		best->head_tc = -1;
+		wk->peer[best->port].link_free = RTE_MAX(best_t, wk->now) +
+			sw_wire_ns(sw, best->port, m->pkt_len);
+		sw_ingress(sw, wk, best->port, &m, 1);
+		if (++handled >= sw->burst)
+			return handled;
+	}
+	/* Inputs consumed: step the clock on until the queues drain. */
+	if (!sw_queues_empty(sw, wk))
+		sw_advance(sw, wk, wk->now + sw->vt_step);
+	return handled;
+}
+
+static unsigned int
+sw_poll(void *st, unsigned int w, uint64_t now)
+{
+	struct sw *sw = st;
+
+	if (sw->virtual_time)
+		return sw_poll_virtual(sw, &sw->w[w]);
+	return sw_poll_real(sw, &sw->w[w], now);
 }
 
 static void
 sw_drain(void *st, unsigned int w, uint64_t now)
 {
 	struct sw *sw = st;
+	struct sw_worker *wk = &sw->w[w];
+	unsigned int q, i;
 	uint16_t p;
 
+	/* Stopping: what is still queued or staged is freed and counted. */
 	RTE_SET_USED(now);
+	for (q = 0; q < wk->n_rxq; q++) {
+		struct sw_rxq *rq = &wk->rxq[q];
+
+		for (i = rq->st_next; i < rq->st_n; i++)
+			sw_drop(wk, rq->port, SW_DROP_IDX(SW_DROP_FLUSHED),
+				rq->st[i]);
+		rq->st_n = rq->st_next = 0;
+	}
+	sw_flush_queues(sw, wk);
 	for (p = 0; p < sw->env.n_ports; p++)
-		sw_tx_flush(sw, &sw->w[w], p);
+		sw_tx_flush(sw, wk, p);
 }
 
 static bool
@@ -479,28 +651,101 @@ sw_done(const void *st)
 	const struct sw *sw = st;
 	unsigned int w, q, n = 0;
 
-	for (w = 0; w < sw->n_workers; w++)
-		for (q = 0; q < sw->w[w].n_rxq; q++) {
-			const struct sw_rxq *rq = &sw->w[w].rxq[q];
+	for (w = 0; w < sw->n_workers; w++) {
+		const struct sw_worker *wk = &sw->w[w];
+
+		for (q = 0; q < wk->n_rxq; q++) {
+			const struct sw_rxq *rq = &wk->rxq[q];
 
 			if (!rq->finite ||
-			    !__atomic_load_n(&rq->exhausted, __ATOMIC_ACQUIRE))
+			    !__atomic_load_n(&rq->exhausted, __ATOMIC_ACQUIRE) ||
+			    rq->st_next != rq->st_n)
 				return false;
 			n++;
 		}
+		/* Read from another lcore: a stale answer only delays the end. */
+		if (!sw_queues_empty(sw, wk))
+			return false;
+	}
 	return n > 0;
 }
 
 /* ---- control ------------------------------------------------------------- */
+
+static int
+rxq_assign(struct sw *sw, char *err, size_t errlen)
+{
+	const struct aifab_env *env = &sw->env;
+	unsigned int p, q;
+
+	for (p = 0; p < env->n_ports; p++) {
+		if (env->ports[p].nb_txq < sw->n_workers) {
+			snprintf(err, errlen,
+				 "switch: port %s has %u TX queues for %u workers",
+				 env->ports[p].name, env->ports[p].nb_txq,
+				 sw->n_workers);
+			return -1;
+		}
+		for (q = 0; q < env->ports[p].nb_rxq; q++) {
+			struct sw_worker *wk = &sw->w[q % sw->n_workers];
+			struct sw_rxq *rq;
+
+			if (wk->n_rxq == SW_MAX_RXQ) {
+				snprintf(err, errlen,
+					 "switch: over %u RX queues per worker",
+					 SW_MAX_RXQ);
+				return -1;
+			}
+			rq = &wk->rxq[wk->n_rxq++];
+			rq->port = (uint16_t)p;
+			rq->queue = (uint16_t)q;
+			rq->finite = env->ports[p].finite_rx;
+			rq->head_tc = -1;
+		}
+	}
+	return 0;
+}
+
+static void sw_fini(void *st);
+
+/* Virtual time needs pcap inputs; set the egress step and peer delays. */
+static int
+vt_setup(struct sw *sw, char *err, size_t errlen)
+{
+	const struct aifab_profile *prof = sw->env.prof;
+	unsigned int p;
+
+	sw->vt_step = UINT64_MAX;
+	for (p = 0; p < sw->env.n_ports; p++) {
+		const struct aifab_port_rt *rt = &sw->env.ports[p];
+		uint64_t bucket_ns = (uint64_t)RTE_MAX(prof->qos.shaper_burst_bytes,
+			(uint32_t)rt->mtu + 64) * 8000 * sw->n_workers /
+			rt->speed_mbps;
+
+		if (!rt->finite_rx || sw->ts_off < 0) {
+			snprintf(err, errlen, "%s: [general] virtual_time = "
+				 "'true': port %s does not replay a pcap; "
+				 "allowed: net_pcap ports with rx_pcap= only",
+				 prof->path, rt->name);
+			return -1;
+		}
+		sw->vt_step = RTE_MIN(sw->vt_step, RTE_MAX(bucket_ns / 2, 1u));
+		/* Cable both ways at 5 ns/m, then the peer's response time. */
+		sw->peer_delay[p] = 10ull * prof->ports[p].cable_m +
+			(uint64_t)aifab_pfc_response_quanta(rt->speed_mbps) *
+			AIFAB_PFC_QUANTUM_BITS * 1000 / rt->speed_mbps;
+	}
+	return 0;
+}
 
 static void *
 sw_init(const struct aifab_env *env, unsigned int n_workers, char *err,
 	size_t errlen)
 {
 	const struct aifab_profile *prof = env->prof;
+	int socket = (int)rte_socket_id(), flag;
 	struct sw *sw;
-	unsigned int w, p, q;
-	int socket = rte_socket_id();
+	unsigned int w;
 
 	if (n_workers == 0 || n_workers > AIFAB_MAX_WORKERS) {
 		snprintf(err, errlen, "switch: %u workers (allowed 1..%u)",
@@ -515,46 +760,36 @@ sw_init(const struct aifab_env *env, unsigned int n_workers, char *err,
 	sw->n_workers = n_workers;
 	sw->burst = prof->burst;
 	sw->check_csum = prof->check_ip4_csum;
+	sw->virtual_time = prof->virtual_time;
+	sw->ecn_at_dequeue = prof->qos.ecn_at == AIFAB_ECN_AT_DEQUEUE;
+	sw->hz = sw->virtual_time ? SW_VT_HZ : env->tsc_hz;
+	sw->peer_pause = sw->virtual_time && prof->pfc.replay_peer_pause;
+	sw->ts_off = rte_mbuf_dynfield_lookup(RTE_MBUF_DYNFIELD_TIMESTAMP_NAME,
+					      NULL);
+	flag = rte_mbuf_dynflag_lookup(RTE_MBUF_DYNFLAG_RX_TIMESTAMP_NAME, NULL);
+	sw->ts_flag = flag >= 0 ? RTE_BIT64(flag) : 0;
+	if (sw->virtual_time && vt_setup(sw, err, errlen) != 0)
+		goto fail;
+	sw->groups = rte_zmalloc_socket("aifab_sw_grp",
+		sizeof(*sw->groups) * SW_MAX_GROUPS, 0, socket);
 	sw->w = rte_zmalloc_socket("aifab_switch_w", sizeof(*sw->w) * n_workers,
 				   RTE_CACHE_LINE_SIZE, socket);
-	if (sw->w == NULL)
+	if (sw->w == NULL || sw->groups == NULL)
 		goto nomem;
-	for (p = 0; p < env->n_ports; p++) {
-		if (env->ports[p].nb_txq < n_workers) {
-			snprintf(err, errlen,
-				 "switch: port %s has %u TX queues for %u workers",
-				 env->ports[p].name, env->ports[p].nb_txq,
-				 n_workers);
-			goto fail;
-		}
-		for (q = 0; q < env->ports[p].nb_rxq; q++) {
-			struct sw_worker *wk = &sw->w[q % n_workers];
-			struct sw_rxq *rq;
-
-			if (wk->n_rxq == SW_MAX_RXQ) {
-				snprintf(err, errlen, "switch: over %u RX queues per worker",
-					 SW_MAX_RXQ);
-				goto fail;
-			}
-			rq = &wk->rxq[wk->n_rxq++];
-			rq->port = (uint16_t)p;
-			rq->queue = (uint16_t)q;
-			rq->finite = env->ports[p].finite_rx;
-		}
-	}
-	for (w = 0; w < n_workers; w++)
-		sw->w[w].txq = (uint16_t)w;
-	sw->fib = fib_build(prof, socket, err, errlen);
-	if (sw->fib == NULL)
+	if (rxq_assign(sw, err, errlen) != 0 ||
+	    fib_build(sw, socket, err, errlen) != 0 ||
+	    ecmp_setup(sw, err, errlen) != 0 ||
+	    qos_setup(sw, err, errlen) != 0 ||
+	    pfc_setup(sw, err, errlen) != 0)
 		goto fail;
+	for (w = 0; w < n_workers; w++)
+		if (worker_setup(sw, &sw->w[w], w, socket) != 0)
+			goto nomem;
 	return sw;
 nomem:
 	snprintf(err, errlen, "switch: out of memory (raise -m)");
 fail:
-	if (sw != NULL) {
-		rte_free(sw->w);
-		rte_free(sw);
-	}
+	sw_fini(sw);
 	return NULL;
 }
 
@@ -576,51 +811,137 @@ sw_port_counters(const void *st, struct aifab_port_counters *out)
 		}
 }
 
+/* Sum of a per-worker counter at byte offset @p off in sw_port_ctr. */
+#define SW_SUM(sw, p, expr) ({ \
+	uint64_t _v = 0; \
+	unsigned int _w; \
+	for (_w = 0; _w < (sw)->n_workers; _w++) { \
+		const struct sw_port_ctr *c = &(sw)->w[_w].ctr[p]; \
+		_v += (expr); \
+	} \
+	_v; })
+
+static void
+report_tc(const struct sw *sw, unsigned int p,
+	  const struct aifab_report_sink *sink)
+{
+	const struct sw_egress *eg;
+	unsigned int tc, k, w;
+
+	for (tc = 0; tc < AIFAB_QOS_N_TC; tc++) {
+		uint64_t drops = 0, hwm = 0;
+
+		for (k = 0; k < AIFAB_QOS_CTR_MAX; k++) {
+			uint64_t v = 0;
+
+			for (w = 0; w < sw->n_workers; w++) {
+				uint64_t x = sw->w[w].ctr[p].qos[tc][k];
+
+				if (k == AIFAB_QOS_CTR_QUEUE_HWM_BYTES)
+					continue;
+				v += x;
+			}
+			if (k == AIFAB_QOS_CTR_QUEUE_HWM_BYTES)
+				continue;
+			if (k >= AIFAB_QOS_CTR_DROPS)
+				drops += v;
+			sink->port_tc_u64(sink->ctx, (uint16_t)p, tc,
+					  aifab_qos_ctr_name(k), v);
+		}
+		for (w = 0; w < sw->n_workers; w++)
+			hwm = RTE_MAX(hwm, (uint64_t)sw->w[w].eg[p].q[tc]->hwm_bytes);
+		sink->port_tc_u64(sink->ctx, (uint16_t)p, tc, "queue_hwm_bytes",
+				  hwm);
+		sink->port_tc_u64(sink->ctx, (uint16_t)p, tc, "tail_drops", drops);
+		/* PFC, per priority = TC. */
+		for (w = 0, k = 0; k < AIFAB_PFC_CNT_MAX; k++) {
+			uint64_t v = 0;
+
+			for (w = 0; w < sw->n_workers; w++) {
+				eg = &sw->w[w].eg[p];
+				v += eg->pfc_gen.stats.v[k][tc] +
+				     eg->pfc_rx.stats.v[k][tc] +
+				     eg->wd.stats.v[k][tc];
+			}
+			sink->port_tc_u64(sink->ctx, (uint16_t)p, tc,
+					  aifab_pfc_cnt_name(k), v);
+		}
+		sink->port_tc_u64(sink->ctx, (uint16_t)p, tc, "pfcwd_drops",
+				  SW_SUM(sw, p, c->pfcwd_drops[tc]));
+		for (w = 0, k = 0; w < sw->n_workers; w++)
+			k = (unsigned int)RTE_MAX((uint64_t)k,
+				aifab_pfc_rx_paused_ns(&sw->w[w].eg[p].pfc_rx,
+						       tc, sw->w[w].now));
+		sink->port_tc_u64(sink->ctx, (uint16_t)p, tc, "paused_ns", k);
+	}
+}
+
+static void
+report_ecmp(const struct sw *sw, const struct aifab_report_sink *sink)
+{
+	const struct aifab_profile *prof = sw->env.prof;
+	char name[64], member[96], a[INET6_ADDRSTRLEN];
+	unsigned int r, k, w;
+
+	/* Route groups follow the neighbour groups, in profile order. */
+	for (r = 0; r < prof->n_routes; r++) {
+		const struct aifab_route_params *rt = &prof->routes[r];
+		uint32_t g = prof->n_neighs + r;
+
+		inet_ntop(rt->family, rt->prefix, a, sizeof(a));
+		snprintf(name, sizeof(name), "%s/%u", a, rt->depth);
+		for (k = 0; k < rt->n_nh; k++) {
+			const struct aifab_neigh_params *n =
+				&prof->neighs[rt->nh_neigh[k]];
+			uint64_t pk = 0, by = 0;
+
+			for (w = 0; w < sw->n_workers; w++) {
+				pk += sw->w[w].ecmp[g].packets[k];
+				by += sw->w[w].ecmp[g].bytes[k];
+			}
+			inet_ntop(n->family, n->addr, a, sizeof(a));
+			snprintf(member, sizeof(member), "%s via %s",
+				 prof->ports[n->port].name, a);
+			sink->ecmp_member(sink->ctx, name, member, pk, by);
+		}
+	}
+}
+
 static void
 sw_report(const void *st, const struct aifab_report_sink *sink)
 {
 	const struct sw *sw = st;
-	unsigned int w, p, r;
+	unsigned int p, r;
 
 	for (p = 0; p < sw->env.n_ports; p++) {
-		for (r = 1; r < N_DROPS; r++) {
-			uint64_t v = 0;
-
-			for (w = 0; w < sw->n_workers; w++)
-				v += sw->w[w].ctr[p].drops[r];
+		for (r = 1; r < SW_N_DROPS; r++)
 			sink->port_u64(sink->ctx, (uint16_t)p, "drops",
 				       r < AIFAB_PKT_ERR_MAX ?
 				       aifab_pkt_err_name(r) :
-				       sw_drop_names[r - AIFAB_PKT_ERR_MAX], v);
-		}
-		for (r = 0; r < SW_INFO_MAX; r++) {
-			uint64_t v = 0;
-
-			for (w = 0; w < sw->n_workers; w++)
-				v += sw->w[w].ctr[p].info[r];
+				       sw_drop_names[r - AIFAB_PKT_ERR_MAX],
+				       SW_SUM(sw, p, c->drops[r]));
+		for (r = 0; r < SW_INFO_MAX; r++)
 			sink->port_u64(sink->ctx, (uint16_t)p, "seen",
-				       sw_info_names[r], v);
-		}
+				       sw_info_names[r],
+				       SW_SUM(sw, p, c->info[r]));
+		report_tc(sw, p, sink);
 	}
+	report_ecmp(sw, sink);
 }
 
 static void
 sw_fini(void *st)
 {
 	struct sw *sw = st;
-	unsigned int w, p, i;
+	unsigned int w;
 
 	if (sw == NULL)
 		return;
-	for (w = 0; w < sw->n_workers; w++)
-		for (p = 0; p < sw->env.n_ports; p++) {
-			struct sw_txbuf *tb = &sw->w[w].tx[p];
-
-			for (i = 0; i < tb->n; i++)
-				rte_pktmbuf_free(tb->pkts[i]);
-			tb->n = 0;
-		}
+	if (sw->w != NULL)
+		for (w = 0; w < sw->n_workers; w++)
+			worker_free(sw, &sw->w[w]);
 	aifab_fib_free(sw->fib);
+	rte_free(sw->groups);
 	rte_free(sw->w);
 	rte_free(sw);
 }

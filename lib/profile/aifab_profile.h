@@ -11,11 +11,16 @@
  *   [general]            run-wide settings
  *   [switch]             the leaf switch pipeline
  *   [port.<name>]        one per port, in file order
+ *   [qos]                shared buffer, classification maps, ECN point
+ *   [tc.<0..7>]          per traffic class: scheduling, limits, ECN, PFC
+ *   [ecmp]               hash function, fields, seed, resilient groups
+ *   [pfc]                PFC watchdog and hardware hand-off
  *   [neighbors]          <ip> = <mac>            (static neighbours)
  *   [routes]             <prefix/len> = <next-hop ip> [<next-hop ip> ...]
  *
  * `--set` splits at the dot that ends a known section name, so
- * `--set port.p0.speed_gbps=25` and `--set routes.0.0.0.0/0=10.0.3.2` work.
+ * `--set port.p0.speed_gbps=25`, `--set tc.3.ecn_kmin_bytes=100000` and
+ * `--set routes.0.0.0.0/0=10.0.3.2` work.
  */
 #ifndef AIFAB_PROFILE_H
 #define AIFAB_PROFILE_H
@@ -38,6 +43,43 @@ extern "C" {
 #define AIFAB_MAX_WORKERS 64
 #define AIFAB_NAME_LEN 32
 #define AIFAB_ERR_LEN 512
+#define AIFAB_N_TC 8
+#define AIFAB_RSS_KEY_MAX 52
+
+enum aifab_trust {
+	AIFAB_TRUST_DSCP = 0,       /**< TC from the DSCP map */
+	AIFAB_TRUST_PCP,            /**< TC from the 802.1p PCP map */
+};
+
+enum aifab_limit_mode {
+	AIFAB_LIMIT_STATIC = 0,     /**< queue_limit_bytes per queue */
+	AIFAB_LIMIT_DYNAMIC,        /**< alpha x free shared buffer */
+};
+
+enum aifab_ecn_point {
+	AIFAB_ECN_AT_ENQUEUE = 0,
+	AIFAB_ECN_AT_DEQUEUE,
+};
+
+enum aifab_hash_fn {
+	AIFAB_HASH_CRC32C = 0,
+	AIFAB_HASH_TOEPLITZ,
+	AIFAB_HASH_JHASH,
+};
+
+/* [ecmp] fields bit flags */
+#define AIFAB_HF_SIP 0x01
+#define AIFAB_HF_DIP 0x02
+#define AIFAB_HF_PROTO 0x04
+#define AIFAB_HF_SPORT 0x08
+#define AIFAB_HF_DPORT 0x10
+#define AIFAB_HF_DQPN 0x20
+
+enum aifab_pfcwd_action {
+	AIFAB_PFCWD_DROP = 0,       /**< flush and drop the TC, ignore its PFC */
+	AIFAB_PFCWD_FORWARD,        /**< ignore PFC on the TC */
+	AIFAB_PFCWD_ALERT,          /**< only count */
+};
 
 enum aifab_port_role {
 	AIFAB_ROLE_DOWNLINK = 0,
@@ -61,6 +103,56 @@ struct aifab_port_params {
 	uint16_t mtu;               /**< L3 MTU, 68..9000 */
 	uint16_t rx_desc;
 	uint16_t tx_desc;
+	uint8_t trust;              /**< enum aifab_trust */
+	uint32_t cable_m;           /**< cable length, for PFC headroom */
+};
+
+/** [tc.<n>]: one traffic class, the same on every port. */
+struct aifab_tc_params {
+	bool strict;                /**< strict priority (higher TC first) */
+	uint32_t weight;            /**< DWRR weight among non-strict TCs */
+	bool lossless;              /**< PFC instead of tail drop */
+	uint32_t queue_limit_bytes; /**< static limit (limit_mode static) */
+	uint32_t alpha_milli;       /**< dynamic limit: alpha x 1000 */
+	bool ecn;                   /**< RFC 3168 marking on this TC */
+	uint32_t ecn_kmin_bytes;
+	uint32_t ecn_kmax_bytes;
+	uint32_t ecn_pmax_ppm;      /**< marking probability at Kmax, ppm */
+	uint32_t pfc_xoff_bytes;    /**< 0: dynamic (alpha x free buffer) */
+	uint32_t pfc_xon_offset_bytes; /**< XON = XOFF - this */
+	uint32_t pfc_headroom_bytes;/**< 0: computed from speed, cable, MTU */
+	uint32_t pfc_pause_quanta;  /**< pause time sent in XOFF */
+};
+
+/** [qos] */
+struct aifab_qos_params {
+	uint64_t buffer_bytes;      /**< shared packet buffer per switch */
+	uint8_t limit_mode;         /**< enum aifab_limit_mode */
+	uint8_t ecn_at;             /**< enum aifab_ecn_point */
+	uint32_t shaper_burst_bytes;/**< token bucket depth per port */
+	uint8_t dscp_tc[64];        /**< DSCP -> TC */
+	uint8_t pcp_tc[8];          /**< PCP -> TC */
+};
+
+/** [ecmp] */
+struct aifab_ecmp_profile {
+	uint8_t hash;               /**< enum aifab_hash_fn */
+	uint32_t seed;              /**< per-switch seed */
+	uint32_t fields;            /**< AIFAB_HF_* */
+	bool resilient;             /**< bucket table: removal remaps only its buckets */
+	uint32_t buckets;           /**< buckets per group (power of two) */
+	uint8_t rss_key_len;        /**< 0: the Microsoft RSS key */
+	uint8_t rss_key[AIFAB_RSS_KEY_MAX];
+};
+
+/** [pfc] */
+struct aifab_pfc_profile {
+	bool watchdog;              /**< SONiC-style storm detection */
+	uint32_t detection_ms;      /**< 100..5000 */
+	uint32_t restoration_ms;
+	uint8_t action;             /**< enum aifab_pfcwd_action */
+	bool hw_offload;            /**< hand PFC to the NIC where it can */
+	bool replay_peer_pause;     /**< virtual time: pcap peers honour PFC */
 };
 
 /** One [neighbors] entry. */
@@ -97,6 +189,12 @@ struct aifab_profile {
 	uint16_t n_switch_lcores;   /**< 0: every worker lcore (or main if none) */
 	uint16_t switch_lcores[AIFAB_MAX_WORKERS];
 	bool check_ip4_csum;        /**< drop bad IPv4 header checksums */
+	bool virtual_time;          /**< [general] clock = pcap rx timestamps */
+
+	struct aifab_qos_params qos;
+	struct aifab_tc_params tc[AIFAB_N_TC];
+	struct aifab_ecmp_profile ecmp;
+	struct aifab_pfc_profile pfc;
 
 	uint16_t n_ports;
 	struct aifab_port_params ports[AIFAB_MAX_PORTS];

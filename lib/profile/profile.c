@@ -7,6 +7,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,10 +32,12 @@
 #define LINE_MAX_CHARS (CFG_NAME_LEN + CFG_VALUE_LEN + 2)
 #define ALLOWED_LEN 384
 
-#define SECTS_ALLOWED "general, switch, port.<name>, neighbors, routes"
+#define SECTS_ALLOWED "general, switch, port.<name>, qos, tc.<0..7>, " \
+	"ecmp, pfc, neighbors, routes"
 #define SET_ALLOWED "section.key=value with section one of " SECTS_ALLOWED
 #define PORT_NAME_ALLOWED "port.<name>, name 1..31 characters of " \
 	"A-Z a-z 0-9 _ -"
+#define TC_INDEX_ALLOWED "tc.<n> with n one of 0..7"
 #define NEIGH_ALLOWED "<IPv4 or IPv6 address> = <unicast MAC>"
 #define ROUTE_ALLOWED "<prefix/len> = <next hop> [<next hop> ...]: " \
 	"1..16 addresses of the prefix's family, space or comma separated"
@@ -106,8 +109,11 @@ static const char *
 set_split(const char *s, struct set_parts *sp)
 {
 	static const char *const fixed[] = {
-		"general", "switch", "neighbors", "routes",
+		"general", "switch", "qos", "ecmp", "pfc", "neighbors",
+		"routes",
 	};
+	/* Sections with a name or index that runs to the next dot. */
+	static const char *const named[] = { "port.", "tc." };
 	char lhs[2 * CFG_NAME_LEN + 8];
 	const char *eq = strchr(s, '=');
 	const char *key = NULL;
@@ -139,9 +145,13 @@ set_split(const char *s, struct set_parts *sp)
 			break;
 		}
 	}
-	if (sect_len == 0 && strncmp(t, "port.", 5) == 0 &&
-	    (dot = strchr(t + 5, '.')) != NULL)
-		sect_len = (size_t)(dot - t);
+	for (i = 0; sect_len == 0 && i < RTE_DIM(named); i++) {
+		size_t nl = strlen(named[i]);
+
+		if (strncmp(t, named[i], nl) == 0 &&
+		    (dot = strchr(t + nl, '.')) != NULL)
+			sect_len = (size_t)(dot - t);
+	}
 	if (sect_len != 0) {
 		key = t + sect_len + 1;
 		t[sect_len] = '\0';
@@ -157,9 +167,13 @@ set_split(const char *s, struct set_parts *sp)
 		return "key too long";
 	if (key == NULL)
 		return "no '.' between section and key";
-	if (sect_len == 0)
-		return strncmp(sp->sect, "port", 5) == 0 ?
-			"no key after the port name" : "unknown section";
+	if (sect_len == 0) {
+		if (strcmp(sp->sect, "port") == 0)
+			return "no key after the port name";
+		if (strcmp(sp->sect, "tc") == 0)
+			return "no key after the TC index";
+		return "unknown section";
+	}
 	if (eq == NULL)
 		return "no '=' between key and value";
 	if (sp->key[0] == '\0')
@@ -214,17 +228,49 @@ keys_of(enum profile_sect kind, char *buf, size_t len)
 	}
 }
 
-/* Section kind of a section name; -1 for neighbors/routes/unknown. */
+#define SECT_BAD_INDEX (-2)
+
+/*
+ * Section kind of a section name, and for [tc.<n>] its index in @p idx;
+ * -1 for neighbors/routes/unknown, SECT_BAD_INDEX for "tc.<not 0..7>".
+ */
 static int
-sect_kind(const char *name)
+sect_kind(const char *name, unsigned int *idx)
 {
-	if (strcmp(name, "general") == 0)
-		return PROFILE_SECT_GENERAL;
-	if (strcmp(name, "switch") == 0)
-		return PROFILE_SECT_SWITCH;
+	static const struct {
+		const char *name;
+		enum profile_sect kind;
+	} single[] = {
+		{ "general", PROFILE_SECT_GENERAL },
+		{ "switch", PROFILE_SECT_SWITCH },
+		{ "qos", PROFILE_SECT_QOS },
+		{ "ecmp", PROFILE_SECT_ECMP },
+		{ "pfc", PROFILE_SECT_PFC },
+	};
+	unsigned int i;
+
+	*idx = 0;
+	for (i = 0; i < RTE_DIM(single); i++)
+		if (strcmp(name, single[i].name) == 0)
+			return single[i].kind;
 	if (strncmp(name, "port.", 5) == 0)
 		return PROFILE_SECT_PORT;
+	if (strncmp(name, "tc.", 3) == 0) {
+		/* One digit: "tc.03" or "tc.+3" would be a second [tc.3]. */
+		if (name[3] < '0' || name[3] >= '0' + AIFAB_N_TC ||
+		    name[4] != '\0')
+			return SECT_BAD_INDEX;
+		*idx = (unsigned int)(name[3] - '0');
+		return PROFILE_SECT_TC;
+	}
 	return -1;
+}
+
+/* Where the keys of a singleton or indexed section live (ports: load_port). */
+static void *
+sect_base(struct aifab_profile *p, int kind, unsigned int idx)
+{
+	return kind == PROFILE_SECT_TC ? (void *)&p->tc[idx] : (void *)p;
 }
 
 static int
@@ -233,12 +279,16 @@ apply_set(struct loader *l, const char *s)
 	char allowed[ALLOWED_LEN];
 	struct set_parts sp;
 	const char *why = set_split(s, &sp);
+	unsigned int idx;
 	int kind, rc;
 
 	if (why != NULL)
 		return fail(l, SET_FILE, sp.sect, sp.key, sp.val, SET_ALLOWED,
 			    "%s in '%s'", why, s);
-	kind = sect_kind(sp.sect);
+	kind = sect_kind(sp.sect, &idx);
+	if (kind == SECT_BAD_INDEX)
+		return fail(l, SET_FILE, sp.sect, sp.key, sp.val,
+			    TC_INDEX_ALLOWED, "bad TC index '%s'", sp.sect + 3);
 	if (kind >= 0 && key_find(kind, sp.key) == NULL) {
 		keys_of(kind, allowed, sizeof(allowed));
 		return fail(l, SET_FILE, sp.sect, sp.key, sp.val, allowed,
@@ -671,7 +721,8 @@ load_section(struct loader *l, int idx, const char *name,
 {
 	const char *k0 = ne > 0 ? e[0].name : "-";
 	const char *v0 = ne > 0 ? e[0].value : "";
-	int kind = sect_kind(name);
+	unsigned int tc;
+	int kind = sect_kind(name, &tc);
 	int j;
 
 	if (idx == 0 && strcmp(name, "GLOBAL") == 0) {
@@ -686,8 +737,12 @@ load_section(struct loader *l, int idx, const char *name,
 	}
 	if (kind == PROFILE_SECT_PORT)
 		return load_port(l, name, e, ne);
+	if (kind == SECT_BAD_INDEX)
+		return fail(l, origin(l, name, k0), name, k0, v0,
+			    TC_INDEX_ALLOWED, "bad TC index '%s'", name + 3);
 	if (kind >= 0)
-		return load_keys(l, kind, name, l->p, e, ne);
+		return load_keys(l, kind, name, sect_base(l->p, kind, tc),
+				 e, ne);
 	if (strcmp(name, "neighbors") == 0)
 		return load_neighbors(l, name, e, ne);
 	if (strcmp(name, "routes") == 0)
@@ -893,6 +948,85 @@ check_routes(struct loader *l)
 	return 0;
 }
 
+/*
+ * The text of @p key in @p sect; for a key left at its default, which has
+ * no text, @p v printed into @p buf.
+ */
+static const char *
+text_or_value(const struct loader *l, const char *sect, const char *key,
+	      uint64_t v, char *buf, size_t len)
+{
+	const char *t = rte_cfgfile_get_entry(l->cfg, sect, key);
+
+	if (t != NULL)
+		return t;
+	snprintf(buf, len, "%" PRIu64, v);
+	return buf;
+}
+
+/* For a why naming a second key: where that key's value came from. */
+static const char *
+set_note(const struct loader *l, const char *sect, const char *key)
+{
+	return from_set(l, sect, key) ? " (from --set)" : "";
+}
+
+/* Each TC against itself and the shared buffer. */
+static int
+check_tcs(struct loader *l)
+{
+	const struct aifab_profile *p = l->p;
+	char sect[CFG_NAME_LEN], allowed[ALLOWED_LEN], val[32];
+	const char *key;
+	unsigned int n;
+
+	for (n = 0; n < AIFAB_N_TC; n++) {
+		const struct aifab_tc_params *tc = &p->tc[n];
+
+		snprintf(sect, sizeof(sect), "tc.%u", n);
+		key = "queue_limit_bytes";
+		if (tc->queue_limit_bytes != 0 &&
+		    tc->queue_limit_bytes > p->qos.buffer_bytes) {
+			snprintf(allowed, sizeof(allowed), "0 or 1024..%" PRIu64
+				 " ([qos] buffer_bytes)", p->qos.buffer_bytes);
+			return fail(l, origin(l, sect, key), sect, key,
+				    text_or_value(l, sect, key,
+						  tc->queue_limit_bytes, val,
+						  sizeof(val)), allowed,
+				    "above [qos] buffer_bytes = %" PRIu64,
+				    p->qos.buffer_bytes);
+		}
+		key = "ecn_kmin_bytes";
+		if (tc->ecn_kmin_bytes > tc->ecn_kmax_bytes) {
+			snprintf(allowed, sizeof(allowed), "0..%" PRIu32
+				 " (at most ecn_kmax_bytes)",
+				 tc->ecn_kmax_bytes);
+			return fail(l, origin(l, sect, key), sect, key,
+				    text_or_value(l, sect, key,
+						  tc->ecn_kmin_bytes, val,
+						  sizeof(val)), allowed,
+				    "above ecn_kmax_bytes = %" PRIu32 "%s",
+				    tc->ecn_kmax_bytes,
+				    set_note(l, sect, "ecn_kmax_bytes"));
+		}
+		key = "pfc_xon_offset_bytes";
+		if (tc->pfc_xoff_bytes != 0 &&
+		    tc->pfc_xon_offset_bytes >= tc->pfc_xoff_bytes) {
+			snprintf(allowed, sizeof(allowed), "0..%" PRIu32
+				 " (below a static pfc_xoff_bytes)",
+				 tc->pfc_xoff_bytes - 1);
+			return fail(l, origin(l, sect, key), sect, key,
+				    text_or_value(l, sect, key,
+						  tc->pfc_xon_offset_bytes,
+						  val, sizeof(val)), allowed,
+				    "not below pfc_xoff_bytes = %" PRIu32 "%s",
+				    tc->pfc_xoff_bytes,
+				    set_note(l, sect, "pfc_xoff_bytes"));
+		}
+	}
+	return 0;
+}
+
 /* ---- the embedded default --------------------------------------------- */
 
 /* Put the embedded text in a file rte_cfgfile can open. */
@@ -948,11 +1082,19 @@ aifab_profile_defaults(struct aifab_profile *p)
 	unsigned int i;
 
 	memset(p, 0, sizeof(*p));
-	for (i = 0; i < profile_n_keys; i++)
-		if (profile_keys[i].sect != PROFILE_SECT_PORT &&
-		    profile_keys[i].def != NULL)
-			profile_key_parse(&profile_keys[i], p,
-					  profile_keys[i].def, why, sizeof(why));
+	for (i = 0; i < profile_n_keys; i++) {
+		const struct profile_key *k = &profile_keys[i];
+		unsigned int n = k->sect == PROFILE_SECT_TC ? AIFAB_N_TC : 1;
+		unsigned int idx;
+
+		if (k->sect == PROFILE_SECT_PORT)
+			continue;
+		for (idx = 0; idx < n; idx++)
+			if (profile_key_def(k, idx) != NULL)
+				profile_key_parse(k, sect_base(p, k->sect, idx),
+						  profile_key_def(k, idx), why,
+						  sizeof(why));
+	}
 }
 
 int
@@ -1031,6 +1173,8 @@ aifab_profile_load(struct aifab_profile *p, const char *path,
 		rc = check_neighbors(l);
 	if (rc == 0)
 		rc = check_routes(l);
+	if (rc == 0)
+		rc = check_tcs(l);
 
 	if (l->cfg != NULL)
 		rte_cfgfile_close(l->cfg);

@@ -3,6 +3,7 @@
  * docs/profiles.md, written from the key table. test_profile keeps the file
  * equal to this output.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,6 +35,10 @@ static const char doc_head[] =
 "  section. Unknown sections and keys are errors, as is any line that is\n"
 "  neither a section, a `key = value`, a comment nor blank.\n"
 "* An empty value (`mac =`) leaves an optional key unset.\n"
+"\n"
+"Sections: `[general]`, `[switch]`, `[port.<name>]` (one per port),\n"
+"`[qos]`, `[tc.<0..7>]` (one per traffic class, each optional),\n"
+"`[ecmp]`, `[pfc]`, `[neighbors]`, `[routes]`.\n"
 "\n"
 "## Errors\n"
 "\n"
@@ -83,19 +88,26 @@ RTE_STR(AIFAB_MAX_ROUTES) " routes.\n"
 " `[port.<name>]` sections;\n"
 "* port `device`, `mac`, `ipv4` and `ipv6` addresses unique among ports;\n"
 "* port subnets do not overlap;\n"
-"* every neighbour inside a port subnet, every route next hop a neighbour.\n"
+"* every neighbour inside a port subnet, every route next hop a neighbour;\n"
+"* per traffic class: `queue_limit_bytes` at most `[qos] buffer_bytes`,\n"
+"  `ecn_kmin_bytes` at most `ecn_kmax_bytes` (the error names\n"
+"  `ecn_kmin_bytes`), and `pfc_xon_offset_bytes` below `pfc_xoff_bytes`\n"
+"  when that is static (not 0).\n"
 "\n"
 "## --set\n"
 "\n"
 "`--set section.key=value` overrides one key after the file is read;\n"
 "several are applied in order, each replacing the key's value or adding\n"
-"it (a `[port.<name>]` section may be created this way). The section is\n"
-"split off at the dot that ends a known section name: `general`, `switch`,\n"
-"`neighbors`, `routes`, or `port.<name>` where the name runs to the next\n"
-"dot. So:\n"
+"it (a `[port.<name>]` or `[tc.<n>]` section may be created this way).\n"
+"The section is split off at the dot that ends a known section name:\n"
+"`general`, `switch`, `qos`, `ecmp`, `pfc`, `neighbors`, `routes`, or\n"
+"`port.<name>` / `tc.<n>` where the name or index runs to the next dot.\n"
+"So:\n"
 "\n"
 "```\n"
 "--set port.p0.speed_gbps=25\n"
+"--set tc.3.ecn_kmin_bytes=100000\n"
+"--set qos.dscp_to_tc=26:3,48:6,46:5\n"
 "--set routes.0.0.0.0/0=10.0.3.2\n"
 "--set neighbors.10.0.0.2=02:bb:00:00:00:00\n"
 "--set general.seed=7\n"
@@ -104,6 +116,79 @@ RTE_STR(AIFAB_MAX_ROUTES) " routes.\n"
 "An unknown section or key is an error, as in a file. In `[neighbors]`\n"
 "and `[routes]` a `--set` replaces the entry with the same address or\n"
 "prefix, however it is spelled (`::/0` and `0::/0` are one prefix).\n";
+
+static void
+write_types(FILE *f)
+{
+	bool used[PROFILE_T_COUNT] = { false };
+	unsigned int i;
+
+	for (i = 0; i < profile_n_keys; i++)
+		used[profile_keys[i].type] = true;
+	fprintf(f, "\n## Value types\n\n");
+	fprintf(f, "| type | syntax |\n|---|---|\n");
+	for (i = 0; i < PROFILE_T_COUNT; i++)
+		if (used[i])
+			fprintf(f, "| %s | %s |\n",
+				profile_type_name((enum profile_type)i),
+				profile_type_syntax((enum profile_type)i));
+}
+
+/* Markdown for a default text: `x`, "empty" or "unset". */
+static void
+def_text(const char *def, char *buf, size_t len)
+{
+	if (def == NULL)
+		snprintf(buf, len, "unset");
+	else if (def[0] == '\0')
+		snprintf(buf, len, "empty");
+	else
+		snprintf(buf, len, "`%s`", def);
+}
+
+/*
+ * The default column: "`x`", or for a key with per-index defaults
+ * "`true` for TC6 and TC7, else `false`".
+ */
+static void
+write_default(FILE *f, const struct profile_key *k)
+{
+	char d[128];
+	bool done[AIFAB_N_TC] = { false };
+	unsigned int i, j, n, cnt;
+	bool any = false;
+
+	for (i = 0; i < AIFAB_N_TC; i++)
+		if (k->def_idx[i] != NULL)
+			any = true;
+	if (!any) {
+		def_text(k->def, d, sizeof(d));
+		fputs(d, f);
+		return;
+	}
+	for (i = 0; i < AIFAB_N_TC; i++) {
+		if (k->def_idx[i] == NULL || done[i])
+			continue;
+		for (cnt = 0, j = i; j < AIFAB_N_TC; j++)
+			if (k->def_idx[j] != NULL &&
+			    strcmp(k->def_idx[j], k->def_idx[i]) == 0)
+				cnt++;
+		def_text(k->def_idx[i], d, sizeof(d));
+		fprintf(f, "%s for ", d);
+		for (n = 0, j = i; j < AIFAB_N_TC; j++) {
+			if (k->def_idx[j] == NULL ||
+			    strcmp(k->def_idx[j], k->def_idx[i]) != 0)
+				continue;
+			done[j] = true;
+			fprintf(f, "%sTC%u", n == 0 ? "" :
+				n + 1 == cnt ? " and " : ", ", j);
+			n++;
+		}
+		fputs(", ", f);
+	}
+	def_text(k->def, d, sizeof(d));
+	fprintf(f, "else %s", d);
+}
 
 static void
 write_section(FILE *f, enum profile_sect s, const char *intro)
@@ -120,13 +205,10 @@ write_section(FILE *f, enum profile_sect s, const char *intro)
 		if (k->sect != s)
 			continue;
 		profile_key_allowed(k, allowed, sizeof(allowed));
-		fprintf(f, "| `%s` | %s | %s | %s%s%s | %s | %s |\n",
-			k->name, profile_type_name(k->type), k->unit,
-			k->def == NULL ? "unset" :
-				k->def[0] == '\0' ? "empty" : "`",
-			k->def != NULL && k->def[0] != '\0' ? k->def : "",
-			k->def != NULL && k->def[0] != '\0' ? "`" : "",
-			allowed, k->help);
+		fprintf(f, "| `%s` | %s | %s | ", k->name,
+			profile_type_name(k->type), k->unit);
+		write_default(f, k);
+		fprintf(f, " | %s | %s |\n", allowed, k->help);
 	}
 }
 
@@ -134,12 +216,25 @@ void
 aifab_profile_write_doc(FILE *f)
 {
 	fputs(doc_head, f);
+	write_types(f);
 	write_section(f, PROFILE_SECT_GENERAL, "Run-wide settings.\n\n");
 	write_section(f, PROFILE_SECT_SWITCH, "The leaf switch pipeline.\n\n");
 	write_section(f, PROFILE_SECT_PORT,
 		      "One section per port; ports are numbered in section "
 		      "order. `<name>` is 1..31\ncharacters of "
 		      "`A-Z a-z 0-9 _ -` (no dots).\n\n");
+	write_section(f, PROFILE_SECT_QOS,
+		      "Shared buffer, classification and ECN, for every "
+		      "port.\n\n");
+	write_section(f, PROFILE_SECT_TC,
+		      "One optional section per traffic class, `[tc.0]` to "
+		      "`[tc.7]`, the same on every\nport; a missing section "
+		      "or key takes the default of its TC.\n\n");
+	write_section(f, PROFILE_SECT_ECMP,
+		      "How a route with several next hops picks one.\n\n");
+	write_section(f, PROFILE_SECT_PFC,
+		      "PFC watchdog and hardware hand-off; the per-TC PFC "
+		      "thresholds are in `[tc.<n>]`.\n\n");
 	fputc('\n', f);
 	fputs(doc_lists, f);
 }

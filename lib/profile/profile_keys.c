@@ -25,8 +25,24 @@
 #define P_SZ(f) sizeof(((struct aifab_profile *)0)->f)
 #define PP_OFF(f) offsetof(struct aifab_port_params, f)
 #define PP_SZ(f) sizeof(((struct aifab_port_params *)0)->f)
+#define T_OFF(f) offsetof(struct aifab_tc_params, f)
+#define T_SZ(f) sizeof(((struct aifab_tc_params *)0)->f)
 
 static const char *const role_names[] = { "downlink", "uplink", NULL };
+static const char *const trust_names[] = { "dscp", "pcp", NULL };
+static const char *const limit_names[] = { "static", "dynamic", NULL };
+static const char *const ecn_at_names[] = { "enqueue", "dequeue", NULL };
+static const char *const hash_names[] = {
+	"crc32c", "toeplitz", "jhash", NULL };
+/* Index = bit: AIFAB_HF_SIP is bit 0 ... AIFAB_HF_DQPN bit 5. */
+static const char *const field_names[] = {
+	"sip", "dip", "proto", "sport", "dport", "dqpn", NULL };
+static const char *const pfcwd_names[] = { "drop", "forward", "alert", NULL };
+
+_Static_assert(AIFAB_HF_SIP == 1 << 0 && AIFAB_HF_DIP == 1 << 1 &&
+	       AIFAB_HF_PROTO == 1 << 2 && AIFAB_HF_SPORT == 1 << 3 &&
+	       AIFAB_HF_DPORT == 1 << 4 && AIFAB_HF_DQPN == 1 << 5,
+	       "field_names[] order follows the AIFAB_HF_* bits");
 
 const struct profile_key profile_keys[] = {
 	/* [general] */
@@ -53,6 +69,13 @@ const struct profile_key profile_keys[] = {
 	  .off = P_OFF(mbuf_cache), .size = P_SZ(mbuf_cache), .off_has = SIZE_MAX,
 	  .min = 0, .max = 512, .def = "256", .unit = "mbufs",
 	  .help = "Per-lcore mempool cache size." },
+	{ .sect = PROFILE_SECT_GENERAL, .name = "virtual_time",
+	  .type = PROFILE_T_BOOL,
+	  .off = P_OFF(virtual_time), .size = P_SZ(virtual_time),
+	  .off_has = SIZE_MAX, .def = "false", .unit = "",
+	  .help = "true: the clock is the pcap RX timestamp of the packet "
+		  "being processed, so replays are bit-for-bit repeatable; "
+		  "false: the TSC." },
 
 	/* [switch] */
 	{ .sect = PROFILE_SECT_SWITCH, .name = "enabled", .type = PROFILE_T_BOOL,
@@ -97,7 +120,8 @@ const struct profile_key profile_keys[] = {
 	  .names = role_names, .def = "downlink", .unit = "",
 	  .help = "`downlink` faces hosts/GPUs, `uplink` faces the spine "
 		  "(ECMP group members)." },
-	{ .sect = PROFILE_SECT_PORT, .name = "speed_gbps", .type = PROFILE_T_GBPS,
+	{ .sect = PROFILE_SECT_PORT, .name = "speed_gbps",
+	  .type = PROFILE_T_DECIMAL, .decimals = 3,
 	  .off = PP_OFF(speed_mbps), .size = PP_SZ(speed_mbps),
 	  .off_has = SIZE_MAX, .min = 10, .max = 1600000, .zero_ok = true,
 	  .def = "0", .unit = "Gbit/s",
@@ -115,6 +139,222 @@ const struct profile_key profile_keys[] = {
 	  .off = PP_OFF(tx_desc), .size = PP_SZ(tx_desc), .off_has = SIZE_MAX,
 	  .min = 64, .max = 16384, .def = "1024", .unit = "descriptors",
 	  .help = "TX ring size per queue." },
+	{ .sect = PROFILE_SECT_PORT, .name = "trust", .type = PROFILE_T_ENUM,
+	  .off = PP_OFF(trust), .size = PP_SZ(trust), .off_has = SIZE_MAX,
+	  .names = trust_names, .def = "dscp", .unit = "",
+	  .help = "Header that picks a received packet's traffic class: "
+		  "`dscp` through `[qos] dscp_to_tc`, `pcp` (802.1p) through "
+		  "`[qos] pcp_to_tc`." },
+	{ .sect = PROFILE_SECT_PORT, .name = "cable_m", .type = PROFILE_T_U32,
+	  .off = PP_OFF(cable_m), .size = PP_SZ(cable_m), .off_has = SIZE_MAX,
+	  .min = 0, .max = 10000, .def = "3", .unit = "metres",
+	  .help = "Cable length to the peer, for the computed PFC headroom "
+		  "(`[tc.<n>] pfc_headroom_bytes = 0`)." },
+
+	/* [qos] */
+	{ .sect = PROFILE_SECT_QOS, .name = "buffer_bytes", .type = PROFILE_T_U64,
+	  .off = P_OFF(qos.buffer_bytes), .size = P_SZ(qos.buffer_bytes),
+	  .off_has = SIZE_MAX, .min = 65536, .max = 4294967296ULL,
+	  .def = "4194304", .unit = "bytes",
+	  .help = "Shared packet buffer of the switch, used by every egress "
+		  "queue (a 32-port 100G leaf chip has 16-64 MB: about 1 MB "
+		  "per port). The mbuf pool is sized to hold it full of "
+		  "512-byte packets." },
+	{ .sect = PROFILE_SECT_QOS, .name = "limit_mode", .type = PROFILE_T_ENUM,
+	  .off = P_OFF(qos.limit_mode), .size = P_SZ(qos.limit_mode),
+	  .off_has = SIZE_MAX, .names = limit_names, .def = "dynamic",
+	  .unit = "",
+	  .help = "Queue limits: `static` caps each queue at its TC's "
+		  "`queue_limit_bytes`; `dynamic` lets it grow to the TC's "
+		  "`alpha` x the free shared buffer." },
+	{ .sect = PROFILE_SECT_QOS, .name = "ecn_at", .type = PROFILE_T_ENUM,
+	  .off = P_OFF(qos.ecn_at), .size = P_SZ(qos.ecn_at),
+	  .off_has = SIZE_MAX, .names = ecn_at_names, .def = "enqueue",
+	  .unit = "",
+	  .help = "When ECN marking reads the queue depth: as the packet is "
+		  "enqueued, or as it is dequeued." },
+	{ .sect = PROFILE_SECT_QOS, .name = "shaper_burst_bytes",
+	  .type = PROFILE_T_U32,
+	  .off = P_OFF(qos.shaper_burst_bytes),
+	  .size = P_SZ(qos.shaper_burst_bytes), .off_has = SIZE_MAX,
+	  .min = 1600, .max = 16777216, .def = "32768", .unit = "bytes",
+	  .help = "Token bucket depth of each port's shaper." },
+	{ .sect = PROFILE_SECT_QOS, .name = "dscp_to_tc", .type = PROFILE_T_MAP,
+	  .off = P_OFF(qos.dscp_tc), .size = P_SZ(qos.dscp_tc),
+	  .off_has = SIZE_MAX, .max = AIFAB_N_TC - 1, .def = "26:3 48:6",
+	  .unit = "DSCP:TC",
+	  .help = "Traffic class of each DSCP on `trust = dscp` ports; "
+		  "unlisted DSCPs go to TC 0. The default puts RoCE data "
+		  "(DSCP 26) in TC 3 and CNPs (DSCP 48) in TC 6." },
+	{ .sect = PROFILE_SECT_QOS, .name = "pcp_to_tc", .type = PROFILE_T_MAP,
+	  .off = P_OFF(qos.pcp_tc), .size = P_SZ(qos.pcp_tc),
+	  .off_has = SIZE_MAX, .max = AIFAB_N_TC - 1,
+	  .def = "0:0 1:1 2:2 3:3 4:4 5:5 6:6 7:7", .unit = "PCP:TC",
+	  .help = "Traffic class of each 802.1p PCP on `trust = pcp` ports; "
+		  "unlisted PCPs go to TC 0." },
+
+	/* [tc.<n>]: the same keys for every n, defaults per n where marked */
+	{ .sect = PROFILE_SECT_TC, .name = "strict", .type = PROFILE_T_BOOL,
+	  .off = T_OFF(strict), .size = T_SZ(strict), .off_has = SIZE_MAX,
+	  .def = "false", .def_idx = { [6] = "true", [7] = "true" },
+	  .unit = "",
+	  .help = "Strict priority: served before every non-strict TC, "
+		  "higher TC first." },
+	{ .sect = PROFILE_SECT_TC, .name = "weight", .type = PROFILE_T_U32,
+	  .off = T_OFF(weight), .size = T_SZ(weight), .off_has = SIZE_MAX,
+	  .min = 1, .max = 100, .def = "1", .unit = "",
+	  .help = "DWRR weight among the port's non-strict TCs." },
+	{ .sect = PROFILE_SECT_TC, .name = "lossless", .type = PROFILE_T_BOOL,
+	  .off = T_OFF(lossless), .size = T_SZ(lossless), .off_has = SIZE_MAX,
+	  .def = "false", .def_idx = { [3] = "true" }, .unit = "",
+	  .help = "Lossless: PFC XOFF towards the sender instead of "
+		  "dropping; lossy TCs tail-drop." },
+	{ .sect = PROFILE_SECT_TC, .name = "queue_limit_bytes",
+	  .type = PROFILE_T_U32,
+	  .off = T_OFF(queue_limit_bytes), .size = T_SZ(queue_limit_bytes),
+	  .off_has = SIZE_MAX, .min = 1024, .max = UINT32_MAX, .zero_ok = true,
+	  .def = "0", .unit = "bytes",
+	  .help = "Static queue limit (`[qos] limit_mode = static`), at most "
+		  "`[qos] buffer_bytes`; 0 = no limit but the shared "
+		  "buffer." },
+	{ .sect = PROFILE_SECT_TC, .name = "alpha", .type = PROFILE_T_DECIMAL,
+	  .decimals = 3,
+	  .off = T_OFF(alpha_milli), .size = T_SZ(alpha_milli),
+	  .off_has = SIZE_MAX, .min = 15, .max = 8000, .def = "1",
+	  .unit = "x free buffer",
+	  .help = "Dynamic limit (`[qos] limit_mode = dynamic`): a queue may "
+		  "hold alpha x the free shared buffer; also the dynamic "
+		  "XOFF threshold (`pfc_xoff_bytes = 0`)." },
+	{ .sect = PROFILE_SECT_TC, .name = "ecn", .type = PROFILE_T_BOOL,
+	  .off = T_OFF(ecn), .size = T_SZ(ecn), .off_has = SIZE_MAX,
+	  .def = "false", .def_idx = { [3] = "true" }, .unit = "",
+	  .help = "RFC 3168 ECN: mark ECT packets CE from queue depth." },
+	{ .sect = PROFILE_SECT_TC, .name = "ecn_kmin_bytes",
+	  .type = PROFILE_T_U32,
+	  .off = T_OFF(ecn_kmin_bytes), .size = T_SZ(ecn_kmin_bytes),
+	  .off_has = SIZE_MAX, .min = 0, .max = UINT32_MAX, .def = "400000",
+	  .unit = "bytes",
+	  .help = "Queue depth below which nothing is marked; at most "
+		  "`ecn_kmax_bytes`." },
+	{ .sect = PROFILE_SECT_TC, .name = "ecn_kmax_bytes",
+	  .type = PROFILE_T_U32,
+	  .off = T_OFF(ecn_kmax_bytes), .size = T_SZ(ecn_kmax_bytes),
+	  .off_has = SIZE_MAX, .min = 0, .max = UINT32_MAX, .def = "1600000",
+	  .unit = "bytes",
+	  .help = "Queue depth where the marking probability reaches "
+		  "`ecn_pmax_percent`; above it every ECT packet is marked." },
+	{ .sect = PROFILE_SECT_TC, .name = "ecn_pmax_percent",
+	  .type = PROFILE_T_DECIMAL, .decimals = 4,
+	  .off = T_OFF(ecn_pmax_ppm), .size = T_SZ(ecn_pmax_ppm),
+	  .off_has = SIZE_MAX, .min = 0, .max = 1000000, .def = "20",
+	  .unit = "%",
+	  .help = "Marking probability at Kmax, rising linearly from 0 at "
+		  "Kmin (stored in ppm)." },
+	{ .sect = PROFILE_SECT_TC, .name = "pfc_xoff_bytes",
+	  .type = PROFILE_T_U32,
+	  .off = T_OFF(pfc_xoff_bytes), .size = T_SZ(pfc_xoff_bytes),
+	  .off_has = SIZE_MAX, .min = 1024, .max = UINT32_MAX, .zero_ok = true,
+	  .def = "0", .unit = "bytes",
+	  .help = "Ingress buffer use of a lossless TC at which XOFF is "
+		  "sent; 0 = dynamic (`alpha` x the free buffer)." },
+	{ .sect = PROFILE_SECT_TC, .name = "pfc_xon_offset_bytes",
+	  .type = PROFILE_T_U32,
+	  .off = T_OFF(pfc_xon_offset_bytes), .size = T_SZ(pfc_xon_offset_bytes),
+	  .off_has = SIZE_MAX, .min = 0, .max = UINT32_MAX, .def = "20000",
+	  .unit = "bytes",
+	  .help = "XON is sent when use falls to XOFF minus this; below a "
+		  "static `pfc_xoff_bytes`." },
+	{ .sect = PROFILE_SECT_TC, .name = "pfc_headroom_bytes",
+	  .type = PROFILE_T_U32,
+	  .off = T_OFF(pfc_headroom_bytes), .size = T_SZ(pfc_headroom_bytes),
+	  .off_has = SIZE_MAX, .min = 1024, .max = UINT32_MAX, .zero_ok = true,
+	  .def = "0", .unit = "bytes",
+	  .help = "Buffer kept for what still arrives after XOFF; 0 = "
+		  "computed from the port's speed, `cable_m` and MTU." },
+	{ .sect = PROFILE_SECT_TC, .name = "pfc_pause_quanta",
+	  .type = PROFILE_T_U32,
+	  .off = T_OFF(pfc_pause_quanta), .size = T_SZ(pfc_pause_quanta),
+	  .off_has = SIZE_MAX, .min = 1, .max = 65535, .def = "65535",
+	  .unit = "quanta",
+	  .help = "Pause time sent in XOFF (1 quantum = 512 bit times at "
+		  "the port speed); XOFF is refreshed before it runs out." },
+
+	/* [ecmp] */
+	{ .sect = PROFILE_SECT_ECMP, .name = "hash", .type = PROFILE_T_ENUM,
+	  .off = P_OFF(ecmp.hash), .size = P_SZ(ecmp.hash),
+	  .off_has = SIZE_MAX, .names = hash_names, .def = "crc32c",
+	  .unit = "",
+	  .help = "Hash function: `crc32c` (`rte_hash_crc`), `toeplitz` "
+		  "(`rte_softrss` with `rss_key`), `jhash` (`rte_jhash`)." },
+	{ .sect = PROFILE_SECT_ECMP, .name = "seed", .type = PROFILE_T_U32,
+	  .off = P_OFF(ecmp.seed), .size = P_SZ(ecmp.seed),
+	  .off_has = SIZE_MAX, .min = 0, .max = UINT32_MAX, .def = "0",
+	  .unit = "",
+	  .help = "Hash seed; tiers with the same function and seed "
+		  "polarise, so give each its own." },
+	{ .sect = PROFILE_SECT_ECMP, .name = "fields", .type = PROFILE_T_FLAGS,
+	  .off = P_OFF(ecmp.fields), .size = P_SZ(ecmp.fields),
+	  .off_has = SIZE_MAX, .names = field_names,
+	  .def = "sip,dip,proto,sport,dport", .unit = "",
+	  .help = "Header fields hashed: addresses, IP protocol, L4 ports "
+		  "and `dqpn`, the RoCEv2 BTH destination QP." },
+	{ .sect = PROFILE_SECT_ECMP, .name = "resilient", .type = PROFILE_T_BOOL,
+	  .off = P_OFF(ecmp.resilient), .size = P_SZ(ecmp.resilient),
+	  .off_has = SIZE_MAX, .def = "true", .unit = "",
+	  .help = "Resilient groups: a bucket table per group, so removing "
+		  "a member remaps only that member's buckets." },
+	{ .sect = PROFILE_SECT_ECMP, .name = "buckets", .type = PROFILE_T_U32,
+	  .off = P_OFF(ecmp.buckets), .size = P_SZ(ecmp.buckets),
+	  .off_has = SIZE_MAX, .min = 8, .max = 65536, .pow2 = true,
+	  .def = "256", .unit = "buckets",
+	  .help = "Buckets per resilient group." },
+	{ .sect = PROFILE_SECT_ECMP, .name = "rss_key", .type = PROFILE_T_HEX,
+	  .off = P_OFF(ecmp.rss_key), .size = P_SZ(ecmp.rss_key),
+	  .off2 = P_OFF(ecmp.rss_key_len), .off_has = SIZE_MAX,
+	  .min = 40, .max = AIFAB_RSS_KEY_MAX, .zero_ok = true, .def = "",
+	  .unit = "bytes",
+	  .help = "Toeplitz key; empty = the Microsoft RSS key." },
+
+	/* [pfc] */
+	{ .sect = PROFILE_SECT_PFC, .name = "watchdog", .type = PROFILE_T_BOOL,
+	  .off = P_OFF(pfc.watchdog), .size = P_SZ(pfc.watchdog),
+	  .off_has = SIZE_MAX, .def = "true", .unit = "",
+	  .help = "PFC watchdog: a TC paused without a break for "
+		  "`detection_ms` while PFC keeps arriving is stormed and gets `action`." },
+	{ .sect = PROFILE_SECT_PFC, .name = "detection_ms", .type = PROFILE_T_U32,
+	  .off = P_OFF(pfc.detection_ms), .size = P_SZ(pfc.detection_ms),
+	  .off_has = SIZE_MAX, .min = 100, .max = 5000, .def = "200",
+	  .unit = "ms",
+	  .help = "Continuous pause that counts as a storm." },
+	{ .sect = PROFILE_SECT_PFC, .name = "restoration_ms",
+	  .type = PROFILE_T_U32,
+	  .off = P_OFF(pfc.restoration_ms), .size = P_SZ(pfc.restoration_ms),
+	  .off_has = SIZE_MAX, .min = 100, .max = 60000, .def = "200",
+	  .unit = "ms",
+	  .help = "A stormed TC is restored after this long without PFC." },
+	{ .sect = PROFILE_SECT_PFC, .name = "action", .type = PROFILE_T_ENUM,
+	  .off = P_OFF(pfc.action), .size = P_SZ(pfc.action),
+	  .off_has = SIZE_MAX, .names = pfcwd_names, .def = "drop", .unit = "",
+	  .help = "On a storm: `drop` flushes the TC's queue, drops its "
+		  "traffic and ignores its PFC; `forward` ignores its PFC; "
+		  "`alert` only counts." },
+	{ .sect = PROFILE_SECT_PFC, .name = "hw_offload", .type = PROFILE_T_BOOL,
+	  .off = P_OFF(pfc.hw_offload), .size = P_SZ(pfc.hw_offload),
+	  .off_has = SIZE_MAX, .def = "false", .unit = "",
+	  .help = "Also hand PFC to the NIC "
+		  "(`rte_eth_dev_priority_flow_ctrl_set`) where it supports "
+		  "it; the software path runs either way." },
+	{ .sect = PROFILE_SECT_PFC, .name = "replay_peer_pause",
+	  .type = PROFILE_T_BOOL,
+	  .off = P_OFF(pfc.replay_peer_pause),
+	  .size = P_SZ(pfc.replay_peer_pause),
+	  .off_has = SIZE_MAX, .def = "true", .unit = "",
+	  .help = "With `[general] virtual_time`, each pcap input stands for "
+		  "a link partner that honours the PFC this switch sends it: "
+		  "once an XOFF reaches the peer (cable both ways plus the "
+		  "802.3 response time) its next frame of that priority, and "
+		  "the frames behind it, wait until the pause ends. `false`: "
+		  "inputs are open loop." },
 };
 
 const unsigned int profile_n_keys = RTE_DIM(profile_keys);
@@ -126,8 +366,21 @@ profile_sect_name(enum profile_sect s)
 	case PROFILE_SECT_GENERAL: return "general";
 	case PROFILE_SECT_SWITCH: return "switch";
 	case PROFILE_SECT_PORT: return "port.<name>";
+	case PROFILE_SECT_QOS: return "qos";
+	case PROFILE_SECT_TC: return "tc.<0..7>";
+	case PROFILE_SECT_ECMP: return "ecmp";
+	case PROFILE_SECT_PFC: return "pfc";
 	default: return "?";
 	}
+}
+
+const char *
+profile_key_def(const struct profile_key *k, unsigned int idx)
+{
+	if (k->sect == PROFILE_SECT_TC && idx < AIFAB_N_TC &&
+	    k->def_idx[idx] != NULL)
+		return k->def_idx[idx];
+	return k->def;
 }
 
 const char *
@@ -142,8 +395,39 @@ profile_type_name(enum profile_type t)
 	case PROFILE_T_IP6: return "IPv6 prefix";
 	case PROFILE_T_STRING: return "string";
 	case PROFILE_T_ENUM: return "enum";
-	case PROFILE_T_GBPS: return "decimal";
+	case PROFILE_T_DECIMAL: return "decimal";
 	case PROFILE_T_LCORES: return "lcore list";
+	case PROFILE_T_MAP: return "map";
+	case PROFILE_T_FLAGS: return "flag list";
+	case PROFILE_T_HEX: return "hex bytes";
+	default: return "?";
+	}
+}
+
+const char *
+profile_type_syntax(enum profile_type t)
+{
+	switch (t) {
+	case PROFILE_T_U32: return "`1500` or `0x5dc`; no sign.";
+	case PROFILE_T_U64: return "like integer, up to 64 bits.";
+	case PROFILE_T_BOOL: return "`true`, `false`, `yes`, `no`, `on`, "
+		"`off`, `1`, `0` (any case).";
+	case PROFILE_T_MAC: return "`02:aa:00:00:00:01` or "
+		"`02-aa-00-00-00-01`, unicast.";
+	case PROFILE_T_IP4: return "`10.0.0.1/24`.";
+	case PROFILE_T_IP6: return "`fd00::1/64`.";
+	case PROFILE_T_STRING: return "the rest of the line, blanks around "
+		"it removed.";
+	case PROFILE_T_ENUM: return "one of the names listed under allowed.";
+	case PROFILE_T_DECIMAL: return "`2.5`, `0.015`; digits, optionally "
+		"a point and at most as many decimals as allowed says.";
+	case PROFILE_T_LCORES: return "`1`, `1,2`, `1-3`, `1,4-5`.";
+	case PROFILE_T_MAP: return "`26:3 48:6`: key:value pairs separated "
+		"by blanks or commas, each key once; keys not listed map to 0.";
+	case PROFILE_T_FLAGS: return "`sip,dip,sport`: names from allowed, "
+		"separated by blanks or commas, each once.";
+	case PROFILE_T_HEX: return "`6d5a56da...` or `6d:5a:56:da:...`: two "
+		"hex digits per byte, `:` allowed between bytes.";
 	default: return "?";
 	}
 }
@@ -186,9 +470,9 @@ parse_uint(const char *s, uint64_t max, uint64_t *v)
 	return 0;
 }
 
-/* "2.5" Gbit/s -> 2500 Mbit/s; at most 3 decimals. */
+/* "2.5" with @p dec = 3 -> 2500: the text x 10^dec, at most @p dec decimals. */
 static int
-parse_gbps(const char *s, uint64_t *mbps)
+parse_decimal(const char *s, unsigned int dec, uint64_t *out)
 {
 	uint64_t whole = 0, frac = 0;
 	unsigned int nw = 0, nf = 0;
@@ -202,7 +486,7 @@ parse_gbps(const char *s, uint64_t *mbps)
 		return -1;
 	if (*s == '.') {
 		for (s++; isdigit((unsigned char)*s); s++, nf++) {
-			if (nf >= 3)
+			if (nf >= dec)
 				return -1;
 			frac = frac * 10 + (uint64_t)(*s - '0');
 		}
@@ -211,10 +495,33 @@ parse_gbps(const char *s, uint64_t *mbps)
 	}
 	if (*s != '\0')
 		return -1;
-	for (; nf < 3; nf++)
+	for (; nf < dec; nf++)
 		frac *= 10;
-	*mbps = whole * 1000 + frac;
+	for (nf = 0; nf < dec; nf++)
+		whole *= 10;
+	*out = whole + frac;
 	return 0;
+}
+
+/* @p v / 10^dec as short decimal text: 10 with dec 3 -> "0.01". */
+static void
+fmt_decimal(uint64_t v, unsigned int dec, char *buf, size_t len)
+{
+	uint64_t scale = 1, frac;
+	unsigned int i, n = dec;
+
+	for (i = 0; i < dec; i++)
+		scale *= 10;
+	frac = v % scale;
+	if (frac == 0) {
+		snprintf(buf, len, "%" PRIu64, v / scale);
+		return;
+	}
+	while (frac % 10 == 0) {
+		frac /= 10;
+		n--;
+	}
+	snprintf(buf, len, "%" PRIu64 ".%0*" PRIu64, v / scale, (int)n, frac);
 }
 
 static int
@@ -371,6 +678,148 @@ parse_lcores(const char *s, uint16_t *ids, uint16_t *n, char *why,
 	return 0;
 }
 
+/* "26:3, 48:6" -> map[26] = 3, map[48] = 6, every other entry 0. */
+static int
+parse_map(const char *s, uint8_t *map, size_t n, uint64_t vmax,
+	  char *why, size_t whylen)
+{
+	char buf[CFG_VALUE_LEN];
+	uint8_t out[256];
+	bool seen[256] = { false };
+	char *tok, *save = NULL;
+
+	if (strlcpy(buf, s, sizeof(buf)) >= sizeof(buf)) {
+		whyf(why, whylen, "too long");
+		return -1;
+	}
+	if (n > sizeof(out))
+		n = sizeof(out);
+	memset(out, 0, n);
+	for (tok = strtok_r(buf, " \t,", &save); tok != NULL;
+	     tok = strtok_r(NULL, " \t,", &save)) {
+		char *colon = strchr(tok, ':');
+		uint64_t k, v;
+
+		if (colon == NULL) {
+			whyf(why, whylen, "'%s' is not key:value", tok);
+			return -1;
+		}
+		*colon = '\0';
+		if (parse_uint(tok, UINT32_MAX, &k) != 0 ||
+		    parse_uint(colon + 1, UINT32_MAX, &v) != 0) {
+			*colon = ':';
+			whyf(why, whylen, "'%s' is not key:value", tok);
+			return -1;
+		}
+		if (k >= n) {
+			whyf(why, whylen, "key %" PRIu64 " is not in 0..%zu",
+			     k, n - 1);
+			return -1;
+		}
+		if (v > vmax) {
+			whyf(why, whylen, "value %" PRIu64 " of key %" PRIu64
+			     " is not in 0..%" PRIu64, v, k, vmax);
+			return -1;
+		}
+		if (seen[k]) {
+			whyf(why, whylen, "key %" PRIu64 " listed twice", k);
+			return -1;
+		}
+		seen[k] = true;
+		out[k] = (uint8_t)v;
+	}
+	memcpy(map, out, n);
+	return 0;
+}
+
+/* "sip,dip" -> bit i for names[i]. */
+static int
+parse_flags(const char *s, const char *const *names, bool empty_ok,
+	    uint32_t *flags, char *why, size_t whylen)
+{
+	char buf[CFG_VALUE_LEN];
+	char *tok, *save = NULL;
+	uint32_t out = 0;
+	unsigned int i;
+
+	if (strlcpy(buf, s, sizeof(buf)) >= sizeof(buf)) {
+		whyf(why, whylen, "too long");
+		return -1;
+	}
+	for (tok = strtok_r(buf, " \t,", &save); tok != NULL;
+	     tok = strtok_r(NULL, " \t,", &save)) {
+		for (i = 0; names[i] != NULL; i++)
+			if (strcmp(tok, names[i]) == 0)
+				break;
+		if (names[i] == NULL) {
+			whyf(why, whylen, "unknown name '%s'", tok);
+			return -1;
+		}
+		if (out & (1u << i)) {
+			whyf(why, whylen, "'%s' listed twice", tok);
+			return -1;
+		}
+		out |= 1u << i;
+	}
+	if (out == 0 && !empty_ok) {
+		whyf(why, whylen, "empty");
+		return -1;
+	}
+	*flags = out;
+	return 0;
+}
+
+static int
+hex_val(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = (char)tolower((unsigned char)c);
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* "6d5a.." or "6d:5a:.." -> bytes; ':' only between two bytes. */
+static int
+parse_hex(const char *s, uint8_t *out, size_t max, size_t *n,
+	  char *why, size_t whylen)
+{
+	size_t cnt = 0;
+
+	while (*s != '\0') {
+		int hi, lo;
+
+		if (*s == ':' && cnt > 0 && s[1] != '\0' && s[1] != ':') {
+			s++;
+			continue;
+		}
+		if (*s == ':') {
+			whyf(why, whylen, "':' not between two bytes");
+			return -1;
+		}
+		hi = hex_val(s[0]);
+		lo = hi >= 0 && s[1] != '\0' ? hex_val(s[1]) : -1;
+		if (hi < 0 || (s[1] != '\0' && s[1] != ':' && lo < 0)) {
+			whyf(why, whylen, "'%c' is not a hex digit",
+			     hi < 0 ? s[0] : s[1]);
+			return -1;
+		}
+		if (lo < 0) {
+			whyf(why, whylen, "odd number of hex digits");
+			return -1;
+		}
+		if (cnt >= max) {
+			whyf(why, whylen, "more than %zu bytes", max);
+			return -1;
+		}
+		out[cnt++] = (uint8_t)(hi << 4 | lo);
+		s += 2;
+	}
+	*n = cnt;
+	return 0;
+}
+
 static void
 set_has(const struct profile_key *k, uint8_t *base, bool has)
 {
@@ -405,6 +854,10 @@ profile_key_parse(const struct profile_key *k, void *basev, const char *val,
 			whyf(why, whylen, "out of range");
 			return -1;
 		}
+		if (k->pow2 && (v & (v - 1)) != 0) {
+			whyf(why, whylen, "not a power of two");
+			return -1;
+		}
 		if (k->size == sizeof(uint16_t))
 			*(uint16_t *)f = (uint16_t)v;
 		else
@@ -415,11 +868,16 @@ profile_key_parse(const struct profile_key *k, void *basev, const char *val,
 			whyf(why, whylen, "not a number");
 			return -1;
 		}
+		if (!(k->zero_ok && v == 0) && (v < k->min || v > k->max)) {
+			whyf(why, whylen, "out of range");
+			return -1;
+		}
 		*(uint64_t *)f = v;
 		break;
-	case PROFILE_T_GBPS:
-		if (parse_gbps(val, &v) != 0) {
-			whyf(why, whylen, "not a decimal number");
+	case PROFILE_T_DECIMAL:
+		if (parse_decimal(val, k->decimals, &v) != 0) {
+			whyf(why, whylen, "not a decimal number with at most "
+			     "%u decimals", k->decimals);
 			return -1;
 		}
 		if (!(k->zero_ok && v == 0) && (v < k->min || v > k->max)) {
@@ -487,6 +945,31 @@ profile_key_parse(const struct profile_key *k, void *basev, const char *val,
 				 (uint16_t *)(base + k->off2), why, whylen) != 0)
 			return -1;
 		break;
+	case PROFILE_T_MAP:
+		if (parse_map(val, f, k->size, k->max, why, whylen) != 0)
+			return -1;
+		break;
+	case PROFILE_T_FLAGS:
+		if (parse_flags(val, k->names, k->zero_ok, (uint32_t *)f,
+				why, whylen) != 0)
+			return -1;
+		break;
+	case PROFILE_T_HEX: {
+		uint8_t bytes[256];
+		size_t n;
+
+		if (parse_hex(val, bytes, RTE_MIN(k->size, sizeof(bytes)), &n,
+			      why, whylen) != 0)
+			return -1;
+		if (!(k->zero_ok && n == 0) && n != k->min && n != k->max) {
+			whyf(why, whylen, "%zu bytes given", n);
+			return -1;
+		}
+		memset(f, 0, k->size);
+		memcpy(f, bytes, n);
+		base[k->off2] = (uint8_t)n;
+		break;
+	}
 	default:
 		whyf(why, whylen, "internal: unknown key type");
 		return -1;
@@ -501,18 +984,44 @@ profile_key_allowed(const struct profile_key *k, char *buf, size_t len)
 
 	switch (k->type) {
 	case PROFILE_T_U32:
-		snprintf(buf, len, "%s%" PRIu64 "..%" PRIu64,
-			 k->zero_ok ? "0 or " : "", k->min, k->max);
+		snprintf(buf, len, "%s%" PRIu64 "..%" PRIu64 "%s",
+			 k->zero_ok ? "0 or " : "", k->min, k->max,
+			 k->pow2 ? ", a power of two" : "");
 		break;
 	case PROFILE_T_U64:
-		snprintf(buf, len, "0..%" PRIu64 " (decimal or 0x hex)",
-			 k->max);
+		snprintf(buf, len, "%s%" PRIu64 "..%" PRIu64
+			 " (decimal or 0x hex)",
+			 k->zero_ok ? "0 or " : "", k->min, k->max);
 		break;
-	case PROFILE_T_GBPS:
-		snprintf(buf, len, "%s%" PRIu64 ".%02" PRIu64 "..%" PRIu64
-			 " (at most 3 decimals)",
-			 k->zero_ok ? "0 or " : "", k->min / 1000,
-			 k->min % 1000 / 10, k->max / 1000);
+	case PROFILE_T_DECIMAL: {
+		char lo[32], hi[32];
+
+		fmt_decimal(k->min, k->decimals, lo, sizeof(lo));
+		fmt_decimal(k->max, k->decimals, hi, sizeof(hi));
+		snprintf(buf, len, "%s%s..%s (at most %u decimals)",
+			 k->zero_ok ? "0 or " : "", lo, hi, k->decimals);
+		break;
+	}
+	case PROFILE_T_MAP:
+		snprintf(buf, len, "key:value pairs separated by blanks or "
+			 "commas, keys 0..%zu each once, values 0..%" PRIu64
+			 "; keys not listed map to 0", k->size - 1, k->max);
+		break;
+	case PROFILE_T_FLAGS:
+		strlcpy(buf, "names separated by blanks or commas, each once, "
+			"from: ", len);
+		for (i = 0; k->names[i] != NULL; i++) {
+			if (i > 0)
+				strlcat(buf, ", ", len);
+			strlcat(buf, k->names[i], len);
+		}
+		if (!k->zero_ok)
+			strlcat(buf, "; not empty", len);
+		break;
+	case PROFILE_T_HEX:
+		snprintf(buf, len, "%" PRIu64 " or %" PRIu64 " bytes as hex "
+			 "digits, ':' allowed between bytes%s", k->min, k->max,
+			 k->zero_ok ? "; or empty" : "");
 		break;
 	case PROFILE_T_BOOL:
 		snprintf(buf, len, "true, false, yes, no, on, off, 1, 0");

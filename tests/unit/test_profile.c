@@ -113,6 +113,57 @@ addr(uint8_t family, const char *s, uint8_t out[16])
 	assert_int_equal(inet_pton(family, s, out), 1);
 }
 
+/* Every default of the [general] virtual_time, [qos], [tc.<n>], [ecmp] and
+ * [pfc] keys, per TC where they differ. */
+static void
+check_new_defaults(const struct aifab_profile *p)
+{
+	unsigned int i;
+
+	assert_false(p->virtual_time);
+	assert_int_equal(p->qos.buffer_bytes, 4194304);
+	assert_int_equal(p->qos.limit_mode, AIFAB_LIMIT_DYNAMIC);
+	assert_int_equal(p->qos.ecn_at, AIFAB_ECN_AT_ENQUEUE);
+	assert_int_equal(p->qos.shaper_burst_bytes, 32768);
+	for (i = 0; i < 64; i++)
+		assert_int_equal(p->qos.dscp_tc[i],
+				 i == 26 ? 3 : i == 48 ? 6 : 0);
+	for (i = 0; i < 8; i++)
+		assert_int_equal(p->qos.pcp_tc[i], i);
+
+	for (i = 0; i < AIFAB_N_TC; i++) {
+		const struct aifab_tc_params *tc = &p->tc[i];
+
+		assert_int_equal(tc->strict, i == 6 || i == 7);
+		assert_int_equal(tc->weight, 1);
+		assert_int_equal(tc->lossless, i == 3);
+		assert_int_equal(tc->queue_limit_bytes, 0);
+		assert_int_equal(tc->alpha_milli, 1000);
+		assert_int_equal(tc->ecn, i == 3);
+		assert_int_equal(tc->ecn_kmin_bytes, 400000);
+		assert_int_equal(tc->ecn_kmax_bytes, 1600000);
+		assert_int_equal(tc->ecn_pmax_ppm, 200000);
+		assert_int_equal(tc->pfc_xoff_bytes, 0);
+		assert_int_equal(tc->pfc_xon_offset_bytes, 20000);
+		assert_int_equal(tc->pfc_headroom_bytes, 0);
+		assert_int_equal(tc->pfc_pause_quanta, 65535);
+	}
+
+	assert_int_equal(p->ecmp.hash, AIFAB_HASH_CRC32C);
+	assert_int_equal(p->ecmp.seed, 0);
+	assert_int_equal(p->ecmp.fields, AIFAB_HF_SIP | AIFAB_HF_DIP |
+			 AIFAB_HF_PROTO | AIFAB_HF_SPORT | AIFAB_HF_DPORT);
+	assert_true(p->ecmp.resilient);
+	assert_int_equal(p->ecmp.buckets, 256);
+	assert_int_equal(p->ecmp.rss_key_len, 0);
+
+	assert_true(p->pfc.watchdog);
+	assert_int_equal(p->pfc.detection_ms, 200);
+	assert_int_equal(p->pfc.restoration_ms, 200);
+	assert_int_equal(p->pfc.action, AIFAB_PFCWD_DROP);
+	assert_false(p->pfc.hw_offload);
+}
+
 /* ---- the shipped plan ------------------------------------------------- */
 
 static void
@@ -160,6 +211,11 @@ check_leaf_plan(const struct aifab_profile *p)
 		assert_int_equal(pp->tx_desc, 1024);
 	}
 	assert_int_equal(aifab_profile_port_index(p, "p4"), -1);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(p->ports[i].trust, AIFAB_TRUST_DSCP);
+		assert_int_equal(p->ports[i].cable_m, 3);
+	}
+	check_new_defaults(p);
 
 	assert_int_equal(p->n_neighs, 8);
 	for (i = 0; i < 8; i++) {
@@ -253,6 +309,238 @@ test_defaults(void **state)
 	assert_int_equal(fx->p.n_ports, 0);
 	assert_int_equal(fx->p.n_neighs, 0);
 	assert_int_equal(fx->p.n_routes, 0);
+	check_new_defaults(&fx->p);
+}
+
+/* A port section with no keys gets every port default, new ones too. */
+static void
+test_port_defaults(void **state)
+{
+	struct fixture *fx = *state;
+	const struct aifab_port_params *pp = &fx->p.ports[0];
+
+	write_ini(fx, "[port.a]\n");
+	assert_int_equal(aifab_profile_load(&fx->p, fx->path, NULL, 0, fx->err,
+					    sizeof(fx->err)), 0);
+	assert_int_equal(pp->trust, AIFAB_TRUST_DSCP);
+	assert_int_equal(pp->cable_m, 3);
+	assert_int_equal(pp->mtu, 1500);
+	check_new_defaults(&fx->p);
+}
+
+/* Every new key and type, written in a file. */
+static void
+test_new_types(void **state)
+{
+	static const uint8_t key52[52] = {
+		0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67,
+		0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0, 0xd0, 0xca, 0x2b, 0xcb,
+		0xae, 0x7b, 0x30, 0xb4, 0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30,
+		0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
+		0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a,
+		0x0b, 0xFF,
+	};
+	struct fixture *fx = *state;
+	struct aifab_profile *p = &fx->p;
+	unsigned int i;
+
+	write_ini(fx,
+		  "[general]\nvirtual_time = yes\n"
+		  "[port.a]\ntrust = pcp\ncable_m = 10000\n"
+		  "[qos]\nbuffer_bytes = 0x100000000\nlimit_mode = static\n"
+		  "ecn_at = dequeue\nshaper_burst_bytes = 1600\n"
+		  "dscp_to_tc = 26:3, 48:6,46:5   0:0 63:7\n"
+		  "pcp_to_tc = 3:3\n"
+		  "[tc.0]\nstrict = true\nalpha = 0.015\n"
+		  "ecn_pmax_percent = 0.0001\n"
+		  "[tc.3]\nweight = 100\nqueue_limit_bytes = 4294967295\n"
+		  "alpha = 8\necn_kmin_bytes = 5000\n"
+		  "ecn_kmax_bytes = 5000\necn_pmax_percent = 100\n"
+		  "pfc_xoff_bytes = 1024\npfc_xon_offset_bytes = 1023\n"
+		  "pfc_headroom_bytes = 1024\npfc_pause_quanta = 1\n"
+		  "[tc.7]\nstrict = off\nlossless = on\necn = 1\n"
+		  "alpha = 1.5\necn_pmax_percent = 12.3456\n"
+		  "[ecmp]\nhash = toeplitz\nseed = 0xffffffff\n"
+		  "fields = dqpn sport,dip\nresilient = false\n"
+		  "buckets = 65536\n"
+		  "rss_key = 6d:5a:56:da:25:5b:0e:c2:41:67:25:3d:43:a3:8f:b0:"
+		  "d0:ca:2b:cb:ae:7b:30:b4:77:cb:2d:a3:80:30:f2:0c:6a:42:"
+		  "b7:3b:be:ac:01:fa0102030405060708090a0b:Ff\n"
+		  "[pfc]\nwatchdog = false\ndetection_ms = 5000\n"
+		  "restoration_ms = 60000\naction = alert\n"
+		  "hw_offload = true\n");
+	assert_int_equal(aifab_profile_load(p, fx->path, NULL, 0, fx->err,
+					    sizeof(fx->err)), 0);
+	assert_true(p->virtual_time);
+	assert_int_equal(p->ports[0].trust, AIFAB_TRUST_PCP);
+	assert_int_equal(p->ports[0].cable_m, 10000);
+
+	assert_int_equal(p->qos.buffer_bytes, 4294967296ULL);
+	assert_int_equal(p->qos.limit_mode, AIFAB_LIMIT_STATIC);
+	assert_int_equal(p->qos.ecn_at, AIFAB_ECN_AT_DEQUEUE);
+	assert_int_equal(p->qos.shaper_burst_bytes, 1600);
+	for (i = 0; i < 64; i++)
+		assert_int_equal(p->qos.dscp_tc[i], i == 26 ? 3 : i == 48 ? 6 :
+				 i == 46 ? 5 : i == 63 ? 7 : 0);
+	for (i = 0; i < 8; i++)
+		assert_int_equal(p->qos.pcp_tc[i], i == 3 ? 3 : 0);
+
+	assert_true(p->tc[0].strict);
+	assert_int_equal(p->tc[0].alpha_milli, 15);
+	assert_int_equal(p->tc[0].ecn_pmax_ppm, 1);
+	assert_int_equal(p->tc[0].weight, 1);       /* rest at defaults */
+	assert_false(p->tc[0].ecn);
+
+	assert_false(p->tc[3].strict);
+	assert_int_equal(p->tc[3].weight, 100);
+	assert_true(p->tc[3].lossless);
+	assert_int_equal(p->tc[3].queue_limit_bytes, UINT32_MAX);
+	assert_int_equal(p->tc[3].alpha_milli, 8000);
+	assert_int_equal(p->tc[3].ecn_kmin_bytes, 5000);
+	assert_int_equal(p->tc[3].ecn_kmax_bytes, 5000);
+	assert_int_equal(p->tc[3].ecn_pmax_ppm, 1000000);
+	assert_int_equal(p->tc[3].pfc_xoff_bytes, 1024);
+	assert_int_equal(p->tc[3].pfc_xon_offset_bytes, 1023);
+	assert_int_equal(p->tc[3].pfc_headroom_bytes, 1024);
+	assert_int_equal(p->tc[3].pfc_pause_quanta, 1);
+
+	assert_false(p->tc[7].strict);
+	assert_true(p->tc[7].lossless);
+	assert_true(p->tc[7].ecn);
+	assert_int_equal(p->tc[7].alpha_milli, 1500);
+	assert_int_equal(p->tc[7].ecn_pmax_ppm, 123456);
+	assert_true(p->tc[6].strict);               /* untouched TC */
+
+	assert_int_equal(p->ecmp.hash, AIFAB_HASH_TOEPLITZ);
+	assert_int_equal(p->ecmp.seed, UINT32_MAX);
+	assert_int_equal(p->ecmp.fields,
+			 AIFAB_HF_DQPN | AIFAB_HF_SPORT | AIFAB_HF_DIP);
+	assert_false(p->ecmp.resilient);
+	assert_int_equal(p->ecmp.buckets, 65536);
+	assert_int_equal(p->ecmp.rss_key_len, 52);
+	assert_memory_equal(p->ecmp.rss_key, key52, 52);
+
+	assert_false(p->pfc.watchdog);
+	assert_int_equal(p->pfc.detection_ms, 5000);
+	assert_int_equal(p->pfc.restoration_ms, 60000);
+	assert_int_equal(p->pfc.action, AIFAB_PFCWD_ALERT);
+	assert_true(p->pfc.hw_offload);
+}
+
+/* A 40-byte key without separators; an empty map; empty key = default. */
+static void
+test_new_types_edges(void **state)
+{
+	static const char *const sets[] = {
+		"ecmp.rss_key=",
+		"qos.pcp_to_tc=7:7",
+	};
+	struct fixture *fx = *state;
+	struct aifab_profile *p = &fx->p;
+	unsigned int i;
+
+	write_ini(fx,
+		  "[port.a]\n[qos]\ndscp_to_tc =\npcp_to_tc = 1:1\n"
+		  "[ecmp]\nfields = sip\n"
+		  "rss_key = 000102030405060708090A0B0C0D0E0F"
+		  "101112131415161718191a1b1c1d1e1f2021222324252627\n");
+	assert_int_equal(aifab_profile_load(p, fx->path, NULL, 0, fx->err,
+					    sizeof(fx->err)), 0);
+	for (i = 0; i < 64; i++)
+		assert_int_equal(p->qos.dscp_tc[i], 0);
+	assert_int_equal(p->qos.pcp_tc[1], 1);
+	assert_int_equal(p->qos.pcp_tc[7], 0);
+	assert_int_equal(p->ecmp.fields, AIFAB_HF_SIP);
+	assert_int_equal(p->ecmp.rss_key_len, 40);
+	for (i = 0; i < 40; i++)
+		assert_int_equal(p->ecmp.rss_key[i], i);
+	for (; i < AIFAB_RSS_KEY_MAX; i++)
+		assert_int_equal(p->ecmp.rss_key[i], 0);
+
+	/* --set replaces the whole map and clears the key. */
+	assert_int_equal(aifab_profile_load(p, fx->path, sets, RTE_DIM(sets),
+					    fx->err, sizeof(fx->err)), 0);
+	assert_int_equal(p->ecmp.rss_key_len, 0);
+	for (i = 0; i < AIFAB_RSS_KEY_MAX; i++)
+		assert_int_equal(p->ecmp.rss_key[i], 0);
+	for (i = 0; i < 8; i++)
+		assert_int_equal(p->qos.pcp_tc[i], i == 7 ? 7 : 0);
+}
+
+/* --set reaches [tc.<n>] (with or without the section in the file),
+ * [qos], [ecmp], [pfc] and the new [general] and port keys. */
+static void
+test_set_new_sections(void **state)
+{
+	static const char *const sets[] = {
+		"tc.3.ecn_kmin_bytes=100000",
+		"tc.3.ecn_pmax_percent=1.5",
+		"tc.0.weight = 7",
+		"tc.6.strict=false",
+		"tc.5.alpha=0.5",
+		"qos.dscp_to_tc=26:3,48:6,46:5",
+		"qos.buffer_bytes=65536",
+		"ecmp.hash=jhash",
+		"ecmp.fields=sip,dip,dqpn",
+		"ecmp.buckets=8",
+		"pfc.action=forward",
+		"pfc.detection_ms=100",
+		"general.virtual_time=true",
+		"port.p1.trust=pcp",
+		"port.p2.cable_m=100",
+	};
+	struct fixture *fx = *state;
+	struct aifab_profile *p = &fx->p;
+	char path[PATH_MAX];
+
+	leaf_path(path, sizeof(path));
+	assert_int_equal(aifab_profile_load(p, path, sets, RTE_DIM(sets),
+					    fx->err, sizeof(fx->err)), 0);
+	assert_int_equal(p->tc[3].ecn_kmin_bytes, 100000);
+	assert_int_equal(p->tc[3].ecn_kmax_bytes, 1600000);
+	assert_int_equal(p->tc[3].ecn_pmax_ppm, 15000);
+	assert_true(p->tc[3].lossless);
+	assert_int_equal(p->tc[0].weight, 7);
+	assert_false(p->tc[6].strict);
+	assert_true(p->tc[7].strict);
+	assert_int_equal(p->tc[5].alpha_milli, 500);
+	assert_int_equal(p->qos.dscp_tc[46], 5);
+	assert_int_equal(p->qos.dscp_tc[26], 3);
+	assert_int_equal(p->qos.dscp_tc[48], 6);
+	assert_int_equal(p->qos.dscp_tc[0], 0);
+	assert_int_equal(p->qos.buffer_bytes, 65536);
+	assert_int_equal(p->ecmp.hash, AIFAB_HASH_JHASH);
+	assert_int_equal(p->ecmp.fields,
+			 AIFAB_HF_SIP | AIFAB_HF_DIP | AIFAB_HF_DQPN);
+	assert_int_equal(p->ecmp.buckets, 8);
+	assert_int_equal(p->pfc.action, AIFAB_PFCWD_FORWARD);
+	assert_int_equal(p->pfc.detection_ms, 100);
+	assert_true(p->virtual_time);
+	assert_int_equal(p->ports[0].trust, AIFAB_TRUST_DSCP);
+	assert_int_equal(p->ports[1].trust, AIFAB_TRUST_PCP);
+	assert_int_equal(p->ports[2].cable_m, 100);
+	assert_int_equal(p->ports[3].cable_m, 3);
+}
+
+/* A --set of [tc.<n>] overrides the file's value in that section only. */
+static void
+test_set_tc_over_file(void **state)
+{
+	static const char *const sets[] = { "tc.2.pfc_xoff_bytes=0" };
+	struct fixture *fx = *state;
+
+	write_ini(fx, "[port.a]\n[tc.2]\npfc_xoff_bytes = 10000\n"
+		  "pfc_xon_offset_bytes = 20000\n[tc.4]\n"
+		  "pfc_xoff_bytes = 50000\n");
+	/* Static XOFF 10000 with XON offset 20000 is an error... */
+	assert_int_equal(aifab_profile_load(&fx->p, fx->path, NULL, 0, fx->err,
+					    sizeof(fx->err)), -1);
+	/* ...that a --set back to dynamic XOFF fixes. */
+	assert_int_equal(aifab_profile_load(&fx->p, fx->path, sets, 1,
+					    fx->err, sizeof(fx->err)), 0);
+	assert_int_equal(fx->p.tc[2].pfc_xoff_bytes, 0);
+	assert_int_equal(fx->p.tc[2].pfc_xon_offset_bytes, 20000);
+	assert_int_equal(fx->p.tc[4].pfc_xoff_bytes, 50000);
 }
 
 static void
@@ -469,6 +757,121 @@ static const struct bad_case bad_cases[] = {
 	  { "[routes] ::/0 = 'fd00::9'", "route to nowhere" } },
 	{ "--set overlapping port", BASE, { "port.z.ipv4=10.0.1.5/16", NULL },
 	  true, { "[port.z] ipv4 = '10.0.1.5/16'", "overlaps" } },
+
+	/* [tc.<n>], [qos], [ecmp], [pfc] */
+	{ "tc index 8", BASE "[tc.8]\nweight = 1\n", {NULL}, false,
+	  { "[tc.8] weight = '1'", "bad TC index '8'", "0..7" } },
+	{ "tc index not a number", BASE "[tc.x]\nweight = 1\n", {NULL}, false,
+	  { "[tc.x] weight = '1'", "bad TC index 'x'", "0..7" } },
+	{ "tc index with leading zero", BASE "[tc.03]\nweight = 1\n", {NULL},
+	  false, { "[tc.03] weight = '1'", "bad TC index" } },
+	{ "tc without index", BASE "[tc]\nweight = 1\n", {NULL}, false,
+	  { "[tc] weight = '1'", "unknown section", "tc.<0..7>" } },
+	{ "--set tc index 8", BASE, { "tc.8.weight=2", NULL }, true,
+	  { "[tc.8] weight = '2'", "bad TC index '8'", "0..7" } },
+	{ "--set tc.x", BASE, { "tc.x.weight=2", NULL }, true,
+	  { "[tc.x] weight = '2'", "bad TC index 'x'" } },
+	{ "--set tc without key", BASE, { "tc.3=2", NULL }, true,
+	  { "[tc] 3 = '2'", "no key after the TC index" } },
+	{ "tc unknown key", BASE "[tc.2]\nkmin = 5\n", {NULL}, false,
+	  { "[tc.2] kmin = '5'", "unknown key", "ecn_kmin_bytes" } },
+	{ "weight 0", BASE "[tc.1]\nweight = 0\n", {NULL}, false,
+	  { "[tc.1] weight = '0'", "out of range", "1..100" } },
+	{ "kmin above kmax", BASE "[tc.3]\necn_kmin_bytes = 2000000\n",
+	  {NULL}, false, { "[tc.3] ecn_kmin_bytes = '2000000'",
+			   "above ecn_kmax_bytes = 1600000", "0..1600000" } },
+	{ "kmax below default kmin", BASE "[tc.5]\necn_kmax_bytes = 1000\n",
+	  {NULL}, false, { "[tc.5] ecn_kmin_bytes = '400000'",
+			   "above ecn_kmax_bytes = 1000", "0..1000" } },
+	{ "--set kmin above kmax", BASE,
+	  { "tc.0.ecn_kmin_bytes=1600001", NULL }, true,
+	  { "[tc.0] ecn_kmin_bytes = '1600001'", "ecn_kmax_bytes" } },
+	{ "kmin above kmax set by --set",
+	  BASE "[tc.3]\necn_kmin_bytes = 300000\n",
+	  { "tc.3.ecn_kmax_bytes=200000", NULL }, false,
+	  { "[tc.3] ecn_kmin_bytes = '300000'",
+	    "ecn_kmax_bytes = 200000 (from --set)" } },
+	{ "xon offset equals xoff",
+	  BASE "[tc.3]\npfc_xoff_bytes = 20000\n", {NULL}, false,
+	  { "[tc.3] pfc_xon_offset_bytes = '20000'",
+	    "not below pfc_xoff_bytes = 20000", "0..19999" } },
+	{ "--set xon offset above xoff", BASE,
+	  { "tc.1.pfc_xon_offset_bytes=90000", "tc.1.pfc_xoff_bytes=9000" },
+	  true, { "[tc.1] pfc_xon_offset_bytes = '90000'",
+		  "pfc_xoff_bytes = 9000 (from --set)" } },
+	{ "xoff below 1024", BASE "[tc.3]\npfc_xoff_bytes = 100\n", {NULL},
+	  false, { "[tc.3] pfc_xoff_bytes = '100'", "0 or 1024.." } },
+	{ "queue limit above buffer",
+	  BASE "[qos]\nbuffer_bytes = 65536\n[tc.1]\n"
+	  "queue_limit_bytes = 65537\n", {NULL}, false,
+	  { "[tc.1] queue_limit_bytes = '65537'",
+	    "above [qos] buffer_bytes = 65536", "1024..65536" } },
+	{ "buffer too small", BASE "[qos]\nbuffer_bytes = 65535\n", {NULL},
+	  false, { "[qos] buffer_bytes = '65535'", "65536..4294967296" } },
+	{ "buffer too large", BASE "[qos]\nbuffer_bytes = 4294967297\n",
+	  {NULL}, false, { "[qos] buffer_bytes = '4294967297'",
+			   "out of range" } },
+	{ "pmax 101", BASE "[tc.3]\necn_pmax_percent = 101\n", {NULL}, false,
+	  { "[tc.3] ecn_pmax_percent = '101'", "out of range",
+	    "0..100 (at most 4 decimals)" } },
+	{ "pmax 5 decimals", BASE "[tc.3]\necn_pmax_percent = 0.00001\n",
+	  {NULL}, false, { "[tc.3] ecn_pmax_percent = '0.00001'",
+			   "at most 4 decimals" } },
+	{ "alpha 9", BASE "[tc.3]\nalpha = 9\n", {NULL}, false,
+	  { "[tc.3] alpha = '9'", "out of range", "0.015..8" } },
+	{ "alpha 0.01", BASE "[tc.3]\nalpha = 0.01\n", {NULL}, false,
+	  { "[tc.3] alpha = '0.01'", "0.015..8" } },
+	{ "alpha not decimal", BASE "[tc.3]\nalpha = 1/2\n", {NULL}, false,
+	  { "[tc.3] alpha = '1/2'", "not a decimal" } },
+	{ "dscp 64 in map", BASE "[qos]\ndscp_to_tc = 26:3 64:1\n", {NULL},
+	  false, { "[qos] dscp_to_tc = '26:3 64:1'", "key 64 is not in 0..63",
+		   "keys 0..63" } },
+	{ "tc 8 in map", BASE "[qos]\ndscp_to_tc = 26:8\n", {NULL}, false,
+	  { "[qos] dscp_to_tc = '26:8'", "value 8", "values 0..7" } },
+	{ "duplicate dscp key", BASE "[qos]\ndscp_to_tc = 26:3,48:6,26:4\n",
+	  {NULL}, false, { "[qos] dscp_to_tc = '26:3,48:6,26:4'",
+			   "key 26 listed twice" } },
+	{ "map entry without colon", BASE "[qos]\npcp_to_tc = 3\n", {NULL},
+	  false, { "[qos] pcp_to_tc = '3'", "not key:value" } },
+	{ "pcp 8 in map", BASE, { "qos.pcp_to_tc=8:1", NULL }, true,
+	  { "[qos] pcp_to_tc = '8:1'", "key 8 is not in 0..7" } },
+	{ "unknown flag name", BASE "[ecmp]\nfields = sip,dip,vlan\n", {NULL},
+	  false, { "[ecmp] fields = 'sip,dip,vlan'", "unknown name 'vlan'",
+		   "sip, dip, proto, sport, dport, dqpn" } },
+	{ "flag twice", BASE "[ecmp]\nfields = sip sip\n", {NULL}, false,
+	  { "[ecmp] fields = 'sip sip'", "listed twice" } },
+	{ "empty fields", BASE "[ecmp]\nfields =\n", {NULL}, false,
+	  { "[ecmp] fields = ''", "empty", "not empty" } },
+	{ "buckets 100", BASE "[ecmp]\nbuckets = 100\n", {NULL}, false,
+	  { "[ecmp] buckets = '100'", "not a power of two",
+	    "8..65536, a power of two" } },
+	{ "buckets 4", BASE "[ecmp]\nbuckets = 4\n", {NULL}, false,
+	  { "[ecmp] buckets = '4'", "out of range" } },
+	{ "rss_key wrong length", BASE "[ecmp]\nrss_key = 6d:5a:56:da\n",
+	  {NULL}, false, { "[ecmp] rss_key = '6d:5a:56:da'", "4 bytes",
+			   "40 or 52 bytes" } },
+	{ "rss_key bad hex", BASE "[ecmp]\nrss_key = 6d:5g\n", {NULL}, false,
+	  { "[ecmp] rss_key = '6d:5g'", "'g' is not a hex digit" } },
+	{ "rss_key odd digits", BASE "[ecmp]\nrss_key = 6d5\n", {NULL}, false,
+	  { "[ecmp] rss_key = '6d5'", "odd number of hex digits" } },
+	{ "rss_key stray colon", BASE "[ecmp]\nrss_key = :6d\n", {NULL}, false,
+	  { "[ecmp] rss_key = ':6d'", "':' not between two bytes" } },
+	{ "rss_key too long", BASE, { "ecmp.rss_key=" 
+	  "000102030405060708090a0b0c0d0e0f000102030405060708090a0b0c0d0e0f"
+	  "000102030405060708090a0b0c0d0e0f000102030405060708090a0b", NULL },
+	  true, { "[ecmp] rss_key = '0001", "more than 52 bytes" } },
+	{ "bad hash", BASE "[ecmp]\nhash = crc16\n", {NULL}, false,
+	  { "[ecmp] hash = 'crc16'", "crc32c, toeplitz, jhash" } },
+	{ "detection too short", BASE "[pfc]\ndetection_ms = 99\n", {NULL},
+	  false, { "[pfc] detection_ms = '99'", "100..5000" } },
+	{ "bad pfcwd action", BASE, { "pfc.action=shutdown", NULL }, true,
+	  { "[pfc] action = 'shutdown'", "drop, forward, alert" } },
+	{ "bad trust", BASE "[port.c]\ntrust = exp\n", {NULL}, false,
+	  { "[port.c] trust = 'exp'", "dscp, pcp" } },
+	{ "cable too long", BASE, { "port.a.cable_m=10001", NULL }, true,
+	  { "[port.a] cable_m = '10001'", "0..10000" } },
+	{ "duplicate tc section", BASE "[tc.1]\nweight = 2\n[tc.1]\n"
+	  "weight = 3\n", {NULL}, false, { "[tc.1]", "duplicate section" } },
 };
 
 static void
@@ -561,6 +964,16 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_set_fixes_file, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_comments, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_port_defaults, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_new_types, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_new_types_edges, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_set_new_sections, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_set_tc_over_file, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_docs, setup, teardown),
 	};
 	struct CMUnitTest *tests;

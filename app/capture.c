@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * --capture DIR: every frame the app transmits, per port and TX queue, in a
+ * nanosecond pcap stamped with the pipeline's departure time (the virtual
+ * clock when [general] virtual_time is on, so replays give identical
+ * captures). A TX callback per queue: each queue has one writer lcore, so
+ * each file has one writer. net_pcap's own tx_pcap uses the wall clock.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <pcap/pcap.h>
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf_dyn.h>
+
+#include "app.h"
+
+#define CAP_SNAP 65535u
+
+struct cap_q {
+	pcap_dumper_t *d;
+	const struct rte_eth_rxtx_callback *cb;
+	uint16_t port_id, queue;
+	int ts_off;
+	uint64_t ts_flag;
+	uint8_t buf[CAP_SNAP];
+};
+
+struct app_capture {
+	unsigned int n;
+	struct cap_q *q[AIFAB_MAX_PORTS * AIFAB_MAX_WORKERS];
+};
+
+static uint16_t
+cap_tx(uint16_t port_id, uint16_t queue, struct rte_mbuf **pkts,
+       uint16_t n, void *user)
+{
+	struct cap_q *c = user;
+	struct pcap_pkthdr h;
+	uint16_t i;
+
+	RTE_SET_USED(port_id);
+	RTE_SET_USED(queue);
+	for (i = 0; i < n; i++) {
+		const struct rte_mbuf *m = pkts[i];
+		uint64_t ns;
+		const void *data;
+
+		if (c->ts_off >= 0 && (m->ol_flags & c->ts_flag))
+			ns = *RTE_MBUF_DYNFIELD(m, c->ts_off, const uint64_t *);
+		else
+			ns = rte_rdtsc() * 1000000000.0 / rte_get_tsc_hz();
+		h.ts.tv_sec = (time_t)(ns / 1000000000u);
+		h.ts.tv_usec = (suseconds_t)(ns % 1000000000u); /* nano pcap */
+		h.len = m->pkt_len;
+		h.caplen = RTE_MIN(m->pkt_len, CAP_SNAP);
+		data = rte_pktmbuf_read(m, 0, h.caplen, c->buf);
+		if (data != NULL)
+			pcap_dump((u_char *)c->d, &h, data);
+	}
+	return n;
+}
+
+static struct cap_q *
+cap_open(const char *path, uint16_t port_id, uint16_t queue, int ts_off,
+	 uint64_t ts_flag)
+{
+	struct cap_q *c = calloc(1, sizeof(*c));
+	pcap_t *pc;
+
+	if (c == NULL)
+		return NULL;
+	pc = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, CAP_SNAP,
+						  PCAP_TSTAMP_PRECISION_NANO);
+	if (pc != NULL)
+		c->d = pcap_dump_open(pc, path);
+	if (pc != NULL)
+		pcap_close(pc);
+	if (c->d == NULL) {
+		free(c);
+		return NULL;
+	}
+	c->port_id = port_id;
+	c->queue = queue;
+	c->ts_off = ts_off;
+	c->ts_flag = ts_flag;
+	c->cb = rte_eth_add_tx_callback(port_id, queue, cap_tx, c);
+	if (c->cb == NULL) {
+		pcap_dump_close(c->d);
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+struct app_capture *
+app_capture_start(const struct aifab_env *env, const char *dir, char *err,
+		  size_t errlen)
+{
+	struct app_capture *cap = calloc(1, sizeof(*cap));
+	char path[PATH_MAX];
+	int ts_off, flag;
+	unsigned int p, q;
+
+	if (cap == NULL)
+		goto nomem;
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+		snprintf(err, errlen, "--capture %s: %s", dir, strerror(errno));
+		free(cap);
+		return NULL;
+	}
+	ts_off = rte_mbuf_dynfield_lookup(RTE_MBUF_DYNFIELD_TIMESTAMP_NAME, NULL);
+	flag = rte_mbuf_dynflag_lookup(RTE_MBUF_DYNFLAG_RX_TIMESTAMP_NAME, NULL);
+	for (p = 0; p < env->n_ports; p++)
+		for (q = 0; q < env->ports[p].nb_txq; q++) {
+			if (env->ports[p].nb_txq == 1)
+				snprintf(path, sizeof(path), "%s/tx_%s.pcap", dir,
+					 env->ports[p].name);
+			else
+				snprintf(path, sizeof(path), "%s/tx_%s_q%u.pcap",
+					 dir, env->ports[p].name, q);
+			cap->q[cap->n] = cap_open(path, env->ports[p].port_id,
+						  (uint16_t)q, ts_off,
+						  flag >= 0 ? RTE_BIT64(flag) : 0);
+			if (cap->q[cap->n] == NULL) {
+				snprintf(err, errlen, "--capture: cannot capture "
+					 "to %s (TX callbacks on?)", path);
+				app_capture_stop(cap);
+				return NULL;
+			}
+			cap->n++;
+		}
+	return cap;
+nomem:
+	snprintf(err, errlen, "--capture: out of memory");
+	return NULL;
+}
+
+void
+app_capture_stop(struct app_capture *cap)
+{
+	unsigned int i;
+
+	if (cap == NULL)
+		return;
+	for (i = 0; i < cap->n; i++) {
+		struct cap_q *c = cap->q[i];
+
+		rte_eth_remove_tx_callback(c->port_id, c->queue, c->cb);
+		pcap_dump_close(c->d);
+		/*
+		 * The callback struct belongs to ethdev now; it is only safe
+		 * to free after no TX burst can be running: the workers have
+		 * stopped when this is called.
+		 */
+		free(c);
+	}
+	free(cap);
+}

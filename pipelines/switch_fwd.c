@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Switch ingress: parse -> admit (kind, destination MAC, TTL) -> LPM route
+ * -> ECMP member -> classify (DSCP / PCP -> TC) -> L2 rewrite, TTL or hop
+ * limit - 1 -> egress enqueue (buffer, ECN, PFC accounting).
+ */
+#include <string.h>
+
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_prefetch.h>
+
+#include "switch_priv.h"
+
+static inline void
+sw_count_info(struct sw_port_ctr *c, const struct aifab_pkt_info *pi)
+{
+	c->info[SW_INFO_VLAN] += (pi->flags & AIFAB_PKT_F_VLAN) != 0;
+	c->info[SW_INFO_QINQ] += (pi->flags & AIFAB_PKT_F_QINQ) != 0;
+	c->info[SW_INFO_IP_OPTS] += (pi->flags & AIFAB_PKT_F_IP_OPTS) != 0;
+	c->info[SW_INFO_FRAG] += (pi->flags & AIFAB_PKT_F_FRAG) != 0;
+	c->info[SW_INFO_ROCE] += (pi->flags & AIFAB_PKT_F_ROCE) != 0;
+	c->info[SW_INFO_IPV6] += pi->l3 == AIFAB_L3_IPV6;
+}
+
+/*
+ * Admit a parsed frame for routing, or return the drop index. A PFC frame
+ * is consumed here (it pauses this port's egress); PAUSE and other MAC
+ * control frames, ARP, LLDP and non-IP are counted and dropped.
+ */
+static unsigned int
+sw_admit(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
+	 const struct rte_mbuf *m, const struct aifab_pkt_info *pi)
+{
+	const struct rte_ether_hdr *eth;
+
+	switch (pi->l3) {
+	case AIFAB_L3_IPV4:
+	case AIFAB_L3_IPV6:
+		break;
+	case AIFAB_L3_ARP:
+		return SW_DROP_IDX(SW_DROP_ARP);
+	case AIFAB_L3_LLDP:
+		return SW_DROP_IDX(SW_DROP_LLDP);
+	case AIFAB_L3_MAC_CTRL:
+		if (pi->flags & AIFAB_PKT_F_PFC) {
+			wk->ctr[in_port].info[SW_INFO_PFC]++;
+			sw_pfc_received(sw, wk, in_port, pi);
+		} else if (pi->flags & AIFAB_PKT_F_PAUSE) {
+			wk->ctr[in_port].info[SW_INFO_PAUSE]++;
+		}
+		return SW_DROP_IDX(SW_DROP_MAC_CONTROL);
+	default:
+		return SW_DROP_IDX(SW_DROP_NON_IP);
+	}
+	/* Headers are rewritten in place: they must sit in the first segment. */
+	if ((uint32_t)pi->l3_off + pi->l3_len > rte_pktmbuf_data_len(m))
+		return SW_DROP_IDX(SW_DROP_HDR_SEGMENTED);
+	eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	if (!rte_is_same_ether_addr(&eth->dst_addr, &sw->env.ports[in_port].mac))
+		return SW_DROP_IDX(SW_DROP_DST_MAC);
+	if (pi->ttl <= 1)
+		return SW_DROP_IDX(SW_DROP_TTL_EXPIRED);
+	return 0;
+}
+
+static unsigned int
+sw_target_drop(uint32_t target)
+{
+	if (target == AIFAB_FIB_MISS)
+		return SW_DROP_IDX(SW_DROP_NO_ROUTE);
+	if (target == AIFAB_FIB_LOCAL)
+		return SW_DROP_IDX(SW_DROP_OWN_ADDRESS);
+	if (target == AIFAB_FIB_UNRESOLVED)
+		return SW_DROP_IDX(SW_DROP_NO_NEIGHBOR);
+	return 0;
+}
+
+/* The group member for this flow: hashed only when there is a choice. */
+static int
+sw_member(const struct sw *sw, struct sw_worker *wk, uint32_t target,
+	  const uint8_t *hdr, const struct aifab_pkt_info *pi)
+{
+	const struct aifab_ecmp_group *g = &sw->groups[target];
+	struct aifab_ecmp_flow flow;
+	unsigned int slot;
+
+	if (aifab_fib_group(sw->fib, target)->n == 1)
+		slot = 0;
+	else {
+		uint32_t avail = RTE_MIN(pi->pkt_len,
+					 (uint32_t)AIFAB_PKT_HDR_WINDOW);
+
+		if (aifab_ecmp_flow_from_pkt(&flow, hdr, avail, pi) != 0)
+			return -1;
+		slot = aifab_ecmp_select(g, aifab_ecmp_hash(&sw->ecmp_cfg,
+							    &flow));
+		if (slot == AIFAB_ECMP_NONE)
+			return -1;
+	}
+	wk->ecmp[target].packets[slot]++;
+	wk->ecmp[target].bytes[slot] += pi->pkt_len;
+	return (int)aifab_ecmp_member(g, slot);
+}
+
+/* Route, rewrite, classify and hand one packet to the egress queues. */
+static void
+sw_forward(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
+	   struct rte_mbuf *m, const struct aifab_pkt_info *pi,
+	   const uint8_t *hdr, uint32_t target)
+{
+	const struct aifab_fib_nh *nh;
+	struct rte_ether_hdr *eth;
+	unsigned int reason = sw_target_drop(target);
+	uint8_t *l3, tc;
+	int member;
+
+	if (reason != 0) {
+		sw_drop(wk, in_port, reason, m);
+		return;
+	}
+	member = sw_member(sw, wk, target, hdr, pi);
+	if (member < 0) {
+		sw_drop(wk, in_port, SW_DROP_IDX(SW_DROP_ECMP_NONE), m);
+		return;
+	}
+	nh = aifab_fib_nh(sw->fib, (uint16_t)member);
+	if (pi->ip_len > sw->env.ports[nh->port].mtu) {
+		sw_drop(wk, in_port, SW_DROP_IDX(SW_DROP_MTU), m);
+		return;
+	}
+	tc = aifab_qos_classify(&sw->map, sw->trust[in_port], pi->tos,
+				pi->n_vlans > 0, pi->pcp);
+	eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	rte_ether_addr_copy(&nh->dmac, &eth->dst_addr);
+	rte_ether_addr_copy(&sw->env.ports[nh->port].mac, &eth->src_addr);
+	l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, pi->l3_off);
+	if (pi->l3 == AIFAB_L3_IPV4)
+		aifab_ipv4_dec_ttl((struct rte_ipv4_hdr *)l3);
+	else
+		((struct rte_ipv6_hdr *)l3)->hop_limits--;
+	m->hash.usr = SW_META(in_port, tc);
+	sw_enqueue(sw, wk, nh->port, tc, m, pi->l3_off);
+}
+
+void
+sw_ingress(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
+	   struct rte_mbuf **pkts, uint16_t n)
+{
+	struct aifab_pkt_info pi[SW_CHUNK];
+	const uint8_t *hdr[SW_CHUNK];
+	uint32_t ip4[SW_CHUNK], t4[SW_CHUNK], t6[SW_CHUNK];
+	uint8_t ip6[SW_CHUNK][16];
+	uint16_t idx4[SW_CHUNK], idx6[SW_CHUNK];
+	uint16_t n4 = 0, n6 = 0, i;
+	struct sw_port_ctr *c = &wk->ctr[in_port];
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		enum aifab_pkt_err e;
+		unsigned int reason;
+		const uint8_t *l3;
+
+		if (i + 1 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+		c->rx_packets++;
+		c->rx_bytes += m->pkt_len;
+		e = aifab_pkt_parse_mbuf(m, &pi[i], wk->scratch[i],
+					 sw->check_csum);
+		if (e != AIFAB_PKT_ERR_OK) {
+			sw_drop(wk, in_port, e, m);
+			continue;
+		}
+		/* Where the parser read the headers: in place or scratch. */
+		hdr[i] = rte_pktmbuf_data_len(m) >= RTE_MIN(m->pkt_len,
+			(uint32_t)AIFAB_PKT_HDR_WINDOW) ?
+			rte_pktmbuf_mtod(m, const uint8_t *) : wk->scratch[i];
+		sw_count_info(c, &pi[i]);
+		reason = sw_admit(sw, wk, in_port, m, &pi[i]);
+		if (reason != 0) {
+			sw_drop(wk, in_port, reason, m);
+			continue;
+		}
+		l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, pi[i].l3_off);
+		if (pi[i].l3 == AIFAB_L3_IPV4) {
+			ip4[n4] = rte_be_to_cpu_32(
+				((const struct rte_ipv4_hdr *)l3)->dst_addr);
+			idx4[n4++] = i;
+		} else {
+			memcpy(ip6[n6],
+			       ((const struct rte_ipv6_hdr *)l3)->dst_addr, 16);
+			idx6[n6++] = i;
+		}
+	}
+	if (n4)
+		aifab_fib_lookup4_bulk(sw->fib, ip4, t4, n4);
+	if (n6)
+		aifab_fib_lookup6_bulk(sw->fib, ip6, t6, n6);
+	for (i = 0; i < n4; i++)
+		sw_forward(sw, wk, in_port, pkts[idx4[i]], &pi[idx4[i]],
+			   hdr[idx4[i]], t4[i]);
+	for (i = 0; i < n6; i++)
+		sw_forward(sw, wk, in_port, pkts[idx6[i]], &pi[idx6[i]],
+			   hdr[idx6[i]], t6[i]);
+}

@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Private to the switch pipeline: its state and the functions its files
+ * share. switch.c builds and reports, switch_fwd.c is the ingress path
+ * (parse, route, ECMP, classify, admit), switch_egress.c the egress path
+ * (PFC honoured, scheduler, shaper, ECN at dequeue, TX) and PFC generation.
+ *
+ * Each worker owns a complete egress model over its share of the traffic
+ * (RSS spreads flows over workers): queues, a shaper at port speed / n,
+ * a slice of the shared buffer, PFC state. Nothing is shared between
+ * workers, so nothing is locked; with one worker the model is exact.
+ */
+#ifndef SWITCH_PRIV_H
+#define SWITCH_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_mbuf.h>
+
+#include "aifab_ecmp.h"
+#include "aifab_fib.h"
+#include "aifab_pfc.h"
+#include "aifab_pipeline.h"
+#include "aifab_pkt.h"
+#include "aifab_qos.h"
+#include "aifab_rng.h"
+
+/* Drops the switch adds to the parser's reasons (names are report keys). */
+#define SW_DROPS(X) \
+	X(NO_ROUTE, "no_route") \
+	X(NO_NEIGHBOR, "no_neighbor") \
+	X(TTL_EXPIRED, "ttl_expired") \
+	X(OWN_ADDRESS, "own_address") \
+	X(NON_IP, "non_ip") \
+	X(ARP, "arp") \
+	X(LLDP, "lldp") \
+	X(MAC_CONTROL, "mac_control") \
+	X(DST_MAC, "dst_mac_mismatch") \
+	X(HDR_SEGMENTED, "headers_segmented") \
+	X(MTU, "mtu_exceeded") \
+	X(ECMP_NONE, "ecmp_no_member") \
+	X(QOS, "egress_queue") \
+	X(PFC_HEADROOM, "headroom_overflow") \
+	X(PFCWD, "pfcwd") \
+	X(FLUSHED, "flushed_at_stop") \
+	X(NO_MBUF, "no_mbuf") \
+	X(TX_FULL, "tx_full")
+
+/* What was seen on receive, not dropped for it. */
+#define SW_INFO(X) \
+	X(VLAN, "rx_vlan_tagged") \
+	X(QINQ, "rx_qinq") \
+	X(IP_OPTS, "rx_ipv4_options") \
+	X(FRAG, "rx_fragments") \
+	X(ROCE, "rx_roce") \
+	X(IPV6, "rx_ipv6") \
+	X(PFC, "rx_pfc_frames") \
+	X(PAUSE, "rx_pause_frames")
+
+#define SW_ENUM(e, s) SW_DROP_##e,
+enum sw_drop { SW_DROPS(SW_ENUM) SW_DROP_MAX };
+#undef SW_ENUM
+#define SW_ENUM(e, s) SW_INFO_##e,
+enum sw_info { SW_INFO(SW_ENUM) SW_INFO_MAX };
+#undef SW_ENUM
+
+/* Parser reasons first, then the switch's own. */
+#define SW_N_DROPS (AIFAB_PKT_ERR_MAX + SW_DROP_MAX)
+#define SW_DROP_IDX(r) (AIFAB_PKT_ERR_MAX + (r))
+
+#define SW_CHUNK 64          /* packets processed per pass */
+#define SW_TXBUF 64          /* per (worker, port) before a TX burst */
+#define SW_MAX_RXQ (AIFAB_MAX_PORTS * 8)
+#define SW_EMPTY_POLLS_EOF 2 /* empty polls of a pcap before calling it EOF */
+#define SW_FIFO_MIN 1024     /* packets per (port, TC) queue, at least */
+#define SW_FIFO_MAX 65536    /* and at most: buffer / 256 B, power of two */
+#define SW_MAX_GROUPS (AIFAB_MAX_NEIGHS + AIFAB_MAX_ROUTES + 1)
+#define SW_VT_HZ 1000000000ull /* virtual clock: nanoseconds */
+
+/* Metadata carried in mbuf->hash.usr between enqueue and dequeue. */
+#define SW_META(in_port, tc) ((uint32_t)(in_port) << 8 | (tc))
+#define SW_META_PORT(u) ((uint16_t)((u) >> 8))
+#define SW_META_TC(u) ((uint8_t)((u) & 0x7))
+
+struct sw_port_ctr {
+	uint64_t rx_packets, rx_bytes;
+	uint64_t tx_packets, tx_bytes;
+	uint64_t drops[SW_N_DROPS];
+	uint64_t info[SW_INFO_MAX];
+	uint64_t qos[AIFAB_QOS_N_TC][AIFAB_QOS_CTR_MAX];
+	uint64_t pfcwd_drops[AIFAB_QOS_N_TC];
+} __rte_cache_aligned;
+
+/* Per-member ECMP counters of one group. */
+struct sw_ecmp_ctr {
+	uint64_t packets[AIFAB_FIB_MAX_MEMBERS];
+	uint64_t bytes[AIFAB_FIB_MAX_MEMBERS];
+};
+
+struct sw_rxq {
+	uint16_t port;           /* index into env ports */
+	uint16_t queue;
+	bool finite;
+	uint8_t empty_polls;
+	bool exhausted;          /* read by done() on another lcore */
+	uint64_t nombuf_seen;
+	/* virtual time: a staged burst, consumed in timestamp order */
+	uint16_t st_n, st_next;
+	int16_t head_tc;         /* TC of st[st_next], -1: not known yet */
+	struct rte_mbuf *st[SW_CHUNK];
+};
+
+/* Virtual time: the link into a port and the peer at its other end. */
+struct sw_peer {
+	uint64_t link_free;              /* ns: the link is busy until */
+	uint64_t from[AIFAB_QOS_N_TC];   /* ns: our XOFF takes effect */
+	uint64_t until[AIFAB_QOS_N_TC];  /* ns: the pause ends */
+};
+
+struct sw_txbuf {
+	uint16_t n;
+	struct rte_mbuf *pkts[SW_TXBUF];
+};
+
+/* One egress port as one worker sees it. */
+struct sw_egress {
+	struct aifab_qos_fifo *q[AIFAB_QOS_N_TC];
+	struct aifab_qos_shaper shaper;
+	struct aifab_qos_sched sched;
+	struct aifab_pfc_rx pfc_rx;   /* pauses we were asked for */
+	struct aifab_pfc_wd wd;
+	struct aifab_pfc_gen pfc_gen; /* as an ingress port: XOFF we send */
+	uint8_t nonempty;
+};
+
+struct sw_worker {
+	struct sw_port_ctr ctr[AIFAB_MAX_PORTS];
+	struct sw_txbuf tx[AIFAB_MAX_PORTS];
+	struct sw_egress eg[AIFAB_MAX_PORTS];
+	struct aifab_qos_buf *buf;    /* this worker's share */
+	struct sw_peer peer[AIFAB_MAX_PORTS];
+	struct sw_ecmp_ctr *ecmp;     /* [n_groups] */
+	struct aifab_rng rng;
+	uint64_t now;                 /* last clock value used */
+	uint16_t n_rxq;
+	uint16_t txq;
+	struct sw_rxq rxq[SW_MAX_RXQ];
+	uint8_t scratch[SW_CHUNK][AIFAB_PKT_HDR_WINDOW];
+} __rte_cache_aligned;
+
+/* Read-only after init: shared by all workers. */
+struct sw {
+	struct aifab_env env;
+	struct aifab_fib *fib;
+	struct aifab_ecmp_cfg ecmp_cfg;
+	struct aifab_ecmp_group *groups; /* parallel to the FIB's groups */
+	uint32_t n_groups;
+	unsigned int n_workers;
+	uint32_t burst;
+	bool check_csum;
+	bool virtual_time;
+	bool ecn_at_dequeue;
+	bool peer_pause;               /* virtual time: pcap peers honour PFC */
+	uint64_t vt_step;              /* ns: longest egress step while busy */
+	uint64_t peer_delay[AIFAB_MAX_PORTS]; /* ns: XOFF until the peer stops */
+	uint64_t hz;                   /* clock rate of `now` */
+	int ts_off;                    /* mbuf timestamp dynfield, or -1 */
+	uint64_t ts_flag;
+	struct aifab_qos_map map;
+	uint8_t trust[AIFAB_MAX_PORTS];
+	uint8_t lossless;              /* TC mask */
+	struct aifab_qos_ecn_cfg ecn[AIFAB_QOS_N_TC];
+	struct aifab_qos_shaper_cfg shaper[AIFAB_MAX_PORTS];
+	struct aifab_qos_sched_cfg sched;
+	struct aifab_pfc_gen_config pfc_gen[AIFAB_MAX_PORTS];
+	struct aifab_pfc_wd_config wd;
+	struct sw_worker *w;           /* n_workers of them */
+};
+
+/* switch_fwd.c */
+void sw_ingress(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
+		struct rte_mbuf **pkts, uint16_t n);
+
+/* switch.c */
+void sw_peer_pfc(struct sw *sw, struct sw_worker *wk, uint16_t port,
+		 const struct aifab_pfc_frame *f);
+
+/* switch_egress.c */
+void sw_egress_run(struct sw *sw, struct sw_worker *wk, uint64_t now);
+void sw_enqueue(struct sw *sw, struct sw_worker *wk, uint16_t out_port,
+		uint8_t tc, struct rte_mbuf *m, uint32_t tos_off);
+void sw_pfc_received(struct sw *sw, struct sw_worker *wk, uint16_t port,
+		     const struct aifab_pkt_info *pi);
+void sw_tx_flush(struct sw *sw, struct sw_worker *wk, uint16_t port);
+void sw_flush_queues(struct sw *sw, struct sw_worker *wk);
+bool sw_queues_empty(const struct sw *sw, const struct sw_worker *wk);
+
+static inline void
+sw_drop(struct sw_worker *wk, uint16_t port, unsigned int reason,
+	struct rte_mbuf *m)
+{
+	wk->ctr[port].drops[reason]++;
+	rte_pktmbuf_free(m);
+}
+
+#endif /* SWITCH_PRIV_H */
