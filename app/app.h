@@ -61,6 +61,11 @@ struct app_report *app_report_new(const struct aifab_env *env);
 const struct aifab_report_sink *app_report_sink(struct app_report *r);
 void app_report_set_counters(struct app_report *r,
 			     const struct aifab_port_counters *c);
+/** One lcore's load: polls that handled packets (busy) and the others. */
+void app_report_lcore(struct app_report *r, unsigned int lcore,
+		      uint64_t busy_cycles, uint64_t idle_cycles,
+		      uint64_t busy_polls, uint64_t idle_polls,
+		      uint64_t packets);
 /** Write the JSON report. @return 0, or -1 with errno. */
 int app_report_write_json(const struct app_report *r, const char *path,
 			  const struct aifab_profile *prof, double elapsed_s,

@@ -29,7 +29,10 @@ struct lcore_plan {
 	void *st[APP_MAX_SLOTS];
 	unsigned int w[APP_MAX_SLOTS];
 	const volatile int *quit;
-};
+	/* Load, written by this lcore only: polls that handled packets are
+	 * busy, the others idle. */
+	uint64_t busy_cycles, idle_cycles, busy_polls, idle_polls, packets;
+} __rte_cache_aligned;
 
 struct app {
 	struct app_args args;
@@ -52,13 +55,22 @@ on_signal(int sig)
 }
 
 static void
-plan_poll(const struct lcore_plan *pl)
+plan_poll(struct lcore_plan *pl)
 {
-	uint64_t now = rte_rdtsc();
-	unsigned int i;
+	uint64_t now = rte_rdtsc(), dt;
+	unsigned int i, n = 0;
 
 	for (i = 0; i < pl->n; i++)
-		pl->ops[i]->poll(pl->st[i], pl->w[i], now);
+		n += pl->ops[i]->poll(pl->st[i], pl->w[i], now);
+	dt = rte_rdtsc() - now;
+	if (n != 0) {
+		pl->busy_cycles += dt;
+		pl->busy_polls++;
+		pl->packets += n;
+	} else {
+		pl->idle_cycles += dt;
+		pl->idle_polls++;
+	}
 }
 
 static void
@@ -74,7 +86,7 @@ plan_drain(const struct lcore_plan *pl)
 static int
 lcore_main(void *arg)
 {
-	const struct lcore_plan *pl = arg;
+	struct lcore_plan *pl = arg;
 
 	while (!__atomic_load_n(pl->quit, __ATOMIC_RELAXED))
 		plan_poll(pl);
@@ -193,7 +205,7 @@ progress(const struct app *app, double t, struct aifab_port_counters *last)
 static enum app_end
 app_loop(struct app *app, double *elapsed)
 {
-	const struct lcore_plan *mine = &app->plan[rte_get_main_lcore()];
+	struct lcore_plan *mine = &app->plan[rte_get_main_lcore()];
 	struct aifab_port_counters last[AIFAB_MAX_PORTS] = { 0 };
 	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), next_tick;
 	enum app_end end;
@@ -240,7 +252,7 @@ app_finish(struct app *app, enum app_end end, double elapsed)
 {
 	struct aifab_port_counters c[AIFAB_MAX_PORTS];
 	struct app_report *r = app_report_new(&app->env);
-	unsigned int in_use;
+	unsigned int in_use, i;
 	int rc = 0;
 
 	if (r == NULL) {
@@ -249,6 +261,14 @@ app_finish(struct app *app, enum app_end end, double elapsed)
 	}
 	aifab_switch_ops.port_counters(app->sw, c);
 	app_report_set_counters(r, c);
+	for (i = 0; i < RTE_MAX_LCORE; i++) {
+		const struct lcore_plan *pl = &app->plan[i];
+
+		if (pl->n > 0)
+			app_report_lcore(r, i, pl->busy_cycles, pl->idle_cycles,
+					 pl->busy_polls, pl->idle_polls,
+					 pl->packets);
+	}
 	aifab_switch_ops.report(app->sw, app_report_sink(r));
 	aifab_switch_ops.fini(app->sw);
 	app->sw = NULL;

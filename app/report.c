@@ -34,7 +34,14 @@ struct rep_ecmp {
 	uint64_t packets, bytes;
 };
 
+struct rep_lcore {
+	unsigned int id;
+	uint64_t busy_cycles, idle_cycles, busy_polls, idle_polls, packets;
+};
+
 struct app_report {
+	unsigned int n_lcores;
+	struct rep_lcore lcore[RTE_MAX_LCORE];
 	struct aifab_report_sink sink;
 	const struct aifab_env *env;
 	struct aifab_port_counters ctr[AIFAB_MAX_PORTS];
@@ -121,6 +128,40 @@ app_report_set_counters(struct app_report *r,
 			const struct aifab_port_counters *c)
 {
 	memcpy(r->ctr, c, sizeof(r->ctr[0]) * r->env->n_ports);
+}
+
+void
+app_report_lcore(struct app_report *r, unsigned int lcore,
+		 uint64_t busy_cycles, uint64_t idle_cycles,
+		 uint64_t busy_polls, uint64_t idle_polls, uint64_t packets)
+{
+	if (r->n_lcores < RTE_MAX_LCORE)
+		r->lcore[r->n_lcores++] = (struct rep_lcore){ lcore,
+			busy_cycles, idle_cycles, busy_polls, idle_polls,
+			packets };
+}
+
+/* "lcores": {"1": {...}}: cycles per packet counts busy polls only. */
+static void
+json_lcores(FILE *f, const struct app_report *r)
+{
+	unsigned int i;
+
+	fprintf(f, "  \"tsc_hz\": %" PRIu64 ",\n  \"lcores\": {", r->env->tsc_hz);
+	for (i = 0; i < r->n_lcores; i++) {
+		const struct rep_lcore *l = &r->lcore[i];
+
+		fprintf(f, "%s\n    \"%u\": {\"busy_cycles\": %" PRIu64
+			", \"idle_cycles\": %" PRIu64 ", \"busy_polls\": %"
+			PRIu64 ", \"idle_polls\": %" PRIu64 ", \"packets\": %"
+			PRIu64 ", \"cycles_per_packet\": %.2f, "
+			"\"packets_per_busy_poll\": %.2f}", i ? "," : "", l->id,
+			l->busy_cycles, l->idle_cycles, l->busy_polls,
+			l->idle_polls, l->packets,
+			l->packets ? (double)l->busy_cycles / l->packets : 0.0,
+			l->busy_polls ? (double)l->packets / l->busy_polls : 0.0);
+	}
+	fprintf(f, "%s},\n", r->n_lcores ? "\n  " : "");
 }
 
 void
@@ -307,6 +348,7 @@ app_report_write_json(const struct app_report *r, const char *path,
 	}
 	fprintf(f, "  },\n");
 	json_ecmp(f, r);
+	json_lcores(f, r);
 	fprintf(f, "  \"mempool_in_use_at_exit\": %u\n}\n", mbufs_in_use);
 	rc = ferror(f) ? -1 : 0;
 	if (fclose(f) != 0)
