@@ -36,10 +36,24 @@ int app_args_parse(int argc, char **argv, struct app_args *a);
 void app_args_free(struct app_args *a);
 void app_usage(FILE *f, const char *prog);
 
-/** Bind profile ports to ethdevs, create pools, configure and start them. */
+/**
+ * Bind profile ports to ethdevs, create pools, configure and start them:
+ * @p n_workers queue pairs on switch ports, one on ports in @p gen_mask.
+ */
 int app_ports_setup(const struct aifab_profile *prof,
 		    const struct app_args *args, unsigned int n_workers,
-		    struct aifab_env *env, char *err, size_t errlen);
+		    uint32_t gen_mask, struct aifab_env *env, char *err,
+		    size_t errlen);
+
+/* pipes.c: which pipelines, where. */
+int app_gen_port_mask(const struct aifab_profile *p, uint32_t *mask,
+		      char *err, size_t errlen);
+int app_switch_lcores(const struct aifab_profile *p, unsigned int cap,
+		      unsigned int *ids, char *err, size_t errlen);
+int app_gen_lcore(const struct aifab_profile *p, unsigned int *id, char *err,
+		  size_t errlen);
+void *app_gen_create(const struct aifab_profile *prof,
+		     const struct aifab_env *env, char *err, size_t errlen);
 /** Stop and close every port of @p env (flushes pcap writers). */
 void app_ports_close(struct aifab_env *env);
 /** Mbufs still taken from the app's pools. */
@@ -61,6 +75,10 @@ struct app_report *app_report_new(const struct aifab_env *env);
 const struct aifab_report_sink *app_report_sink(struct app_report *r);
 void app_report_set_counters(struct app_report *r,
 			     const struct aifab_port_counters *c);
+struct aifab_gen_summary;
+/** The generator's results (nccl-tests figures) for the JSON report. */
+void app_report_generator(struct app_report *r,
+			  const struct aifab_gen_summary *s);
 /** One lcore's load: polls that handled packets (busy) and the others. */
 void app_report_lcore(struct app_report *r, unsigned int lcore,
 		      uint64_t busy_cycles, uint64_t idle_cycles,

@@ -19,6 +19,7 @@
 
 #include "aifab_eal.h"
 #include "app.h"
+#include "generator.h"
 
 #define APP_MAX_SLOTS 4 /* pipelines sharing one lcore */
 
@@ -34,11 +35,19 @@ struct lcore_plan {
 	uint64_t busy_cycles, idle_cycles, busy_polls, idle_polls, packets;
 } __rte_cache_aligned;
 
+/* A running pipeline. */
+struct app_pipe {
+	const struct aifab_pipeline_ops *ops;
+	void *st;
+};
+
 struct app {
 	struct app_args args;
 	struct aifab_profile prof;
 	struct aifab_env env;
-	void *sw;
+	unsigned int n_pipes;
+	struct app_pipe pipe[APP_MAX_SLOTS];
+	void *gen;                  /* the generator's state, if it runs */
 	struct lcore_plan plan[RTE_MAX_LCORE];
 	char sample_dir[PATH_MAX];  /* set when running the built-in sample */
 	char run_dir[PATH_MAX];     /* EAL's runtime files, removed at exit */
@@ -94,58 +103,65 @@ lcore_main(void *arg)
 	return 0;
 }
 
-/* Lcores for the switch: the profile's list, else every worker, else main. */
-static int
-switch_lcores(struct app *app, unsigned int *ids, char *err, size_t errlen)
+static void
+plan_add(struct app *app, unsigned int lcore, const struct aifab_pipeline_ops *ops,
+	 void *st, unsigned int w)
 {
-	const struct aifab_profile *p = &app->prof;
-	unsigned int n = 0, lc, i, cap;
+	struct lcore_plan *pl = &app->plan[lcore];
 
-	if (p->n_switch_lcores > 0) {
-		for (i = 0; i < p->n_switch_lcores; i++) {
-			lc = p->switch_lcores[i];
-			if (!rte_lcore_is_enabled(lc)) {
-				snprintf(err, errlen,
-					 "%s: [switch] lcores = '%u': lcore %u is "
-					 "not enabled in EAL; allowed: the -l/-c "
-					 "lcores (%u enabled)", p->path, lc, lc,
-					 rte_lcore_count());
-				return -1;
-			}
-			ids[n++] = lc;
-		}
-	} else {
-		RTE_LCORE_FOREACH_WORKER(lc)
-			ids[n++] = lc;
-		if (n == 0)
-			ids[n++] = rte_get_main_lcore();
-	}
-	cap = app_ports_max_workers(p, &app->args);
-	if (n > cap) {
-		if (p->n_switch_lcores > 0) {
-			snprintf(err, errlen,
-				 "%s: [switch] lcores: %u lcores but the ports "
-				 "offer %u TX queues each; allowed: up to %u "
-				 "lcores", p->path, n, cap, cap);
-			return -1;
-		}
-		n = cap;
-	}
-	return (int)n;
+	pl->ops[pl->n] = ops;
+	pl->st[pl->n] = st;
+	pl->w[pl->n] = w;
+	pl->n++;
+	pl->quit = &app->quit;
+}
+
+static void
+pipe_add(struct app *app, const struct aifab_pipeline_ops *ops, void *st)
+{
+	app->pipe[app->n_pipes].ops = ops;
+	app->pipe[app->n_pipes].st = st;
+	app->n_pipes++;
+}
+
+/* The switch only runs when some port is left to it. */
+static bool
+switch_wanted(const struct aifab_profile *p, uint32_t gen_mask)
+{
+	return p->switch_enabled &&
+	       gen_mask != ((p->n_ports >= 32 ? 0u : 1u << p->n_ports) - 1);
 }
 
 static int
 app_start(struct app *app, char *err, size_t errlen)
 {
-	unsigned int ids[RTE_MAX_LCORE], i;
+	const struct aifab_profile *prof = &app->prof;
+	unsigned int ids[RTE_MAX_LCORE], i, gen_lc = 0;
+	uint32_t gen_mask;
 	uint64_t ts_flag;
-	int n, ts_off;
+	int n = 1, ts_off;
+	bool sw_on;
 
-	n = switch_lcores(app, ids, err, errlen);
-	if (n < 0)
+	if (app_gen_port_mask(prof, &gen_mask, err, errlen) != 0)
 		return -1;
-	if (app_ports_setup(&app->prof, &app->args, (unsigned int)n, &app->env,
-			    err, errlen) != 0)
+	sw_on = switch_wanted(prof, gen_mask);
+	if (sw_on) {
+		n = app_switch_lcores(prof, app_ports_max_workers(prof,
+				      &app->args), ids, err, errlen);
+		if (n < 0)
+			return -1;
+	}
+	if (prof->gen.enabled &&
+	    app_gen_lcore(prof, &gen_lc, err, errlen) != 0)
+		return -1;
+	if (!sw_on && !prof->gen.enabled) {
+		snprintf(err, errlen, "%s: [switch] enabled = 'false' and no "
+			 "[generator]: nothing to run; allowed: enable one",
+			 prof->path);
+		return -1;
+	}
+	if (app_ports_setup(prof, &app->args, (unsigned int)n, gen_mask,
+			    &app->env, err, errlen) != 0)
 		return -1;
 	/* Departure stamps for captures: the RX timestamp field, registered
 	 * here when no port driver did. */
@@ -153,18 +169,29 @@ app_start(struct app *app, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot register the mbuf timestamp field");
 		return -1;
 	}
-	app->sw = aifab_switch_ops.init(&app->env, (unsigned int)n, err,
-					errlen);
-	if (app->sw == NULL)
-		return -1;
-	for (i = 0; i < (unsigned int)n; i++) {
-		struct lcore_plan *pl = &app->plan[ids[i]];
+	if (sw_on) {
+		void *sw = aifab_switch_ops.init(&app->env, (unsigned int)n,
+						 err, errlen);
 
-		pl->ops[pl->n] = &aifab_switch_ops;
-		pl->st[pl->n] = app->sw;
-		pl->w[pl->n] = i;
-		pl->n++;
-		pl->quit = &app->quit;
+		if (sw == NULL)
+			return -1;
+		pipe_add(app, &aifab_switch_ops, sw);
+		for (i = 0; i < (unsigned int)n; i++)
+			plan_add(app, ids[i], &aifab_switch_ops, sw, i);
+		printf("switch: %d worker%s on lcore%s", n, n > 1 ? "s" : "",
+		       n > 1 ? "s" : "");
+		for (i = 0; i < (unsigned int)n; i++)
+			printf(" %u", ids[i]);
+		printf("\n");
+	}
+	if (prof->gen.enabled) {
+		app->gen = app_gen_create(prof, &app->env, err, errlen);
+		if (app->gen == NULL)
+			return -1;
+		pipe_add(app, &aifab_generator_ops, app->gen);
+		plan_add(app, gen_lc, &aifab_generator_ops, app->gen, 0);
+		printf("generator: %u ranks on lcore %u\n", prof->gen.ranks,
+		       gen_lc);
 	}
 	if (app->args.capture_dir != NULL) {
 		app->cap = app_capture_start(&app->env, app->args.capture_dir,
@@ -172,15 +199,40 @@ app_start(struct app *app, char *err, size_t errlen)
 		if (app->cap == NULL)
 			return -1;
 	}
-	printf("switch: %d worker%s on lcore%s", n, n > 1 ? "s" : "",
-	       n > 1 ? "s" : "");
-	for (i = 0; i < (unsigned int)n; i++)
-		printf(" %u", ids[i]);
-	printf("\n");
 	RTE_LCORE_FOREACH_WORKER(i)
 		if (app->plan[i].n > 0)
 			rte_eal_remote_launch(lcore_main, &app->plan[i], i);
 	return 0;
+}
+
+/* Every pipeline's port counters, summed (each counts its own ports). */
+static void
+app_counters(const struct app *app, struct aifab_port_counters *out)
+{
+	struct aifab_port_counters c[AIFAB_MAX_PORTS];
+	unsigned int i, p;
+
+	memset(out, 0, sizeof(*out) * AIFAB_MAX_PORTS);
+	for (i = 0; i < app->n_pipes; i++) {
+		app->pipe[i].ops->port_counters(app->pipe[i].st, c);
+		for (p = 0; p < app->env.n_ports; p++) {
+			out[p].rx_packets += c[p].rx_packets;
+			out[p].rx_bytes += c[p].rx_bytes;
+			out[p].tx_packets += c[p].tx_packets;
+			out[p].tx_bytes += c[p].tx_bytes;
+		}
+	}
+}
+
+static bool
+app_done(const struct app *app)
+{
+	unsigned int i;
+
+	for (i = 0; i < app->n_pipes; i++)
+		if (!app->pipe[i].ops->done(app->pipe[i].st))
+			return false;
+	return app->n_pipes > 0;
 }
 
 static void
@@ -190,7 +242,7 @@ progress(const struct app *app, double t, struct aifab_port_counters *last)
 	uint64_t rx = 0, tx = 0;
 	unsigned int p;
 
-	aifab_switch_ops.port_counters(app->sw, now);
+	app_counters(app, now);
 	for (p = 0; p < app->env.n_ports; p++) {
 		rx += now[p].rx_packets - last[p].rx_packets;
 		tx += now[p].tx_packets - last[p].tx_packets;
@@ -228,7 +280,7 @@ app_loop(struct app *app, double *elapsed)
 			end = APP_END_DURATION;
 			break;
 		}
-		if (aifab_switch_ops.done(app->sw)) {
+		if (app_done(app)) {
 			end = APP_END_CONSUMED;
 			break;
 		}
@@ -247,6 +299,17 @@ app_loop(struct app *app, double *elapsed)
 	return end;
 }
 
+static void
+app_pipes_fini(struct app *app)
+{
+	unsigned int i;
+
+	for (i = 0; i < app->n_pipes; i++)
+		app->pipe[i].ops->fini(app->pipe[i].st);
+	app->n_pipes = 0;
+	app->gen = NULL;
+}
+
 static int
 app_finish(struct app *app, enum app_end end, double elapsed)
 {
@@ -259,7 +322,7 @@ app_finish(struct app *app, enum app_end end, double elapsed)
 		fprintf(stderr, "dpdk-aifab: out of memory for the report\n");
 		return -1;
 	}
-	aifab_switch_ops.port_counters(app->sw, c);
+	app_counters(app, c);
 	app_report_set_counters(r, c);
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
 		const struct lcore_plan *pl = &app->plan[i];
@@ -269,9 +332,19 @@ app_finish(struct app *app, enum app_end end, double elapsed)
 					 pl->busy_polls, pl->idle_polls,
 					 pl->packets);
 	}
-	aifab_switch_ops.report(app->sw, app_report_sink(r));
-	aifab_switch_ops.fini(app->sw);
-	app->sw = NULL;
+	if (app->gen != NULL) {
+		struct aifab_gen_summary gs;
+
+		aifab_gen_summary(app->gen, &gs);
+		app_report_generator(r, &gs);
+	}
+	for (i = 0; i < app->n_pipes; i++)
+		app->pipe[i].ops->report(app->pipe[i].st, app_report_sink(r));
+	if (app->gen != NULL) {
+		printf("\n");
+		aifab_gen_print_table(app->gen, stdout);
+	}
+	app_pipes_fini(app);
 	app_capture_stop(app->cap);
 	app->cap = NULL;
 	app_ports_close(&app->env);
@@ -339,8 +412,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "dpdk-aifab: %s\n", err);
 		__atomic_store_n(&app.quit, 1, __ATOMIC_RELAXED);
 		rte_eal_mp_wait_lcore();
-		if (app.sw != NULL)
-			aifab_switch_ops.fini(app.sw);
+		app_pipes_fini(&app);
 		app_capture_stop(app.cap);
 		app_ports_close(&app.env);
 		app_pools_free();

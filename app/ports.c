@@ -250,8 +250,8 @@ port_start(const struct aifab_port_params *pp, struct aifab_port_rt *rt,
 
 int
 app_ports_setup(const struct aifab_profile *prof, const struct app_args *args,
-		unsigned int n_workers, struct aifab_env *env, char *err,
-		size_t errlen)
+		unsigned int n_workers, uint32_t gen_mask,
+		struct aifab_env *env, char *err, size_t errlen)
 {
 	uint16_t ids[AIFAB_MAX_PORTS];
 	unsigned int i, n = pool_size(prof, n_workers);
@@ -269,12 +269,14 @@ app_ports_setup(const struct aifab_profile *prof, const struct app_args *args,
 		if (rte_eth_dev_get_name_by_port(ids[i], rt->device) != 0)
 			snprintf(rt->device, sizeof(rt->device), "port%u", ids[i]);
 		rt->finite_rx = is_finite(args, rt->device);
+		rt->gen_owned = (gen_mask >> i) & 1;
 		rt->pool = pool_for(rte_eth_dev_socket_id(ids[i]), n,
 				    prof->mbuf_cache, err, errlen);
 		if (rt->pool == NULL)
 			return -1;
 		env->n_ports++;
-		if (port_configure(&prof->ports[i], rt, n_workers, err, errlen))
+		if (port_configure(&prof->ports[i], rt,
+				   rt->gen_owned ? 1 : n_workers, err, errlen))
 			return -1;
 	}
 	for (i = 0; i < env->n_ports; i++)

@@ -13,9 +13,12 @@
 #include "aifab_ecmp.h"
 #include "aifab_version.h"
 #include "app.h"
+#include "generator.h"
 
 #define REP_MAX_ENTRIES 512
 #define REP_MAX_ECMP 256
+
+static void json_str(FILE *f, const char *s);
 
 struct rep_entry {
 	char group[24];
@@ -40,6 +43,8 @@ struct rep_lcore {
 };
 
 struct app_report {
+	bool has_gen;
+	struct aifab_gen_summary gen;
 	unsigned int n_lcores;
 	struct rep_lcore lcore[RTE_MAX_LCORE];
 	struct aifab_report_sink sink;
@@ -162,6 +167,43 @@ json_lcores(FILE *f, const struct app_report *r)
 			l->busy_polls ? (double)l->packets / l->busy_polls : 0.0);
 	}
 	fprintf(f, "%s},\n", r->n_lcores ? "\n  " : "");
+}
+
+void
+app_report_generator(struct app_report *r, const struct aifab_gen_summary *s)
+{
+	r->gen = *s;
+	r->has_gen = true;
+}
+
+/* "generator": what nccl-tests reports, plus what came back. */
+static void
+json_generator(FILE *f, const struct app_report *r)
+{
+	const struct aifab_gen_summary *g = &r->gen;
+
+	if (!r->has_gen)
+		return;
+	fprintf(f, "  \"generator\": {\n    \"collective\": {\"op\": ");
+	json_str(f, g->op != NULL ? g->op : "?");
+	fprintf(f, ", \"size\": %" PRIu64 ", \"ranks\": %u, "
+		"\"iterations\": %u,\n      \"time_us\": {\"min\": %.3f, "
+		"\"avg\": %.3f, \"max\": %.3f}, \"algbw_gbps\": %.6f, "
+		"\"busbw_gbps\": %.6f},\n", g->size, g->n_ranks,
+		g->iterations, g->time_us_min, g->time_us_avg, g->time_us_max,
+		g->algbw_gbps, g->busbw_gbps);
+	fprintf(f, "    \"tx_packets\": %" PRIu64 ", \"tx_bytes\": %" PRIu64
+		", \"tx_dropped\": %" PRIu64 ",\n    \"rx_packets\": %" PRIu64
+		", \"rx_roce\": %" PRIu64 ",\n    \"qps\": {\"lost\": %"
+		PRIu64 ", \"reordered\": %" PRIu64 ", \"duplicates\": %"
+		PRIu64 ", \"stale\": %" PRIu64 "},\n", g->tx_packets,
+		g->tx_bytes, g->tx_dropped, g->rx_packets, g->rx_roce,
+		g->rx_lost, g->rx_reordered, g->rx_duplicates, g->rx_stale);
+	fprintf(f, "    \"latency_ns\": {\"samples\": %" PRIu64 ", \"min\": %"
+		PRIu64 ", \"avg\": %" PRIu64 ", \"p50\": %" PRIu64
+		", \"p99\": %" PRIu64 ", \"p999\": %" PRIu64 ", \"max\": %"
+		PRIu64 "}\n  },\n", g->lat_count, g->lat_min, g->lat_avg,
+		g->lat_p50, g->lat_p99, g->lat_p999, g->lat_max);
 }
 
 void
@@ -348,6 +390,7 @@ app_report_write_json(const struct app_report *r, const char *path,
 	}
 	fprintf(f, "  },\n");
 	json_ecmp(f, r);
+	json_generator(f, r);
 	json_lcores(f, r);
 	fprintf(f, "  \"mempool_in_use_at_exit\": %u\n}\n", mbufs_in_use);
 	rc = ferror(f) ? -1 : 0;

@@ -29,6 +29,7 @@ struct aifab_port_rt {
 	uint16_t mtu;
 	uint32_t speed_mbps;          /**< profile value, else the NIC's */
 	bool finite_rx;               /**< rx ends by itself (pcap file) */
+	bool gen_owned;               /**< the generator's port, not the switch's */
 	struct rte_ether_addr mac;    /**< the port's MAC (profile or NIC) */
 	struct rte_mempool *pool;     /**< pool for this port's socket */
 };

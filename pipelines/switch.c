@@ -679,6 +679,8 @@ rxq_assign(struct sw *sw, char *err, size_t errlen)
 	unsigned int p, q;
 
 	for (p = 0; p < env->n_ports; p++) {
+		if (env->ports[p].gen_owned)
+			continue;
 		if (env->ports[p].nb_txq < sw->n_workers) {
 			snprintf(err, errlen,
 				 "switch: port %s has %u TX queues for %u workers",

@@ -15,6 +15,7 @@
  *   [tc.<0..7>]          per traffic class: scheduling, limits, ECN, PFC
  *   [ecmp]               hash function, fields, seed, resilient groups
  *   [pfc]                PFC watchdog and hardware hand-off
+ *   [generator]          RoCEv2 collective traffic of N emulated GPU ranks
  *   [neighbors]          <ip> = <mac>            (static neighbours)
  *   [routes]             <prefix/len> = <next-hop ip> [<next-hop ip> ...]
  *
@@ -173,6 +174,48 @@ struct aifab_route_params {
 	uint16_t nh_neigh[AIFAB_MAX_ECMP]; /**< derived: index into neighs[] */
 };
 
+/** Collective names, in lib/collective's order (profile values). */
+enum aifab_coll_kind {
+	AIFAB_COLL_KIND_ALLREDUCE_RING = 0,
+	AIFAB_COLL_KIND_ALLREDUCE_HD,
+	AIFAB_COLL_KIND_REDUCESCATTER_RING,
+	AIFAB_COLL_KIND_ALLGATHER_RING,
+	AIFAB_COLL_KIND_ALLTOALL,
+};
+
+/** [generator] */
+struct aifab_gen_profile {
+	bool enabled;
+	uint16_t n_lcores;          /**< 0: the last worker lcore (or main) */
+	uint16_t lcores[AIFAB_MAX_WORKERS];
+	char ports[256];            /**< port names it owns; "" = every port */
+	uint8_t collective;         /**< enum aifab_coll_kind */
+	uint32_t ranks;
+	uint64_t size_bytes;        /**< S per collective */
+	uint32_t channels;
+	uint32_t qps_per_conn;
+	uint32_t ib_mtu;
+	uint32_t iterations;
+	uint32_t warmup;
+	uint32_t gap_us;            /**< compute gap between iterations */
+	uint32_t step_time_us;      /**< open loop: min time between steps */
+	uint32_t rate_mbps;         /**< per rank; 0: port speed / ranks */
+	bool bursty;
+	uint32_t burst_pkts;
+	uint32_t dscp;
+	uint32_t ecn;
+	bool has_base_mac;
+	struct rte_ether_addr base_mac;
+	bool has_base_ip;
+	uint32_t base_ip;           /**< host order */
+	uint8_t base_ip_depth;
+	uint32_t qpn_base;
+	uint32_t sport_base;        /**< 0: Linux formula from the QPNs */
+	uint32_t sport_count;
+	uint32_t mbufs;             /**< 0: 8192 */
+	bool rx;                    /**< count what comes back */
+};
+
 /** A whole profile. */
 struct aifab_profile {
 	char path[PATH_MAX];        /**< file it came from ("<embedded>" ...) */
@@ -195,6 +238,7 @@ struct aifab_profile {
 	struct aifab_tc_params tc[AIFAB_N_TC];
 	struct aifab_ecmp_profile ecmp;
 	struct aifab_pfc_profile pfc;
+	struct aifab_gen_profile gen;
 
 	uint16_t n_ports;
 	struct aifab_port_params ports[AIFAB_MAX_PORTS];

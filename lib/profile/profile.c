@@ -33,7 +33,7 @@
 #define ALLOWED_LEN 384
 
 #define SECTS_ALLOWED "general, switch, port.<name>, qos, tc.<0..7>, " \
-	"ecmp, pfc, neighbors, routes"
+	"ecmp, pfc, generator, neighbors, routes"
 #define SET_ALLOWED "section.key=value with section one of " SECTS_ALLOWED
 #define PORT_NAME_ALLOWED "port.<name>, name 1..31 characters of " \
 	"A-Z a-z 0-9 _ -"
@@ -109,8 +109,8 @@ static const char *
 set_split(const char *s, struct set_parts *sp)
 {
 	static const char *const fixed[] = {
-		"general", "switch", "qos", "ecmp", "pfc", "neighbors",
-		"routes",
+		"general", "switch", "qos", "ecmp", "pfc", "generator",
+		"neighbors", "routes",
 	};
 	/* Sections with a name or index that runs to the next dot. */
 	static const char *const named[] = { "port.", "tc." };
@@ -246,6 +246,7 @@ sect_kind(const char *name, unsigned int *idx)
 		{ "qos", PROFILE_SECT_QOS },
 		{ "ecmp", PROFILE_SECT_ECMP },
 		{ "pfc", PROFILE_SECT_PFC },
+		{ "generator", PROFILE_SECT_GENERATOR },
 	};
 	unsigned int i;
 

@@ -235,6 +235,12 @@ aifab_profile_write_doc(FILE *f)
 	write_section(f, PROFILE_SECT_PFC,
 		      "PFC watchdog and hardware hand-off; the per-TC PFC "
 		      "thresholds are in `[tc.<n>]`.\n\n");
+	write_section(f, PROFILE_SECT_GENERATOR,
+		      "The RDMA NICs of N emulated GPU ranks running a "
+		      "collective as RoCEv2 RC RDMA WRITEs.\nRank r has MAC "
+		      "`base_mac` + r and IPv4 `base_ip` + r and sends from "
+		      "the generator's\nports in turn; the switch owns the "
+		      "other ports.\n\n");
 	fputc('\n', f);
 	fputs(doc_lists, f);
 }

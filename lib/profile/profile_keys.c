@@ -29,6 +29,8 @@
 #define T_SZ(f) sizeof(((struct aifab_tc_params *)0)->f)
 
 static const char *const role_names[] = { "downlink", "uplink", NULL };
+static const char *const coll_names[] = { "allreduce_ring", "allreduce_hd",
+	"reducescatter_ring", "allgather_ring", "alltoall", NULL };
 static const char *const trust_names[] = { "dscp", "pcp", NULL };
 static const char *const limit_names[] = { "static", "dynamic", NULL };
 static const char *const ecn_at_names[] = { "enqueue", "dequeue", NULL };
@@ -355,6 +357,101 @@ const struct profile_key profile_keys[] = {
 		  "802.3 response time) its next frame of that priority, and "
 		  "the frames behind it, wait until the pause ends. `false`: "
 		  "inputs are open loop." },
+	/* [generator] */
+#define G_U32(key, field, lo, hi, d, u, h) \
+	{ .sect = PROFILE_SECT_GENERATOR, .name = key, .type = PROFILE_T_U32, \
+	  .off = P_OFF(gen.field), .size = P_SZ(gen.field), \
+	  .off_has = SIZE_MAX, .min = lo, .max = hi, .def = d, .unit = u, \
+	  .help = h }
+	{ .sect = PROFILE_SECT_GENERATOR, .name = "enabled",
+	  .type = PROFILE_T_BOOL, .off = P_OFF(gen.enabled),
+	  .size = P_SZ(gen.enabled), .off_has = SIZE_MAX, .def = "false",
+	  .unit = "", .help = "Run the generator pipeline." },
+	{ .sect = PROFILE_SECT_GENERATOR, .name = "lcores",
+	  .type = PROFILE_T_LCORES, .off = P_OFF(gen.lcores),
+	  .size = P_SZ(gen.lcores), .off2 = P_OFF(gen.n_lcores),
+	  .off_has = SIZE_MAX, .def = "", .unit = "lcore id",
+	  .help = "The one lcore that runs the generator; empty = the last "
+		  "worker lcore (shared with the switch), or main." },
+	{ .sect = PROFILE_SECT_GENERATOR, .name = "ports",
+	  .type = PROFILE_T_STRING, .off = P_OFF(gen.ports),
+	  .size = P_SZ(gen.ports), .off_has = SIZE_MAX, .def = "",
+	  .unit = "port names",
+	  .help = "Ports the generator sends from and receives on, e.g. "
+		  "`p0 p1`; empty = every port. The switch does not receive "
+		  "on them." },
+	{ .sect = PROFILE_SECT_GENERATOR, .name = "collective",
+	  .type = PROFILE_T_ENUM, .off = P_OFF(gen.collective),
+	  .size = P_SZ(gen.collective), .off_has = SIZE_MAX,
+	  .names = coll_names, .def = "allreduce_ring", .unit = "",
+	  .help = "Collective and algorithm (NCCL's ring, halving-doubling, "
+		  "MoE all-to-all)." },
+	G_U32("ranks", ranks, 2, 1024, "8", "ranks", "GPU ranks N."),
+	{ .sect = PROFILE_SECT_GENERATOR, .name = "size_bytes",
+	  .type = PROFILE_T_U64, .off = P_OFF(gen.size_bytes),
+	  .size = P_SZ(gen.size_bytes), .off_has = SIZE_MAX, .min = 1,
+	  .max = 1ULL << 40, .def = "1048576", .unit = "bytes",
+	  .help = "Message size S of one collective (nccl-tests' size)." },
+	G_U32("channels", channels, 1, 64, "1", "rings",
+	      "Channels C: NCCL's parallel rings, each its own connections."),
+	G_U32("qps_per_conn", qps_per_conn, 1, 8, "1", "QPs",
+	      "RC QPs per connection; each has its own UDP source port, so "
+	      "its own ECMP path."),
+	G_U32("ib_mtu", ib_mtu, 256, 4096, "1024", "bytes",
+	      "IB MTU (256, 512, 1024, 2048 or 4096); 4096 needs port mtu "
+	      ">= 4156."),
+	G_U32("iterations", iterations, 1, 1000000, "10", "",
+	      "Timed iterations of the collective."),
+	G_U32("warmup", warmup, 0, 1000000, "2", "",
+	      "Untimed iterations first."),
+	G_U32("gap_us", gap_us, 0, 100000000, "0", "us",
+	      "Compute gap between iterations: calm, then chaos."),
+	G_U32("step_time_us", step_time_us, 0, 100000000, "0", "us",
+	      "Open loop: least time between the starts of two steps."),
+	{ .sect = PROFILE_SECT_GENERATOR, .name = "rate_gbps",
+	  .type = PROFILE_T_DECIMAL, .off = P_OFF(gen.rate_mbps),
+	  .size = P_SZ(gen.rate_mbps), .off_has = SIZE_MAX, .decimals = 3,
+	  .min = 10, .max = 1600000, .zero_ok = true, .def = "0",
+	  .unit = "Gbit/s",
+	  .help = "Pacing per rank; 0 = the port speed shared by the ranks "
+		  "on the port." },
+	{ .sect = PROFILE_SECT_GENERATOR, .name = "bursty",
+	  .type = PROFILE_T_BOOL, .off = P_OFF(gen.bursty),
+	  .size = P_SZ(gen.bursty), .off_has = SIZE_MAX, .def = "false",
+	  .unit = "", .help = "Bucket depth of burst_pkts frames (else one): "
+		  "line-rate bursts instead of smooth pacing." },
+	G_U32("burst_pkts", burst_pkts, 1, 512, "32", "frames",
+	      "Frames per rank per poll (and the bucket depth when bursty)."),
+	G_U32("dscp", dscp, 0, 63, "26", "", "DSCP of data frames."),
+	G_U32("ecn", ecn, 0, 3, "2", "",
+	      "ECN codepoint of data frames: 0 Not-ECT, 1 ECT(1), 2 ECT(0)."),
+	{ .sect = PROFILE_SECT_GENERATOR, .name = "base_mac",
+	  .type = PROFILE_T_MAC, .off = P_OFF(gen.base_mac),
+	  .size = P_SZ(gen.base_mac), .off_has = P_OFF(gen.has_base_mac),
+	  .def = NULL, .unit = "",
+	  .help = "MAC of rank 0; rank r adds r to the low 24 bits "
+		  "(default 02:a1:fa:00:00:00)." },
+	{ .sect = PROFILE_SECT_GENERATOR, .name = "base_ip",
+	  .type = PROFILE_T_IP4, .off = P_OFF(gen.base_ip),
+	  .size = P_SZ(gen.base_ip), .off2 = P_OFF(gen.base_ip_depth),
+	  .off_has = P_OFF(gen.has_base_ip), .def = NULL, .unit = "",
+	  .help = "IPv4 of rank 0 with its prefix length; rank r adds r "
+		  "(default 10.100.0.1/16)." },
+	G_U32("qpn_base", qpn_base, 1, 0xFFF000, "256", "",
+	      "First QP number; connection i uses qpn_base + 2i (sender) "
+	      "and + 2i + 1 (receiver)."),
+	G_U32("sport_base", sport_base, 0, 65535, "0", "",
+	      "UDP source ports from sport_base, sport_count of them; 0 = "
+	      "the Linux formula from the QP numbers."),
+	G_U32("sport_count", sport_count, 0, 65535, "0", "", "See sport_base."),
+	G_U32("mbufs", mbufs, 0, 65000, "0", "mbufs",
+	      "Generator pool size; 0 = 8192."),
+	{ .sect = PROFILE_SECT_GENERATOR, .name = "rx",
+	  .type = PROFILE_T_BOOL, .off = P_OFF(gen.rx), .size = P_SZ(gen.rx),
+	  .off_has = SIZE_MAX, .def = "true", .unit = "",
+	  .help = "Receive on the generator's ports: loss, reordering, "
+		  "duplicates per QP and latency." },
+#undef G_U32
 };
 
 const unsigned int profile_n_keys = RTE_DIM(profile_keys);
@@ -370,6 +467,7 @@ profile_sect_name(enum profile_sect s)
 	case PROFILE_SECT_TC: return "tc.<0..7>";
 	case PROFILE_SECT_ECMP: return "ecmp";
 	case PROFILE_SECT_PFC: return "pfc";
+	case PROFILE_SECT_GENERATOR: return "generator";
 	default: return "?";
 	}
 }

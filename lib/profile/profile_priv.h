@@ -21,6 +21,7 @@ enum profile_sect {
 	PROFILE_SECT_TC,        /**< [tc.<0..7>], struct aifab_tc_params */
 	PROFILE_SECT_ECMP,      /**< [ecmp], fields of struct aifab_profile */
 	PROFILE_SECT_PFC,       /**< [pfc], fields of struct aifab_profile */
+	PROFILE_SECT_GENERATOR, /**< [generator], fields of struct aifab_profile */
 	PROFILE_SECT_KINDS,
 };
 

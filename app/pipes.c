@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Which pipelines run, on which lcores, owning which ports: the switch on
+ * its lcores over the ports the generator does not own; the generator on
+ * one lcore over its ports. Profile text becomes each pipeline's params.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_lcore.h>
+
+#include "app.h"
+#include "generator.h"
+
+/* Port mask of [generator] ports ("" = every port). -1 on a bad name. */
+int
+app_gen_port_mask(const struct aifab_profile *p, uint32_t *mask, char *err,
+		  size_t errlen)
+{
+	char buf[sizeof(p->gen.ports)], *tok, *save = NULL;
+	int i;
+
+	*mask = 0;
+	if (!p->gen.enabled)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", p->gen.ports);
+	for (tok = strtok_r(buf, " ,", &save); tok != NULL;
+	     tok = strtok_r(NULL, " ,", &save)) {
+		i = aifab_profile_port_index(p, tok);
+		if (i < 0) {
+			snprintf(err, errlen, "%s: [generator] ports = '%s': "
+				 "no port '%s'; allowed: names of [port.*] "
+				 "sections", p->path, p->gen.ports, tok);
+			return -1;
+		}
+		*mask |= 1u << i;
+	}
+	if (*mask == 0)
+		*mask = (1u << p->n_ports) - 1;
+	return 0;
+}
+
+static int
+lcore_check(const struct aifab_profile *p, const char *sect,
+	    unsigned int lc, char *err, size_t errlen)
+{
+	if (rte_lcore_is_enabled(lc))
+		return 0;
+	snprintf(err, errlen, "%s: [%s] lcores = '%u': lcore %u is not "
+		 "enabled in EAL; allowed: the -l/-c lcores (%u enabled)",
+		 p->path, sect, lc, lc, rte_lcore_count());
+	return -1;
+}
+
+int
+app_switch_lcores(const struct aifab_profile *p, unsigned int cap,
+		  unsigned int *ids, char *err, size_t errlen)
+{
+	unsigned int n = 0, lc, i;
+
+	if (p->n_switch_lcores > 0) {
+		for (i = 0; i < p->n_switch_lcores; i++) {
+			lc = p->switch_lcores[i];
+			if (lcore_check(p, "switch", lc, err, errlen) != 0)
+				return -1;
+			ids[n++] = lc;
+		}
+		if (n > cap) {
+			snprintf(err, errlen, "%s: [switch] lcores: %u lcores "
+				 "but the ports offer %u TX queues each; "
+				 "allowed: up to %u lcores", p->path, n, cap, cap);
+			return -1;
+		}
+		return (int)n;
+	}
+	RTE_LCORE_FOREACH_WORKER(lc)
+		ids[n++] = lc;
+	if (n == 0)
+		ids[n++] = rte_get_main_lcore();
+	return (int)RTE_MIN(n, cap);
+}
+
+int
+app_gen_lcore(const struct aifab_profile *p, unsigned int *id, char *err,
+	      size_t errlen)
+{
+	unsigned int lc, last = rte_get_main_lcore();
+
+	if (p->gen.n_lcores > 1) {
+		snprintf(err, errlen, "%s: [generator] lcores: %u lcores; "
+			 "allowed: one lcore", p->path, p->gen.n_lcores);
+		return -1;
+	}
+	if (p->gen.n_lcores == 1) {
+		*id = p->gen.lcores[0];
+		return lcore_check(p, "generator", *id, err, errlen);
+	}
+	RTE_LCORE_FOREACH_WORKER(lc)
+		last = lc;
+	*id = last;
+	return 0;
+}
+
+/* The profile's [generator] as the pipeline's params. */
+static void
+gen_params(const struct aifab_profile *prof, const struct aifab_env *env,
+	   struct aifab_gen_params *gp)
+{
+	const struct aifab_gen_profile *g = &prof->gen;
+	unsigned int i;
+
+	aifab_gen_params_defaults(gp);
+	gp->n_ranks = g->ranks;
+	if (g->has_base_mac)
+		gp->base_mac = g->base_mac;
+	if (g->has_base_ip)
+		gp->base_ip = g->base_ip;
+	for (i = 0; i < env->n_ports; i++)
+		if (env->ports[i].gen_owned)
+			gp->ports[gp->n_ports++] = (uint16_t)i;
+	gp->rx = g->rx;
+	gp->type = (enum aifab_coll_type)g->collective;
+	gp->size = g->size_bytes;
+	gp->n_channels = g->channels;
+	gp->qps_per_conn = g->qps_per_conn;
+	gp->ib_mtu = (uint16_t)g->ib_mtu;
+	gp->iterations = g->iterations;
+	gp->warmup = g->warmup;
+	gp->gap_ns = (uint64_t)g->gap_us * 1000;
+	gp->step_time_ns = (uint64_t)g->step_time_us * 1000;
+	gp->rate_mbps = g->rate_mbps;
+	gp->bursty = g->bursty;
+	gp->burst_pkts = g->burst_pkts;
+	gp->seed = prof->seed;
+	gp->dscp = (uint8_t)g->dscp;
+	gp->ecn = (uint8_t)g->ecn;
+	gp->qpn_base = g->qpn_base;
+	gp->sport_base = (uint16_t)g->sport_base;
+	gp->sport_count = (uint16_t)g->sport_count;
+	gp->mbufs = g->mbufs;
+}
+
+void *
+app_gen_create(const struct aifab_profile *prof, const struct aifab_env *env,
+	       char *err, size_t errlen)
+{
+	struct aifab_gen_params gp;
+	char why[APP_ERR_LEN];
+	void *st;
+
+	gen_params(prof, env, &gp);
+	st = aifab_gen_create(env, &gp, 1, why, sizeof(why));
+	/* "generator: key = value: why; allowed: ..." in the profile's form. */
+	if (st == NULL)
+		snprintf(err, errlen, "%s: [generator] %s", prof->path,
+			 strncmp(why, "generator: ", 11) == 0 ? why + 11 : why);
+	return st;
+}

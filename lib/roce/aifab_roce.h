@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * aifab RoCEv2 transport, open loop: a reliable-connection QP's send side
+ * (PSN, current message, header fields), the packetizer that cuts a message
+ * into RDMA WRITE first/middle/last/only packets of the IB MTU, a frame
+ * builder that never touches the payload per packet, the receive-side PSN
+ * tracker (lost / reordered / duplicate) and a log-bucketed latency
+ * histogram.
+ *
+ * Frames (IPv4, untagged): Ethernet | IPv4 (DF, DSCP/ECN) | UDP (sport,
+ * 4791, checksum 0) | BTH | RETH (first/only) | payload | pad | ICRC.
+ * The payload starts with a 24-byte tag of ours (struct aifab_roce_tag:
+ * rank, step, iteration, per-QP packet sequence, TX TSC) when the packet
+ * carries at least 24 payload bytes; the rest comes from one shared,
+ * constant buffer (struct aifab_roce_payload).
+ *
+ * A built frame is a chain of three mbufs: headers + tag (header pool),
+ * the shared payload attached as an external buffer (rte_pktmbuf_attach_
+ * extbuf, ext pool: data room 0 is enough), and pad + ICRC (header pool).
+ * The ICRC is combined from the masked headers, the tag and a precomputed
+ * raw CRC of the payload tail (CRC is affine): per packet the work is
+ * proportional to the header length only.
+ *
+ * QP state is a plain struct the caller owns; closed-loop state (ACK/NAK,
+ * go-back-N, DCQCN) can be added next to it. Nothing here reads a clock:
+ * TX timestamps are passed in.
+ */
+#ifndef AIFAB_ROCE_H
+#define AIFAB_ROCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+
+#include "aifab_pkt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define AIFAB_ROCE_PSN_MASK 0xFFFFFFu
+#define AIFAB_ROCE_QPN_MASK 0xFFFFFFu
+#define AIFAB_ROCE_MTU_MIN 256
+#define AIFAB_ROCE_MTU_MAX 4096
+/** Largest RDMA WRITE message (RETH DMA length is 32 bits). */
+#define AIFAB_ROCE_MSG_MAX UINT32_MAX
+/** Our payload tag: "AIFB". */
+#define AIFAB_ROCE_TAG_MAGIC 0x41494642u
+#define AIFAB_ROCE_TAG_LEN 24
+/** Ethernet + IPv4 + UDP + BTH + RETH + tag. */
+#define AIFAB_ROCE_HDR_MAX (14 + 20 + 8 + AIFAB_BTH_LEN + AIFAB_RETH_LEN + \
+			    AIFAB_ROCE_TAG_LEN)
+/** Frame bytes a packet adds on top of its payload (Ethernet..ICRC, no FCS). */
+#define AIFAB_ROCE_OVERHEAD(reth) (14 + 20 + 8 + AIFAB_BTH_LEN + \
+				   ((reth) ? AIFAB_RETH_LEN : 0) + AIFAB_ICRC_LEN)
+
+/** Payload tag as it sits on the wire (network order). */
+struct aifab_roce_tag {
+	rte_be32_t magic;   /**< AIFAB_ROCE_TAG_MAGIC */
+	rte_be16_t rank;    /**< sending rank */
+	rte_be16_t step;    /**< step in the iteration */
+	rte_be32_t iter;    /**< iteration */
+	rte_be32_t seq;     /**< packet number on the QP (32 bits, no wrap) */
+	rte_be64_t tx_tsc;  /**< TSC when the packet was built */
+} __rte_packed;
+
+/** The tag's fields in host order. */
+struct aifab_roce_tag_info {
+	uint16_t rank;
+	uint16_t step;
+	uint32_t iter;
+	uint32_t seq;
+	uint64_t tx_tsc;
+};
+
+/** Shared constant payload bytes plus the extbuf bookkeeping. */
+struct aifab_roce_payload {
+	uint8_t *buf;                 /**< len bytes, seeded pattern */
+	rte_iova_t iova;
+	uint16_t len;
+	struct rte_mbuf_ext_shared_info shinfo;
+};
+
+/** How to set up a QP's send side. */
+struct aifab_roce_qp_params {
+	uint32_t qpn;                 /**< local QP (24 bits) */
+	uint32_t dqpn;                /**< remote QP: BTH destination QP */
+	uint32_t start_psn;           /**< first PSN (24 bits) */
+	uint16_t sport;               /**< 0: aifab_roce_sport(qpn, dqpn) */
+	uint8_t dscp;                 /**< 0..63 (RoCE: 26) */
+	uint8_t ecn;                  /**< 0..3 (ECT(0) = 2) */
+	uint8_t ttl;                  /**< 0: 64 */
+	uint16_t mtu;                 /**< IB MTU: 256, 512, 1024, 2048, 4096 */
+	struct rte_ether_addr smac, dmac;
+	uint32_t sip, dip;            /**< IPv4, host order */
+	uint64_t remote_va;           /**< RETH VA of message offset 0 */
+	uint32_t rkey;
+};
+
+/** Raw-CRC operators for one payload length (see aifab_roce_build()). */
+struct aifab_roce_tail {
+	uint32_t len;                 /**< payload bytes (no pad); UINT32_MAX: unset */
+	uint32_t ext_len;             /**< bytes taken from the shared payload */
+	uint8_t pad;
+	bool tag;                     /**< the packet carries our tag */
+	uint32_t raw;                 /**< raw CRC of shared[0, ext_len) + pad, from 0 */
+	uint32_t x8n_tail;            /**< x^(8(ext_len+pad)): moves the tag's CRC */
+	struct aifab_crc_shift whole; /**< for tag + tail + pad */
+};
+
+/** The message a QP is sending (one RDMA WRITE). */
+struct aifab_roce_msg {
+	uint64_t len;
+	uint64_t sent;                /**< bytes already cut into packets */
+	uint64_t va;                  /**< remote address (RETH) */
+	uint32_t id;                  /**< caller's id */
+	bool active;
+};
+
+/** One QP's send side. */
+struct aifab_roce_qp {
+	struct aifab_roce_qp_params cfg; /**< sport resolved, ttl set */
+	uint32_t psn;                 /**< next PSN to send */
+	uint32_t seq;                 /**< packets sent (tag sequence) */
+	struct aifab_roce_msg msg;
+	struct aifab_roce_payload *pl; /**< NULL: packetizer only */
+	struct aifab_roce_tail full;  /**< an MTU-sized packet */
+	struct aifab_roce_tail last;  /**< the current message's last packet */
+	uint64_t tx_msgs;             /**< messages fully packetized */
+};
+
+/** One packet of a message, as the packetizer cut it. */
+struct aifab_roce_seg {
+	uint64_t off;                 /**< payload offset in the message */
+	uint64_t va;                  /**< message VA (RETH) */
+	uint32_t msg_len;             /**< message length (RETH DMA length) */
+	uint32_t len;                 /**< payload bytes, without pad */
+	uint32_t psn;
+	uint8_t opcode;               /**< AIFAB_BTH_OP_WRITE_* */
+	uint8_t pad;                  /**< PadCnt, (4 - len % 4) % 4 */
+	bool reth;                    /**< first or only */
+	bool ack_req;                 /**< last or only */
+};
+
+/* ---- PSN arithmetic ------------------------------------------------------ */
+
+static inline uint32_t
+aifab_roce_psn_add(uint32_t psn, uint32_t n)
+{
+	return (psn + n) & AIFAB_ROCE_PSN_MASK;
+}
+
+/** a - b as a signed 24-bit distance in [-2^23, 2^23). */
+static inline int32_t
+aifab_roce_psn_diff(uint32_t a, uint32_t b)
+{
+	uint32_t d = (a - b) & AIFAB_ROCE_PSN_MASK;
+
+	return d & 0x800000u ? (int32_t)d - 0x1000000 : (int32_t)d;
+}
+
+/** Opcode of an RDMA WRITE packet. */
+static inline uint8_t
+aifab_roce_write_opcode(bool first, bool last)
+{
+	if (first)
+		return last ? AIFAB_BTH_OP_WRITE_ONLY : AIFAB_BTH_OP_WRITE_FIRST;
+	return last ? AIFAB_BTH_OP_WRITE_LAST : AIFAB_BTH_OP_WRITE_MIDDLE;
+}
+
+/* ---- send side ----------------------------------------------------------- */
+
+/**
+ * Set up a QP's send side.
+ *
+ * @param pl  shared payload for aifab_roce_build() (len >= mtu), or NULL to
+ *            use only the packetizer.
+ * @return 0, or -EINVAL (mtu not a power of two in 256..4096, QPN/PSN over
+ *   24 bits, dscp > 63, ecn > 3, payload shorter than the MTU).
+ */
+int aifab_roce_qp_init(struct aifab_roce_qp *qp,
+		       const struct aifab_roce_qp_params *p,
+		       struct aifab_roce_payload *pl);
+
+/**
+ * Start an RDMA WRITE of @p len bytes (0 allowed: one WRITE only packet)
+ * to remote_va + @p va_off. O(MTU) once per message when the QP has a
+ * payload (the last packet's tail CRC).
+ *
+ * @return 0, -EBUSY (a message is still being sent), -EINVAL (len over
+ *   AIFAB_ROCE_MSG_MAX).
+ */
+int aifab_roce_msg_post(struct aifab_roce_qp *qp, uint64_t len,
+			uint64_t va_off, uint32_t id);
+
+/** True while the current message has packets left. */
+static inline bool
+aifab_roce_qp_busy(const struct aifab_roce_qp *qp)
+{
+	return qp->msg.active;
+}
+
+/**
+ * Cut the next packet of the current message: opcode, PSN (then advanced,
+ * wrapping at 2^24), length, PadCnt, RETH on first/only, AckReq on
+ * last/only.
+ * @return true with @p seg filled, false when no message is active.
+ */
+bool aifab_roce_seg_next(struct aifab_roce_qp *qp, struct aifab_roce_seg *seg);
+
+/** Frame length (no FCS) of a packet, from its segment. */
+static inline uint32_t
+aifab_roce_frame_len(const struct aifab_roce_seg *seg)
+{
+	return AIFAB_ROCE_OVERHEAD(seg->reth) + seg->len + seg->pad;
+}
+
+/**
+ * Shared payload: @p len bytes of a pattern seeded by @p seed, with the
+ * extbuf shared info (refcount 1, held by the payload itself).
+ * @return NULL with rte_errno EINVAL (len < 256) or ENOMEM.
+ */
+struct aifab_roce_payload *aifab_roce_payload_create(uint16_t len,
+						     uint64_t seed, int socket);
+
+/**
+ * Free the payload. Every mbuf attached to it must have been freed
+ * (shinfo.refcnt back to 1). @return 0, or -EBUSY (nothing freed).
+ */
+int aifab_roce_payload_free(struct aifab_roce_payload *pl);
+
+/**
+ * Build the frame of @p seg as a 3-segment mbuf chain (2 for an empty
+ * payload). Per packet cost: headers + tag, no payload bytes read.
+ *
+ * @param tag       tag values; its seq field is ignored: the QP's seq is
+ *                  written and advanced (for every packet, tagged or not).
+ *                  Not written when seg->len < 24.
+ * @param hdr_pool  pool for the header and trailer mbufs (tailroom >= 128).
+ * @param ext_pool  pool for the mbuf the payload is attached to.
+ * @return the chain, or NULL with rte_errno ENOBUFS (a pool is empty) or
+ *   EINVAL (the QP has no payload).
+ *
+ * Each chain holds one reference on the payload's shinfo (a 16-bit count):
+ * keep fewer than 65535 such mbufs alive, e.g. ext_pool smaller than that.
+ */
+struct rte_mbuf *aifab_roce_build(struct aifab_roce_qp *qp,
+				  const struct aifab_roce_seg *seg,
+				  const struct aifab_roce_tag_info *tag,
+				  struct rte_mempool *hdr_pool,
+				  struct rte_mempool *ext_pool);
+
+/**
+ * Read our tag from a packet's payload.
+ * @return true if @p len >= 24 and the magic matches (then @p out is set).
+ */
+bool aifab_roce_tag_read(const uint8_t *payload, uint32_t len,
+			 struct aifab_roce_tag_info *out);
+
+/* ---- receive side: PSN tracking ------------------------------------------ */
+
+/** PSNs behind the expected one that are still told apart (late vs dup). */
+#define AIFAB_ROCE_RX_WIN 1024
+
+/**
+ * How a received PSN was classified. One list gives the enum and the
+ * counter names (report keys: keep them stable).
+ *  - in_order: the expected PSN;
+ *  - gap: PSNs jumped over when a later one arrived (lost unless they come
+ *    later);
+ *  - reordered: a PSN that was jumped over arrived late;
+ *  - duplicates: a PSN already received (within the window) again;
+ *  - stale: older than the window, cannot tell late from duplicate.
+ */
+#define AIFAB_ROCE_RX_COUNTERS(X) \
+	X(IN_ORDER, "in_order") \
+	X(GAP, "gap") \
+	X(REORDERED, "reordered") \
+	X(DUPLICATE, "duplicates") \
+	X(STALE, "stale")
+
+#define AIFAB_ROCE_RX_ENUM(e, s) AIFAB_ROCE_RX_##e,
+enum aifab_roce_rx_ctr {
+	AIFAB_ROCE_RX_COUNTERS(AIFAB_ROCE_RX_ENUM) AIFAB_ROCE_RX_MAX
+};
+#undef AIFAB_ROCE_RX_ENUM
+
+/** Receive-side state of one QP. */
+struct aifab_roce_rx {
+	uint32_t expected;            /**< next in-order PSN */
+	uint64_t packets;
+	uint64_t ctr[AIFAB_ROCE_RX_MAX];
+	uint64_t seen[AIFAB_ROCE_RX_WIN / 64]; /**< received, behind expected */
+};
+
+/** Start tracking at the sender's first PSN. */
+void aifab_roce_rx_init(struct aifab_roce_rx *rx, uint32_t start_psn);
+
+/**
+ * Account one received PSN. A PSN ahead of the expected one (by less than
+ * 2^23) counts the PSNs in between as gap and moves on; one behind is
+ * reordered (first time), duplicate, or stale (older than the window).
+ * @return the class (never GAP).
+ */
+enum aifab_roce_rx_ctr aifab_roce_rx_psn(struct aifab_roce_rx *rx,
+					 uint32_t psn);
+
+/**
+ * Packets lost for good: gaps not filled later, plus the sender's packets
+ * after the last one received (@p tx_next_psn: the sender's next PSN).
+ */
+uint64_t aifab_roce_rx_lost(const struct aifab_roce_rx *rx,
+			    uint32_t tx_next_psn);
+
+/** Counter name ("reordered", ...). */
+const char *aifab_roce_rx_ctr_name(enum aifab_roce_rx_ctr c);
+
+/* ---- latency histogram --------------------------------------------------- */
+
+/**
+ * Log-bucketed histogram of u64 values (e.g. ns): exact below 32, then 32
+ * buckets per power of two (relative bucket width <= 1/32) up to 2^40;
+ * larger values land in the top bucket. Exact count, sum, min and max.
+ */
+#define AIFAB_ROCE_HIST_SUB_BITS 5
+#define AIFAB_ROCE_HIST_MAX_EXP 40
+#define AIFAB_ROCE_HIST_BUCKETS \
+	((AIFAB_ROCE_HIST_MAX_EXP - AIFAB_ROCE_HIST_SUB_BITS + 1) << \
+	 AIFAB_ROCE_HIST_SUB_BITS)
+
+struct aifab_roce_hist {
+	uint64_t count, sum, min, max;
+	uint64_t b[AIFAB_ROCE_HIST_BUCKETS];
+};
+
+/** Bucket of a value. */
+static inline uint32_t
+aifab_roce_hist_bucket(uint64_t v)
+{
+	const uint32_t sb = AIFAB_ROCE_HIST_SUB_BITS;
+	uint32_t e;
+
+	if (v < (1u << sb))
+		return (uint32_t)v;
+	if (v >> AIFAB_ROCE_HIST_MAX_EXP)
+		return AIFAB_ROCE_HIST_BUCKETS - 1;
+	e = 63 - (uint32_t)__builtin_clzll(v);
+	return ((e - sb + 1) << sb) + (uint32_t)(v >> (e - sb)) - (1u << sb);
+}
+
+void aifab_roce_hist_reset(struct aifab_roce_hist *h);
+
+static inline void
+aifab_roce_hist_add(struct aifab_roce_hist *h, uint64_t v)
+{
+	h->b[aifab_roce_hist_bucket(v)]++;
+	h->count++;
+	h->sum += v;
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+}
+
+/** Add every bucket and total of @p src into @p dst. */
+void aifab_roce_hist_merge(struct aifab_roce_hist *dst,
+			   const struct aifab_roce_hist *src);
+
+/**
+ * Value at quantile @p q (0..1): the middle of the bucket holding the
+ * ceil(q x count)-th smallest value, clamped to [min, max]; exactly min
+ * for the first value and max for the last. 0 if empty.
+ */
+uint64_t aifab_roce_hist_quantile(const struct aifab_roce_hist *h, double q);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AIFAB_ROCE_H */

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The generator pipeline: one lcore emulates the RDMA NICs of N ranks
+ * running a collective (lib/collective) as RoCEv2 RC RDMA WRITEs
+ * (lib/roce), paced per rank by a token bucket on the TSC `now` the app
+ * passes to poll(). Open loop: each rank walks its schedule, starting step
+ * k+1 when step k is sent and `step_time_ns` after step k started; it
+ * counts what comes back (PSN loss / reordering / duplicates per QP,
+ * latency from the payload tag) on the same ports.
+ *
+ * Addressing: rank r has MAC base_mac + r (last 3 bytes as a counter) and
+ * IPv4 base_ip + r, unless an explicit table is given, and sends from
+ * env port ports[r % n_ports]. Frames go straight to the peer rank's MAC
+ * (a DUT routing on IP rewrites it anyway).
+ *
+ * Connections: for each (rank, peer, channel) of the schedule, qps_per_conn
+ * QPs; a step's bytes per channel are split over them (remainder to the
+ * first). Connection i has sender QPN qpn_base + 2i and receiver QPN
+ * qpn_base + 2i + 1 (the BTH destination QP).
+ *
+ * The app wires it with aifab_gen_create() and the ops table (whose init
+ * refuses: the generator's params are not in aifab_profile). Exactly one
+ * worker.
+ */
+#ifndef AIFAB_GENERATOR_H
+#define AIFAB_GENERATOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_ether.h>
+
+#include "aifab_collective.h"
+#include "aifab_pipeline.h"
+
+#define AIFAB_GEN_MAX_RANKS 1024
+
+/** Generator settings (the lead maps profile keys onto these). */
+struct aifab_gen_params {
+	uint32_t n_ranks;               /**< N, 2..AIFAB_GEN_MAX_RANKS */
+	struct rte_ether_addr base_mac; /**< rank r: + r in the low 24 bits */
+	uint32_t base_ip;               /**< IPv4 host order; rank r: + r */
+	/** Optional explicit addresses (NULL: from base_*), n_ranks each. */
+	const struct rte_ether_addr *rank_mac;
+	const uint32_t *rank_ip;
+	/** env port indexes ranks send from, round-robin; 0 = all env ports. */
+	uint16_t n_ports;
+	uint16_t ports[AIFAB_MAX_PORTS];
+	uint16_t txq, rxq;              /**< queue used on each port */
+	bool rx;                        /**< poll rxq and account what returns */
+
+	enum aifab_coll_type type;
+	uint64_t size;                  /**< S, bytes per collective */
+	uint32_t n_channels;            /**< C */
+	uint32_t qps_per_conn;          /**< 1..8 */
+	uint16_t ib_mtu;                /**< 256..4096, power of two */
+	uint32_t iterations;            /**< timed iterations (>= 1) */
+	uint32_t warmup;                /**< untimed iterations first */
+	uint64_t gap_ns;                /**< compute gap between iterations */
+	uint64_t step_time_ns;          /**< open loop: min time between steps */
+	uint32_t rate_mbps;             /**< per rank; 0: port speed / ranks on it */
+	bool bursty;                    /**< bucket depth: burst_pkts frames, else 1 */
+	uint32_t burst_pkts;            /**< TX burst (and bucket depth if bursty) */
+	uint64_t seed;
+	uint8_t dscp;                   /**< 0..63 (26) */
+	uint8_t ecn;                    /**< 0..3 (2 = ECT(0)) */
+	uint32_t qpn_base;              /**< first QPN (24 bits) */
+	uint16_t sport_base;            /**< 0: Linux formula; else base + i % count */
+	uint16_t sport_count;
+	uint32_t mbufs;                 /**< per generator pool; 0: 8192 */
+};
+
+/** Fill @p p with defaults: ring AllReduce, 8 ranks, 1 MiB, 1 channel,
+ * 1 QP, MTU 4096, 10 iterations + 2 warm-up, line rate, DSCP 26, ECT(0). */
+void aifab_gen_params_defaults(struct aifab_gen_params *p);
+
+/**
+ * Validate @p p against @p env and build the generator (plan, QPs, pools).
+ * @param n_workers  must be 1.
+ * @return state for aifab_generator_ops, or NULL with @p err filled
+ *   ("generator: <key> = <value>: why; allowed: ...").
+ */
+void *aifab_gen_create(const struct aifab_env *env,
+		       const struct aifab_gen_params *p, unsigned int n_workers,
+		       char *err, size_t errlen);
+
+/** Results in numbers (open loop: time = time to send). */
+struct aifab_gen_summary {
+	const char *op;                 /**< nccl-tests name, "allreduce" ... */
+	uint64_t size;
+	uint32_t n_ranks;
+	uint32_t iterations;            /**< timed iterations completed */
+	double time_us_min, time_us_avg, time_us_max;
+	double algbw_gbps;              /**< GB/s (1e9 bytes/s), from avg time */
+	double busbw_gbps;
+	uint64_t tx_packets, tx_bytes;  /**< frames built and sent, no FCS */
+	uint64_t tx_dropped;            /**< TX queue full or no mbufs */
+	uint64_t rx_packets, rx_roce;
+	uint64_t rx_lost, rx_reordered, rx_duplicates, rx_stale;
+	uint64_t lat_count;             /**< latency samples (ns below) */
+	uint64_t lat_min, lat_avg, lat_p50, lat_p99, lat_p999, lat_max;
+};
+
+/** Fill @p s (any lcore, after the run or while it runs, racy). */
+void aifab_gen_summary(const void *st, struct aifab_gen_summary *s);
+
+/** Print an nccl-tests-style table (size count type redop time algbw busbw). */
+void aifab_gen_print_table(const void *st, FILE *f);
+
+/** init() refuses (params come through aifab_gen_create()). */
+extern const struct aifab_pipeline_ops aifab_generator_ops;
+
+#endif /* AIFAB_GENERATOR_H */

@@ -1,0 +1,619 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Generator control path: params validation, building the plan, the
+ * connections (QPs) and the pools; the report, the summary and the
+ * nccl-tests table.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "aifab_rng.h"
+#include "generator_priv.h"
+
+#define GEN_NAME(e, s) s,
+static const char *const gen_ctr_names[] = { GEN_PORT_CTRS(GEN_NAME) };
+#undef GEN_NAME
+
+#define GEN_DEFAULT_MBUFS 8192
+#define GEN_MAX_EXT_MBUFS 65000 /* payload shinfo refcount is 16 bits */
+#define GEN_POOL_CACHE 256
+#define GEN_L3_OVERHEAD (20 + 8 + AIFAB_BTH_LEN + AIFAB_RETH_LEN + \
+			 AIFAB_ICRC_LEN)
+
+void
+aifab_gen_params_defaults(struct aifab_gen_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	*p = (struct aifab_gen_params){
+		.n_ranks = 8,
+		.base_mac = { { 0x02, 0xa1, 0xfa, 0x00, 0x00, 0x00 } },
+		.base_ip = 0x0A640001, /* 10.100.0.1 */
+		.rx = true,
+		.type = AIFAB_COLL_ALLREDUCE_RING,
+		.size = 1u << 20,
+		.n_channels = 1,
+		.qps_per_conn = 1,
+		.ib_mtu = 1024,
+		.iterations = 10,
+		.warmup = 2,
+		.burst_pkts = 32,
+		.seed = 1,
+		.dscp = 26,
+		.ecn = 2,
+		.qpn_base = 0x100,
+	};
+}
+
+/* ---- validation ------------------------------------------------------------ */
+
+#define BAD(...) do { snprintf(err, errlen, "generator: " __VA_ARGS__); \
+		      return -1; } while (0)
+
+static int
+check_ports(const struct aifab_env *env, const struct aifab_gen_params *p,
+	    char *err, size_t errlen)
+{
+	uint16_t i, n = p->n_ports ? p->n_ports : env->n_ports;
+
+	if (env->n_ports == 0)
+		BAD("no ports; allowed: at least one env port");
+	if (p->n_ports > AIFAB_MAX_PORTS)
+		BAD("n_ports = '%u'; allowed: 0..%u", p->n_ports,
+		    AIFAB_MAX_PORTS);
+	for (i = 0; i < n; i++) {
+		uint16_t pi = p->n_ports ? p->ports[i] : i;
+		uint32_t l3 = (uint32_t)p->ib_mtu + GEN_L3_OVERHEAD;
+
+		if (pi >= env->n_ports)
+			BAD("ports = '%u': no such port; allowed: 0..%u", pi,
+			    env->n_ports - 1);
+		if (env->ports[pi].mtu != 0 && l3 > env->ports[pi].mtu)
+			BAD("ib_mtu = '%u': %u-byte IPv4 packets exceed port "
+			    "%s's MTU %u; allowed: ib_mtu <= %u or a larger "
+			    "port mtu", p->ib_mtu, l3, env->ports[pi].name,
+			    env->ports[pi].mtu,
+			    (unsigned int)rte_align32prevpow2(
+				    RTE_MAX(env->ports[pi].mtu,
+					    (uint16_t)GEN_L3_OVERHEAD + 1) -
+				    GEN_L3_OVERHEAD));
+	}
+	return 0;
+}
+
+static int
+check_params(const struct aifab_env *env, const struct aifab_gen_params *p,
+	     unsigned int n_workers, char *err, size_t errlen)
+{
+	if (n_workers != 1)
+		BAD("%u workers; allowed: 1 (one lcore emulates all ranks)",
+		    n_workers);
+	if (p->n_ranks < 2 || p->n_ranks > AIFAB_GEN_MAX_RANKS)
+		BAD("ranks = '%u'; allowed: 2..%u", p->n_ranks,
+		    AIFAB_GEN_MAX_RANKS);
+	if (p->type >= AIFAB_COLL_TYPE_MAX)
+		BAD("collective = '%d'; allowed: a collective type", p->type);
+	if (p->n_channels < 1 || p->n_channels > AIFAB_COLL_MAX_CHANNELS)
+		BAD("channels = '%u'; allowed: 1..%u", p->n_channels,
+		    AIFAB_COLL_MAX_CHANNELS);
+	if (p->qps_per_conn < 1 || p->qps_per_conn > GEN_MAX_QPS_PER_CONN)
+		BAD("qps_per_conn = '%u'; allowed: 1..%u", p->qps_per_conn,
+		    GEN_MAX_QPS_PER_CONN);
+	if (p->ib_mtu < AIFAB_ROCE_MTU_MIN || p->ib_mtu > AIFAB_ROCE_MTU_MAX ||
+	    !rte_is_power_of_2(p->ib_mtu))
+		BAD("ib_mtu = '%u'; allowed: 256, 512, 1024, 2048, 4096",
+		    p->ib_mtu);
+	if (p->iterations < 1)
+		BAD("iterations = '0'; allowed: >= 1");
+	if (p->burst_pkts < 1 || p->burst_pkts > 512)
+		BAD("burst = '%u'; allowed: 1..512", p->burst_pkts);
+	if (p->dscp > 63 || p->ecn > 3)
+		BAD("dscp/ecn = '%u/%u'; allowed: 0..63 / 0..3", p->dscp,
+		    p->ecn);
+	if (p->mbufs > GEN_MAX_EXT_MBUFS)
+		BAD("mbufs = '%u'; allowed: 0..%u", p->mbufs,
+		    GEN_MAX_EXT_MBUFS);
+	if (p->size == 0)
+		BAD("size = '0'; allowed: >= 1 byte");
+	return check_ports(env, p, err, errlen);
+}
+
+/* ---- building -------------------------------------------------------------- */
+
+static void
+rank_addr(const struct aifab_gen_params *p, uint32_t r,
+	  struct rte_ether_addr *mac, uint32_t *ip)
+{
+	uint32_t low;
+
+	if (p->rank_mac != NULL) {
+		*mac = p->rank_mac[r];
+	} else {
+		*mac = p->base_mac;
+		low = ((uint32_t)mac->addr_bytes[3] << 16 |
+		       (uint32_t)mac->addr_bytes[4] << 8 |
+		       mac->addr_bytes[5]) + r;
+		mac->addr_bytes[3] = (uint8_t)(low >> 16);
+		mac->addr_bytes[4] = (uint8_t)(low >> 8);
+		mac->addr_bytes[5] = (uint8_t)low;
+	}
+	*ip = p->rank_ip != NULL ? p->rank_ip[r] : p->base_ip + r;
+}
+
+static int
+conn_qp_init(struct gen *g, uint32_t i, struct aifab_rng *rng)
+{
+	struct gen_conn *cn = &g->conns[i];
+	struct aifab_roce_qp_params qp = {
+		.qpn = g->p.qpn_base + 2 * i,
+		.dqpn = g->p.qpn_base + 2 * i + 1,
+		.start_psn = aifab_rng_u32(rng) & AIFAB_ROCE_PSN_MASK,
+		.dscp = g->p.dscp,
+		.ecn = g->p.ecn,
+		.mtu = g->p.ib_mtu,
+		.remote_va = (aifab_rng_u64(rng) & 0x00007FFFFFFFF000ull),
+		.rkey = aifab_rng_u32(rng),
+	};
+
+	if (g->p.sport_count > 0)
+		qp.sport = (uint16_t)(g->p.sport_base + i % g->p.sport_count);
+	rank_addr(&g->p, cn->src, &qp.smac, &qp.sip);
+	rank_addr(&g->p, cn->dst, &qp.dmac, &qp.dip);
+	if (aifab_roce_qp_init(&cn->qp, &qp, g->pl) != 0)
+		return -1;
+	aifab_roce_rx_init(&cn->rx, qp.start_psn);
+	return 0;
+}
+
+/*
+ * One connection (qps_per_conn QPs) per distinct (rank, peer, channel).
+ * @p fill false: only count them.
+ */
+static uint32_t
+conns_walk(struct gen *g, uint32_t *slot, bool fill)
+{
+	uint32_t nq = g->p.qps_per_conn, n = 0, r, e, cnt, q, k;
+	uint32_t width = g->p.n_ranks * g->n_chan;
+
+	for (r = 0; r < g->p.n_ranks; r++) {
+		const struct aifab_coll_step *s =
+			aifab_coll_plan_rank(g->plan, r, &cnt);
+
+		for (k = 0; k < width; k++)
+			slot[k] = UINT32_MAX;
+		for (e = 0; e < cnt; e++) {
+			uint32_t *sl = &slot[s[e].peer * g->n_chan + s[e].channel];
+
+			if (*sl == UINT32_MAX) {
+				*sl = n;
+				for (q = 0; fill && q < nq; q++) {
+					g->conns[n + q].src = r;
+					g->conns[n + q].dst = s[e].peer;
+					g->conns[n + q].channel = s[e].channel;
+				}
+				n += nq;
+			}
+			if (fill)
+				g->ranks[r].entry_conn[e] = *sl;
+		}
+	}
+	return n;
+}
+
+static int
+build_conns(struct gen *g, char *err, size_t errlen)
+{
+	uint32_t *slot, i, n, steps_per_rank;
+	struct aifab_rng rng;
+	int socket = rte_socket_id();
+
+	slot = rte_malloc("gen_slot", sizeof(*slot) * g->p.n_ranks * g->n_chan,
+			  0);
+	if (slot == NULL)
+		BAD("out of memory (raise -m)");
+	n = conns_walk(g, slot, false);
+	if (n > GEN_MAX_CONNS ||
+	    g->p.qpn_base + 2ull * n > AIFAB_ROCE_QPN_MASK) {
+		rte_free(slot);
+		BAD("%u QPs from qpn_base 0x%x; allowed: up to %u QPs below "
+		    "2^24", n, g->p.qpn_base, GEN_MAX_CONNS);
+	}
+	steps_per_rank = g->n_steps * g->n_chan;
+	g->n_conns = n;
+	g->conns = rte_zmalloc_socket("gen_conns", sizeof(*g->conns) * n,
+				      RTE_CACHE_LINE_SIZE, socket);
+	for (i = 0; i < g->p.n_ranks && g->conns != NULL; i++) {
+		g->ranks[i].entry_conn = rte_malloc_socket("gen_ec",
+			sizeof(uint32_t) * steps_per_rank, 0, socket);
+		g->ranks[i].act = rte_malloc_socket("gen_act",
+			sizeof(uint32_t) * g->n_chan * g->p.qps_per_conn, 0,
+			socket);
+		if (g->ranks[i].entry_conn == NULL || g->ranks[i].act == NULL)
+			break;
+	}
+	if (g->conns == NULL || i < g->p.n_ranks) {
+		rte_free(slot);
+		BAD("out of memory for %u QPs (raise -m)", n);
+	}
+	conns_walk(g, slot, true);
+	rte_free(slot);
+	aifab_rng_seed(&rng, g->p.seed, 0x9e4);
+	for (i = 0; i < n; i++)
+		if (conn_qp_init(g, i, &rng) != 0)
+			BAD("QP %u: invalid QP parameters", i);
+	return 0;
+}
+
+/* The largest message a QP gets must fit a RETH DMA length. */
+static int
+check_msg_sizes(const struct gen *g, char *err, size_t errlen)
+{
+	uint32_t r, e, cnt;
+	uint64_t max = 0;
+
+	for (r = 0; r < g->p.n_ranks; r++) {
+		const struct aifab_coll_step *s =
+			aifab_coll_plan_rank(g->plan, r, &cnt);
+
+		for (e = 0; e < cnt; e++)
+			max = RTE_MAX(max, s[e].bytes);
+	}
+	if ((max + g->p.qps_per_conn - 1) / g->p.qps_per_conn >
+	    AIFAB_ROCE_MSG_MAX)
+		BAD("size = '%" PRIu64 "': a message of %" PRIu64 " bytes "
+		    "per QP; allowed: up to 4 GiB - 1 per message",
+		    g->p.size, max);
+	return 0;
+}
+
+static void
+setup_rank(struct gen *g, uint32_t r, uint32_t ranks_on_port)
+{
+	struct gen_rank *rk = &g->ranks[r];
+	const struct aifab_port_rt *pr;
+	uint64_t mbps, frame = (uint64_t)g->p.ib_mtu + 14 + GEN_L3_OVERHEAD +
+		GEN_WIRE_EXTRA;
+	uint32_t cnt;
+	double bps;
+
+	rk->port = g->used_ports[r % g->n_used_ports];
+	pr = &g->env.ports[rk->port];
+	rk->sched = aifab_coll_plan_rank(g->plan, r, &cnt);
+	mbps = g->p.rate_mbps ? g->p.rate_mbps :
+		pr->speed_mbps / RTE_MAX(ranks_on_port, 1u);
+	rk->depth = (int64_t)((g->p.bursty ? g->p.burst_pkts : 1) * frame)
+		<< GEN_FP;
+	rk->tokens = rk->depth;
+	if (mbps == 0 || g->env.tsc_hz == 0)
+		return; /* unpaced */
+	bps = (double)mbps * 1e6 / 8.0;
+	rk->rate_fp = (uint64_t)(bps * (double)(1u << GEN_FP) /
+				 (double)g->env.tsc_hz);
+	if (rk->rate_fp == 0)
+		rk->rate_fp = 1;
+	rk->max_idle = ((uint64_t)INT64_MAX >> 2) / rk->rate_fp;
+}
+
+static int
+build_pools(struct gen *g, char *err, size_t errlen)
+{
+	uint32_t n = g->p.mbufs ? g->p.mbufs : GEN_DEFAULT_MBUFS;
+	int socket = rte_socket_id();
+	char name[RTE_MEMPOOL_NAMESIZE];
+
+	snprintf(name, sizeof(name), "gen_h_%" PRIxPTR, (uintptr_t)g & 0xffffff);
+	g->hdr_pool = rte_pktmbuf_pool_create(name, 2 * n, GEN_POOL_CACHE, 0,
+					      RTE_PKTMBUF_HEADROOM + 128,
+					      socket);
+	snprintf(name, sizeof(name), "gen_e_%" PRIxPTR, (uintptr_t)g & 0xffffff);
+	g->ext_pool = rte_pktmbuf_pool_create(name, n, GEN_POOL_CACHE, 0, 0,
+					      socket);
+	g->pl = aifab_roce_payload_create(g->p.ib_mtu, g->p.seed, socket);
+	if (g->hdr_pool == NULL || g->ext_pool == NULL || g->pl == NULL)
+		BAD("cannot create pools of %u mbufs: %s (raise -m or lower "
+		    "mbufs)", n, rte_strerror(rte_errno));
+	return 0;
+}
+
+static int
+build(struct gen *g, char *err, size_t errlen)
+{
+	struct aifab_coll_params cp = {
+		.type = g->p.type, .n_ranks = g->p.n_ranks, .size = g->p.size,
+		.n_channels = g->p.n_channels,
+	};
+	uint32_t on_port[AIFAB_MAX_PORTS] = { 0 }, r, it;
+	int socket = rte_socket_id();
+	uint16_t u;
+
+	g->plan = aifab_coll_plan_create(&cp);
+	if (g->plan == NULL)
+		BAD("collective = '%s' with %u ranks: %s; allowed: a power of "
+		    "two ranks for halving-doubling",
+		    aifab_coll_type_name(g->p.type), g->p.n_ranks,
+		    rte_strerror(rte_errno));
+	g->n_steps = aifab_coll_plan_n_steps(g->plan);
+	g->n_chan = g->p.n_channels;
+	g->total_iters = g->p.warmup + g->p.iterations;
+	g->ns_per_tsc = g->env.tsc_hz ? 1e9 / (double)g->env.tsc_hz : 1.0;
+	if (check_msg_sizes(g, err, errlen) != 0 ||
+	    build_pools(g, err, errlen) != 0)
+		return -1;
+	g->ranks = rte_zmalloc_socket("gen_ranks",
+				      sizeof(*g->ranks) * g->p.n_ranks,
+				      RTE_CACHE_LINE_SIZE, socket);
+	g->iter_start = rte_malloc_socket("gen_it", sizeof(uint64_t) *
+					  g->total_iters, 0, socket);
+	g->iter_end = rte_zmalloc_socket("gen_it", sizeof(uint64_t) *
+					 g->total_iters, 0, socket);
+	g->iter_ranks_done = rte_zmalloc_socket("gen_it", sizeof(uint32_t) *
+						g->total_iters, 0, socket);
+	if (g->ranks == NULL || g->iter_start == NULL || g->iter_end == NULL ||
+	    g->iter_ranks_done == NULL)
+		BAD("out of memory (raise -m)");
+	for (it = 0; it < g->total_iters; it++)
+		g->iter_start[it] = UINT64_MAX;
+	for (r = 0; r < g->p.n_ranks; r++)
+		on_port[r % g->n_used_ports]++;
+	for (r = 0; r < g->p.n_ranks; r++)
+		setup_rank(g, r, on_port[r % g->n_used_ports]);
+	for (u = 0; u < AIFAB_MAX_PORTS; u++)
+		aifab_roce_hist_reset(&g->port[u].lat);
+	return build_conns(g, err, errlen);
+}
+
+void *
+aifab_gen_create(const struct aifab_env *env, const struct aifab_gen_params *p,
+		 unsigned int n_workers, char *err, size_t errlen)
+{
+	struct gen *g;
+	uint16_t i;
+
+	if (check_params(env, p, n_workers, err, errlen) != 0)
+		return NULL;
+	g = rte_zmalloc_socket("aifab_gen", sizeof(*g), RTE_CACHE_LINE_SIZE,
+			       rte_socket_id());
+	if (g == NULL) {
+		snprintf(err, errlen, "generator: out of memory (raise -m)");
+		return NULL;
+	}
+	g->env = *env;
+	g->p = *p;  /* rank_mac/rank_ip are read while building only */
+	g->n_used_ports = p->n_ports ? p->n_ports : env->n_ports;
+	for (i = 0; i < g->n_used_ports; i++)
+		g->used_ports[i] = p->n_ports ? p->ports[i] : i;
+	if (build(g, err, errlen) != 0) {
+		gen_fini(g);
+		return NULL;
+	}
+	g->p.rank_mac = NULL;
+	g->p.rank_ip = NULL;
+	return g;
+}
+
+void
+gen_fini(void *st)
+{
+	struct gen *g = st;
+	uint32_t r;
+	uint16_t u, i;
+
+	if (g == NULL)
+		return;
+	for (u = 0; u < AIFAB_MAX_PORTS; u++) {
+		for (i = 0; i < g->port[u].n_tx; i++)
+			rte_pktmbuf_free(g->port[u].tx[i]);
+		g->port[u].n_tx = 0;
+	}
+	for (r = 0; g->ranks != NULL && r < g->p.n_ranks; r++) {
+		rte_free(g->ranks[r].entry_conn);
+		rte_free(g->ranks[r].act);
+	}
+	rte_free(g->ranks);
+	rte_free(g->conns);
+	rte_free(g->iter_start);
+	rte_free(g->iter_end);
+	rte_free(g->iter_ranks_done);
+	aifab_coll_plan_free(g->plan);
+	/* Mbufs still in a PMD hold the payload: then it is leaked. */
+	if (aifab_roce_payload_free(g->pl) != 0)
+		RTE_LOG(WARNING, USER1, "generator: payload still referenced\n");
+	rte_mempool_free(g->hdr_pool);
+	rte_mempool_free(g->ext_pool);
+	rte_free(g);
+}
+
+/* ---- results --------------------------------------------------------------- */
+
+static void
+summary_time(const struct gen *g, struct aifab_gen_summary *s)
+{
+	double sum = 0, t;
+	uint32_t it;
+
+	s->time_us_min = 0;
+	s->time_us_max = 0;
+	for (it = g->p.warmup; it < g->total_iters; it++) {
+		if (g->iter_ranks_done[it] != g->p.n_ranks)
+			continue;
+		t = (double)(g->iter_end[it] - g->iter_start[it]) *
+			g->ns_per_tsc / 1e3;
+		if (s->iterations == 0 || t < s->time_us_min)
+			s->time_us_min = t;
+		s->time_us_max = RTE_MAX(s->time_us_max, t);
+		sum += t;
+		s->iterations++;
+	}
+	if (s->iterations == 0)
+		return;
+	s->time_us_avg = sum / s->iterations;
+	s->algbw_gbps = aifab_coll_algbw(g->p.size, s->time_us_avg * 1e-6) / 1e9;
+	s->busbw_gbps = s->algbw_gbps * aifab_coll_busbw_factor(
+		aifab_coll_type_op(g->p.type), g->p.n_ranks);
+}
+
+/* Per-QP receive counters of the QPs whose receiver sits on port @p p. */
+static void
+rx_sums(const struct gen *g, int p, uint64_t *lost, uint64_t *ctr)
+{
+	uint32_t i, c;
+
+	*lost = 0;
+	memset(ctr, 0, sizeof(uint64_t) * AIFAB_ROCE_RX_MAX);
+	/* TX-only runs: nothing is expected back, report nothing lost. */
+	if (!g->p.rx)
+		return;
+	for (i = 0; i < g->n_conns; i++) {
+		const struct gen_conn *cn = &g->conns[i];
+
+		if (p >= 0 && g->ranks[cn->dst].port != p)
+			continue;
+		*lost += aifab_roce_rx_lost(&cn->rx, cn->qp.psn);
+		for (c = 0; c < AIFAB_ROCE_RX_MAX; c++)
+			ctr[c] += cn->rx.ctr[c];
+	}
+}
+
+static void
+lat_fill(const struct aifab_roce_hist *h, struct aifab_gen_summary *s)
+{
+	s->lat_count = h->count;
+	if (h->count == 0)
+		return;
+	s->lat_min = h->min;
+	s->lat_max = h->max;
+	s->lat_avg = h->sum / h->count;
+	s->lat_p50 = aifab_roce_hist_quantile(h, 0.5);
+	s->lat_p99 = aifab_roce_hist_quantile(h, 0.99);
+	s->lat_p999 = aifab_roce_hist_quantile(h, 0.999);
+}
+
+void
+aifab_gen_summary(const void *st, struct aifab_gen_summary *s)
+{
+	const struct gen *g = st;
+	struct aifab_roce_hist *h = malloc(sizeof(*h)); /* 9 KB */
+	uint64_t ctr[AIFAB_ROCE_RX_MAX];
+	uint16_t u;
+
+	memset(s, 0, sizeof(*s));
+	s->op = aifab_coll_op_name(aifab_coll_type_op(g->p.type));
+	s->size = g->p.size;
+	s->n_ranks = g->p.n_ranks;
+	summary_time(g, s);
+	if (h != NULL)
+		aifab_roce_hist_reset(h);
+	for (u = 0; u < g->n_used_ports; u++) {
+		const struct gen_port *gp = &g->port[g->used_ports[u]];
+
+		s->tx_packets += gp->tx_packets;
+		s->tx_bytes += gp->tx_bytes;
+		s->tx_dropped += gp->ctr[GEN_TX_DROPPED];
+		s->rx_packets += gp->rx_packets;
+		s->rx_roce += gp->ctr[GEN_RX_ROCE];
+		if (h != NULL)
+			aifab_roce_hist_merge(h, &gp->lat);
+	}
+	rx_sums(g, -1, &s->rx_lost, ctr);
+	s->rx_reordered = ctr[AIFAB_ROCE_RX_REORDERED];
+	s->rx_duplicates = ctr[AIFAB_ROCE_RX_DUPLICATE];
+	s->rx_stale = ctr[AIFAB_ROCE_RX_STALE];
+	if (h != NULL)
+		lat_fill(h, s);
+	free(h);
+}
+
+void
+gen_report(const void *st, const struct aifab_report_sink *sink)
+{
+	const struct gen *g = st;
+	struct aifab_gen_summary s;
+	uint64_t ctr[AIFAB_ROCE_RX_MAX], lost;
+	uint16_t u, p;
+	unsigned int c;
+
+	for (u = 0; u < g->n_used_ports; u++) {
+		const struct gen_port *gp = &g->port[g->used_ports[u]];
+		struct aifab_gen_summary ls = { 0 };
+
+		p = g->used_ports[u];
+		for (c = 0; c < GEN_CTR_MAX; c++)
+			sink->port_u64(sink->ctx, p, "generator",
+				       gen_ctr_names[c], gp->ctr[c]);
+		rx_sums(g, p, &lost, ctr);
+		sink->port_u64(sink->ctx, p, "rx_psn", "lost", lost);
+		for (c = 0; c < AIFAB_ROCE_RX_MAX; c++)
+			sink->port_u64(sink->ctx, p, "rx_psn",
+				       aifab_roce_rx_ctr_name(c), ctr[c]);
+		lat_fill(&gp->lat, &ls);
+		sink->port_u64(sink->ctx, p, "latency_ns", "samples",
+			       ls.lat_count);
+		sink->port_u64(sink->ctx, p, "latency_ns", "min", ls.lat_min);
+		sink->port_u64(sink->ctx, p, "latency_ns", "avg", ls.lat_avg);
+		sink->port_u64(sink->ctx, p, "latency_ns", "p50", ls.lat_p50);
+		sink->port_u64(sink->ctx, p, "latency_ns", "p99", ls.lat_p99);
+		sink->port_u64(sink->ctx, p, "latency_ns", "p999", ls.lat_p999);
+		sink->port_u64(sink->ctx, p, "latency_ns", "max", ls.lat_max);
+	}
+	/* Collective-wide numbers go with the first generator port. */
+	aifab_gen_summary(st, &s);
+	p = g->used_ports[0];
+	sink->port_u64(sink->ctx, p, "collective", "size", s.size);
+	sink->port_u64(sink->ctx, p, "collective", "iterations", s.iterations);
+	sink->port_u64(sink->ctx, p, "collective", "time_ns_min",
+		       (uint64_t)(s.time_us_min * 1e3));
+	sink->port_u64(sink->ctx, p, "collective", "time_ns_avg",
+		       (uint64_t)(s.time_us_avg * 1e3));
+	sink->port_u64(sink->ctx, p, "collective", "time_ns_max",
+		       (uint64_t)(s.time_us_max * 1e3));
+	sink->port_u64(sink->ctx, p, "collective", "algbw_mbyte_s",
+		       (uint64_t)(s.algbw_gbps * 1e3));
+	sink->port_u64(sink->ctx, p, "collective", "busbw_mbyte_s",
+		       (uint64_t)(s.busbw_gbps * 1e3));
+}
+
+void
+aifab_gen_print_table(const void *st, FILE *f)
+{
+	const struct gen *g = st;
+	enum aifab_coll_op op = aifab_coll_type_op(g->p.type);
+	struct aifab_gen_summary s;
+	bool reduce = op == AIFAB_COLL_OP_ALLREDUCE ||
+		op == AIFAB_COLL_OP_REDUCESCATTER;
+
+	aifab_gen_summary(st, &s);
+	fprintf(f, "# %s: %u ranks, %u channel(s), %u QP(s)/connection, "
+		"IB MTU %u, open loop (time = time to send), %u iteration(s) "
+		"timed after %u warm-up\n",
+		aifab_coll_type_name(g->p.type), g->p.n_ranks, g->p.n_channels,
+		g->p.qps_per_conn, g->p.ib_mtu, s.iterations, g->p.warmup);
+	fprintf(f, "#%11s %12s %8s %6s %10s %8s %8s %6s\n", "size", "count",
+		"type", "redop", "time", "algbw", "busbw", "#wrong");
+	fprintf(f, "#%11s %12s %8s %6s %10s %8s %8s %6s\n", "(B)",
+		"(elements)", "", "", "(us)", "(GB/s)", "(GB/s)", "");
+	fprintf(f, "%12" PRIu64 " %12" PRIu64 " %8s %6s %10.1f %8.2f %8.2f "
+		"%6s\n", g->p.size, g->p.size / 4, "float",
+		reduce ? "sum" : "none", s.time_us_avg, s.algbw_gbps,
+		s.busbw_gbps, "N/A");
+	fprintf(f, "# time min/avg/max %.1f/%.1f/%.1f us; tx %" PRIu64
+		" packets %" PRIu64 " bytes; rx %" PRIu64 " RoCE, lost %" PRIu64
+		", reordered %" PRIu64 ", duplicates %" PRIu64 "\n",
+		s.time_us_min, s.time_us_avg, s.time_us_max, s.tx_packets,
+		s.tx_bytes, s.rx_roce, s.rx_lost, s.rx_reordered,
+		s.rx_duplicates);
+	if (s.lat_count > 0)
+		fprintf(f, "# latency ns: min %" PRIu64 " avg %" PRIu64
+			" p50 %" PRIu64 " p99 %" PRIu64 " p99.9 %" PRIu64
+			" max %" PRIu64 " (%" PRIu64 " samples)\n",
+			s.lat_min, s.lat_avg, s.lat_p50, s.lat_p99,
+			s.lat_p999, s.lat_max, s.lat_count);
+}
