@@ -14,14 +14,84 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_eth_ring.h>
+#include <rte_ring.h>
 
 #include "app.h"
 
 #define APP_MBUF_DATA RTE_MBUF_DEFAULT_BUF_SIZE
 #define APP_MIN_MBUFS 8192u
 
+#define APP_WIRE_RING 4096 /* frames in flight per direction of a wire */
+
 /* One pool per socket; indexed by socket id. Owned by this file only. */
 static struct rte_mempool *pools[RTE_MAX_NUMA_NODES];
+/* In-memory cables: the ethdev made for each wired port, and its rings. */
+static char wire_dev[AIFAB_MAX_PORTS][RTE_ETH_NAME_MAX_LEN];
+static struct rte_ring *wire_rings[AIFAB_MAX_PORTS];
+
+/*
+ * [port.X] wire = Y: two ring ethdevs back to back. X transmits into the
+ * ring Y receives from and the other way round; one queue pair each, one
+ * writer and one reader per ring.
+ */
+static int
+wire_create(const struct aifab_profile *prof, unsigned int a, char *err,
+	    size_t errlen)
+{
+	unsigned int b = (unsigned int)aifab_profile_port_index(prof,
+					prof->ports[a].wire);
+	char name[RTE_RING_NAMESIZE];
+	struct rte_ring *ab, *ba;
+	int pa, pb;
+
+	if (wire_dev[a][0] != '\0')
+		return 0; /* made from the other end */
+	snprintf(name, sizeof(name), "wire_%s", prof->ports[a].name);
+	ab = rte_ring_create(name, APP_WIRE_RING, (int)rte_socket_id(),
+			     RING_F_SP_ENQ | RING_F_SC_DEQ);
+	snprintf(name, sizeof(name), "wire_%s", prof->ports[b].name);
+	ba = rte_ring_create(name, APP_WIRE_RING, (int)rte_socket_id(),
+			     RING_F_SP_ENQ | RING_F_SC_DEQ);
+	wire_rings[a] = ab;
+	wire_rings[b] = ba;
+	if (ab == NULL || ba == NULL)
+		goto fail;
+	snprintf(name, sizeof(name), "wire_%s", prof->ports[a].name);
+	pa = rte_eth_from_rings(name, &ba, 1, &ab, 1, rte_socket_id());
+	snprintf(name, sizeof(name), "wire_%s", prof->ports[b].name);
+	pb = rte_eth_from_rings(name, &ab, 1, &ba, 1, rte_socket_id());
+	/* The driver names them net_ring_<name>: keep what it chose. */
+	if (pa < 0 || pb < 0 ||
+	    rte_eth_dev_get_name_by_port((uint16_t)pa, wire_dev[a]) != 0 ||
+	    rte_eth_dev_get_name_by_port((uint16_t)pb, wire_dev[b]) != 0)
+		goto fail;
+	return 0;
+fail:
+	snprintf(err, errlen, "%s: [port.%s] wire = '%s': cannot create the "
+		 "rings (%s); allowed: raise -m", prof->path, prof->ports[a].name,
+		 prof->ports[a].wire, rte_strerror(rte_errno));
+	return -1;
+}
+
+static int
+wires_create(const struct aifab_profile *prof, char *err, size_t errlen)
+{
+	unsigned int i;
+
+	for (i = 0; i < prof->n_ports; i++)
+		if (prof->ports[i].wire[0] != '\0' &&
+		    wire_create(prof, i, err, errlen) != 0)
+			return -1;
+	return 0;
+}
+
+/* Name to bind port @p i to: its wire's ethdev, or the profile's device. */
+static const char *
+port_device(const struct aifab_profile *prof, unsigned int i)
+{
+	return wire_dev[i][0] != '\0' ? wire_dev[i] : prof->ports[i].device;
+}
 
 static bool
 is_finite(const struct app_args *args, const char *dev)
@@ -42,23 +112,26 @@ bind_ports(const struct aifab_profile *prof, uint16_t *ids, char *err,
 	bool used[RTE_MAX_ETHPORTS] = { false };
 	uint16_t pid, i;
 
+	if (wires_create(prof, err, errlen) != 0)
+		return -1;
 	for (i = 0; i < prof->n_ports; i++) {
 		const struct aifab_port_params *pp = &prof->ports[i];
+		const char *dev = port_device(prof, i);
 
-		if (pp->device[0] == '\0')
+		if (dev[0] == '\0')
 			continue;
-		if (rte_eth_dev_get_port_by_name(pp->device, &pid) != 0) {
+		if (rte_eth_dev_get_port_by_name(dev, &pid) != 0) {
 			snprintf(err, errlen,
 				 "%s: [port.%s] device = '%s': no such ethdev "
 				 "(pass it to EAL, e.g. --vdev or -a)",
-				 prof->path, pp->name, pp->device);
+				 prof->path, pp->name, dev);
 			return -1;
 		}
 		ids[i] = pid;
 		used[pid] = true;
 	}
 	for (i = 0; i < prof->n_ports; i++) {
-		if (prof->ports[i].device[0] != '\0')
+		if (port_device(prof, i)[0] != '\0')
 			continue;
 		RTE_ETH_FOREACH_DEV(pid)
 			if (!used[pid])
@@ -288,11 +361,22 @@ app_ports_setup(const struct aifab_profile *prof, const struct app_args *args,
 void
 app_ports_close(struct aifab_env *env)
 {
+	struct rte_mbuf *m;
 	unsigned int i;
 
 	for (i = 0; i < env->n_ports; i++) {
 		(void)rte_eth_dev_stop(env->ports[i].port_id);
 		(void)rte_eth_dev_close(env->ports[i].port_id);
+	}
+	/* Frames still on a cable are returned to their pool. */
+	for (i = 0; i < AIFAB_MAX_PORTS; i++) {
+		if (wire_rings[i] == NULL)
+			continue;
+		while (rte_ring_dequeue(wire_rings[i], (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+		rte_ring_free(wire_rings[i]);
+		wire_rings[i] = NULL;
+		wire_dev[i][0] = '\0';
 	}
 }
 

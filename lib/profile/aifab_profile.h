@@ -91,6 +91,7 @@ enum aifab_port_role {
 struct aifab_port_params {
 	char name[AIFAB_NAME_LEN];  /**< section suffix, e.g. "p0" */
 	char device[64];            /**< ethdev name to bind; "" = by order */
+	char wire[AIFAB_NAME_LEN];  /**< in-memory cable to this port; "" = none */
 	bool has_mac;               /**< false: use the NIC's MAC */
 	struct rte_ether_addr mac;
 	bool has_ip4;

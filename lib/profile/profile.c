@@ -831,6 +831,42 @@ check_port_pair(struct loader *l, int i, int j, uint8_t family)
 	return 0;
 }
 
+/* A wire names another port, not itself, not one wired elsewhere. */
+static int
+check_wire(struct loader *l, int i)
+{
+	const struct aifab_profile *p = l->p;
+	const struct aifab_port_params *pi = &p->ports[i];
+	const char *si = l->port_sect[i];
+	int j, k;
+
+	if (pi->wire[0] == '\0')
+		return 0;
+	j = aifab_profile_port_index(p, pi->wire);
+	if (j < 0 || j == i)
+		return fail(l, origin(l, si, "wire"), si, "wire", pi->wire,
+			    "the name of another [port.<name>]",
+			    j < 0 ? "no such port" : "a port cannot wire itself");
+	if (pi->device[0] != '\0')
+		return fail(l, origin(l, si, "wire"), si, "wire", pi->wire,
+			    "wire or device, not both",
+			    "the port also has device = '%s'", pi->device);
+	for (k = 0; k < p->n_ports; k++) {
+		const char *w = p->ports[k].wire;
+
+		if (k == i || w[0] == '\0')
+			continue;
+		/* Another port wired to i or j, other than the pair itself. */
+		if ((strcmp(w, pi->name) == 0 && k != j) ||
+		    (strcmp(w, pi->wire) == 0) ||
+		    (k == j && strcmp(w, pi->name) != 0))
+			return fail(l, origin(l, si, "wire"), si, "wire",
+				    pi->wire, "one cable per port",
+				    "[%s] is wired too", l->port_sect[k]);
+	}
+	return 0;
+}
+
 static int
 check_ports(struct loader *l)
 {
@@ -841,6 +877,9 @@ check_ports(struct loader *l)
 		return fail(l, l->file, "port.<name>", "-", "",
 			    "1.." RTE_STR(AIFAB_MAX_PORTS)
 			    " [port.<name>] sections", "no ports");
+	for (i = 0; i < p->n_ports; i++)
+		if (check_wire(l, i) != 0)
+			return -1;
 	for (i = 1; i < p->n_ports; i++) {
 		const struct aifab_port_params *pi = &p->ports[i];
 		const char *si = l->port_sect[i];

@@ -103,6 +103,13 @@ const struct profile_key profile_keys[] = {
 	  .def = "", .unit = "",
 	  .help = "Ethdev name to bind (e.g. `0000:3b:00.0`, `net_pcap0`); "
 		  "empty = the next unbound ethdev, in section order." },
+	{ .sect = PROFILE_SECT_PORT, .name = "wire", .type = PROFILE_T_STRING,
+	  .off = PP_OFF(wire), .size = PP_SZ(wire), .off_has = SIZE_MAX,
+	  .def = "", .unit = "port name",
+	  .help = "An in-memory cable to another port of this profile (a "
+		  "pair of rings: what one sends the other receives), for "
+		  "the fabric demo and tests without NICs; naming it on one "
+		  "side is enough. Not with `device`." },
 	{ .sect = PROFILE_SECT_PORT, .name = "mac", .type = PROFILE_T_MAC,
 	  .off = PP_OFF(mac), .size = PP_SZ(mac), .off_has = PP_OFF(has_mac),
 	  .def = NULL, .unit = "",

@@ -656,6 +656,15 @@ struct bad_case {
 };
 
 static const struct bad_case bad_cases[] = {
+	{ "wire to nowhere", BASE "[port.c]\nwire = p9\n", {NULL}, false,
+	  { "[port.c] wire = 'p9'", "no such port", "another [port" } },
+	{ "wire to itself", BASE "[port.c]\nwire = c\n", {NULL}, false,
+	  { "[port.c] wire = 'c'", "cannot wire itself" } },
+	{ "wire and device", BASE "[port.c]\nwire = a\ndevice = net_null0\n",
+	  {NULL}, false, { "[port.c] wire = 'a'", "wire or device" } },
+	{ "two wires to one port", BASE "[port.c]\nwire = a\n"
+	  "[port.d]\nwire = a\n", {NULL}, false,
+	  { "wire = 'a'", "is wired too", "one cable per port" } },
 	{ "unknown section", BASE "[bogus]\nx = 1\n", {NULL}, false,
 	  { "[bogus] x = '1'", "unknown section" } },
 	{ "unknown key", BASE "[general]\nburts = 32\n", {NULL}, false,
