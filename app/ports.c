@@ -19,7 +19,6 @@
 
 #include "app.h"
 
-#define APP_MBUF_DATA RTE_MBUF_DEFAULT_BUF_SIZE
 #define APP_MIN_MBUFS 8192u
 
 #define APP_WIRE_RING 4096 /* frames in flight per direction of a wire */
@@ -170,8 +169,8 @@ app_ports_max_workers(const struct aifab_profile *prof,
 }
 
 static struct rte_mempool *
-pool_for(int socket, unsigned int n, unsigned int cache, char *err,
-	 size_t errlen)
+pool_for(int socket, unsigned int n, unsigned int cache, uint32_t data,
+	 char *err, size_t errlen)
 {
 	char name[RTE_MEMPOOL_NAMESIZE];
 	unsigned int s = socket < 0 ? 0 : (unsigned int)socket;
@@ -181,7 +180,8 @@ pool_for(int socket, unsigned int n, unsigned int cache, char *err,
 	if (pools[s] != NULL)
 		return pools[s];
 	snprintf(name, sizeof(name), "aifab_mbuf_s%u", s);
-	pools[s] = rte_pktmbuf_pool_create(name, n, cache, 0, APP_MBUF_DATA,
+	pools[s] = rte_pktmbuf_pool_create(name, n, cache, 0,
+					   (uint16_t)(data + RTE_PKTMBUF_HEADROOM),
 					   (int)s);
 	if (pools[s] == NULL)
 		snprintf(err, errlen,
@@ -238,7 +238,8 @@ port_configure(const struct aifab_port_params *pp, struct aifab_port_rt *rt,
 	rt->mtu = (uint16_t)conf.rxmode.mtu;
 	frame = conf.rxmode.mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN +
 		2 * 4 /* two VLAN tags */;
-	if (frame > APP_MBUF_DATA - RTE_PKTMBUF_HEADROOM) {
+	if (frame > (uint32_t)rte_pktmbuf_data_room_size(rt->pool) -
+	    RTE_PKTMBUF_HEADROOM) {
 		if (di.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER)
 			conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
 		if (di.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
@@ -344,7 +345,8 @@ app_ports_setup(const struct aifab_profile *prof, const struct app_args *args,
 		rt->finite_rx = is_finite(args, rt->device);
 		rt->gen_owned = (gen_mask >> i) & 1;
 		rt->pool = pool_for(rte_eth_dev_socket_id(ids[i]), n,
-				    prof->mbuf_cache, err, errlen);
+				    prof->mbuf_cache, prof->mbuf_data_bytes,
+				    err, errlen);
 		if (rt->pool == NULL)
 			return -1;
 		env->n_ports++;

@@ -215,6 +215,41 @@ struct aifab_gen_profile {
 	uint32_t sport_count;
 	uint32_t mbufs;             /**< 0: 8192 */
 	bool rx;                    /**< count what comes back */
+	/* Trace replay (pipelines/replay.h) instead of the collective. */
+	char trace[256];            /**< pcap to replay; "" = the collective */
+	uint32_t trace_speed_milli; /**< 1000 = own timing; 0 = port speed */
+	uint32_t trace_loops;       /**< passes; 0 = until stopped */
+	bool trace_rewrite;         /**< map hosts and QPs onto the ranks */
+	bool trace_send_other;      /**< send non-RoCEv2 frames (else skip) */
+	/* Closed loop: RC, DCQCN, CNPs (pipelines/generator.h). */
+	bool closed_loop;
+	uint32_t window;            /**< PSNs in flight per QP */
+	uint32_t ack_every;         /**< responder ACK coalescing */
+	uint32_t retx_timeout_us;   /**< local ACK timeout */
+	bool dcqcn;                 /**< reaction point on */
+	uint32_t dcqcn_g;           /**< x 1e-8 */
+	uint32_t dcqcn_alpha_init;  /**< x 1e-6 */
+	uint32_t dcqcn_rai_mbps;
+	uint32_t dcqcn_rhai_mbps;
+	uint32_t dcqcn_min_rate_mbps;
+	uint32_t dcqcn_alpha_period_us;
+	uint32_t dcqcn_rate_period_us;
+	uint32_t dcqcn_byte_counter; /**< bytes; 0: never */
+	uint32_t dcqcn_f;
+	uint32_t cnp_interval_us;
+	uint32_t cnp_dscp;
+	uint32_t cnp_ecn;
+	/* Fault stage on the generator's ports (lib/fault). */
+	uint8_t fault_at;           /**< 0 rx, 1 tx */
+	uint8_t fault_match;        /**< enum aifab_fault_match */
+	uint32_t fault_drop_index;
+	uint32_t fault_drop_every;
+	uint32_t fault_drop_ppm;
+	uint32_t fault_ce_index;
+	uint32_t fault_ce_every;
+	uint32_t fault_ce_ppm;
+	uint32_t virtual_tick_ns;   /**< 0: TSC; else the generator's clock */
+	uint32_t gpu_hour_cents;    /**< price of a GPU-hour, cents */
 };
 
 /** A whole profile. */
@@ -227,6 +262,7 @@ struct aifab_profile {
 	uint32_t burst;             /**< rx/tx burst size, 1..512 */
 	uint32_t mbufs;             /**< mbufs per pool; 0 = sized from ports */
 	uint32_t mbuf_cache;        /**< per-lcore mempool cache */
+	uint32_t mbuf_data_bytes;   /**< data room of each mbuf */
 
 	/* [switch] */
 	bool switch_enabled;

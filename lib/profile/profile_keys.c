@@ -40,6 +40,8 @@ static const char *const hash_names[] = {
 static const char *const field_names[] = {
 	"sip", "dip", "proto", "sport", "dport", "dqpn", NULL };
 static const char *const pfcwd_names[] = { "drop", "forward", "alert", NULL };
+static const char *const fault_at_names[] = { "rx", "tx", NULL };
+static const char *const fault_match_names[] = { "data", "roce", "all", NULL };
 
 _Static_assert(AIFAB_HF_SIP == 1 << 0 && AIFAB_HF_DIP == 1 << 1 &&
 	       AIFAB_HF_PROTO == 1 << 2 && AIFAB_HF_SPORT == 1 << 3 &&
@@ -71,6 +73,15 @@ const struct profile_key profile_keys[] = {
 	  .off = P_OFF(mbuf_cache), .size = P_SZ(mbuf_cache), .off_has = SIZE_MAX,
 	  .min = 0, .max = 512, .def = "256", .unit = "mbufs",
 	  .help = "Per-lcore mempool cache size." },
+	{ .sect = PROFILE_SECT_GENERAL, .name = "mbuf_data_bytes",
+	  .type = PROFILE_T_U32,
+	  .off = P_OFF(mbuf_data_bytes), .size = P_SZ(mbuf_data_bytes),
+	  .off_has = SIZE_MAX, .min = 1024, .max = 65000, .def = "2048",
+	  .unit = "bytes",
+	  .help = "Data room of each mbuf. Frames longer than this span "
+		  "several mbufs, which NICs need RX scatter for and "
+		  "net_pcap's infinite_rx refuses: raise it (e.g. 4352 for "
+		  "4 KB RoCE frames) where that matters." },
 	{ .sect = PROFILE_SECT_GENERAL, .name = "virtual_time",
 	  .type = PROFILE_T_BOOL,
 	  .off = P_OFF(virtual_time), .size = P_SZ(virtual_time),
@@ -458,6 +469,124 @@ const struct profile_key profile_keys[] = {
 	  .off_has = SIZE_MAX, .def = "true", .unit = "",
 	  .help = "Receive on the generator's ports: loss, reordering, "
 		  "duplicates per QP and latency." },
+	{ .sect = PROFILE_SECT_GENERATOR, .name = "trace",
+	  .type = PROFILE_T_STRING, .off = P_OFF(gen.trace),
+	  .size = P_SZ(gen.trace), .off_has = SIZE_MAX, .def = "",
+	  .unit = "path",
+	  .help = "A pcap (Ethernet) to replay from the generator's lcore "
+		  "and ports instead of the collective: loaded into memory "
+		  "at start, frames sent in order at the trace's timing "
+		  "(see docs/generator.md); empty = the collective." },
+	{ .sect = PROFILE_SECT_GENERATOR, .name = "trace_speed",
+	  .type = PROFILE_T_DECIMAL, .off = P_OFF(gen.trace_speed_milli),
+	  .size = P_SZ(gen.trace_speed_milli), .off_has = SIZE_MAX,
+	  .decimals = 3, .min = 1, .max = 1000000, .zero_ok = true,
+	  .def = "1", .unit = "x",
+	  .help = "Trace clock scale: 1 = its own timing, 2 = twice as "
+		  "fast, 0.5 = half; 0 = as fast as the ports allow. Never "
+		  "faster than a port's speed." },
+	G_U32("trace_loops", trace_loops, 0, 1000000000, "1", "passes",
+	      "Passes over the trace; 0 = until --duration or a signal. "
+	      "Rewritten PSNs carry on from pass to pass."),
+	{ .sect = PROFILE_SECT_GENERATOR, .name = "trace_rewrite",
+	  .type = PROFILE_T_BOOL, .off = P_OFF(gen.trace_rewrite),
+	  .size = P_SZ(gen.trace_rewrite), .off_has = SIZE_MAX,
+	  .def = "true", .unit = "",
+	  .help = "Rewrite IPv4 RoCEv2 frames onto the ranks: each trace "
+		  "host (in order of first appearance) to rank h % ranks "
+		  "(base_mac/base_ip + r), each (source, destination, dest "
+		  "QP) to connection c (dest QP qpn_base + 2c + 1, its UDP "
+		  "source port); checksums and ICRC recomputed." },
+	{ .sect = PROFILE_SECT_GENERATOR, .name = "trace_send_other",
+	  .type = PROFILE_T_BOOL, .off = P_OFF(gen.trace_send_other),
+	  .size = P_SZ(gen.trace_send_other), .off_has = SIZE_MAX,
+	  .def = "true", .unit = "",
+	  .help = "Send trace frames that are not IPv4 RoCEv2 as they are; "
+		  "false = skip them (counted)." },
+#define G_BOOL(key, field, d, h) \
+	{ .sect = PROFILE_SECT_GENERATOR, .name = key, .type = PROFILE_T_BOOL, \
+	  .off = P_OFF(gen.field), .size = P_SZ(gen.field), \
+	  .off_has = SIZE_MAX, .def = d, .unit = "", .help = h }
+#define G_DEC(key, field, dec, lo, hi, d, u, h) \
+	{ .sect = PROFILE_SECT_GENERATOR, .name = key, \
+	  .type = PROFILE_T_DECIMAL, .off = P_OFF(gen.field), \
+	  .size = P_SZ(gen.field), .off_has = SIZE_MAX, .decimals = dec, \
+	  .min = lo, .max = hi, .def = d, .unit = u, .help = h }
+#define G_ENUM(key, field, nm, d, h) \
+	{ .sect = PROFILE_SECT_GENERATOR, .name = key, .type = PROFILE_T_ENUM, \
+	  .off = P_OFF(gen.field), .size = P_SZ(gen.field), \
+	  .off_has = SIZE_MAX, .names = nm, .def = d, .unit = "", .help = h }
+	G_BOOL("closed_loop", closed_loop, "false",
+	       "true: RC endpoints (ACK/NAK, go-back-N, CNP on CE, DCQCN, "
+	       "PFC honoured) and a rank sends step k+1 of a channel only "
+	       "once step k's chunk from its predecessor was delivered; "
+	       "false: open loop, steps paced by step_time_us."),
+	G_U32("window", window, 1, 65536, "128", "PSNs",
+	      "Closed loop: packets in flight per QP before an ACK."),
+	G_U32("ack_every", ack_every, 1, 65536, "8", "packets",
+	      "Closed loop: the responder ACKs every N in-order packets "
+	      "(and every AckReq, i.e. each message's last packet)."),
+	G_U32("retx_timeout_us", retx_timeout_us, 1, 100000000, "67109", "us",
+	      "Closed loop: retransmit (local ACK) timeout; the default is "
+	      "RDMA NICs' exponent 14, 4.096 us x 2^14."),
+	G_BOOL("dcqcn", dcqcn, "true",
+	       "Closed loop: DCQCN reaction point per QP (CNPs cut its "
+	       "rate); false = fixed-rate senders (CNPs are still sent "
+	       "and counted)."),
+	G_DEC("dcqcn_g", dcqcn_g, 8, 1, 100000000, "0.00390625", "",
+	      "DCQCN alpha gain g, (0, 1]."),
+	G_DEC("dcqcn_alpha_init", dcqcn_alpha_init, 6, 0, 1000000, "1", "",
+	      "DCQCN alpha of a new QP, [0, 1]."),
+	G_DEC("dcqcn_rai_gbps", dcqcn_rai_mbps, 3, 0, 1600000, "0.04",
+	      "Gbit/s", "DCQCN additive increase R_AI."),
+	G_DEC("dcqcn_rhai_gbps", dcqcn_rhai_mbps, 3, 0, 1600000, "0.4",
+	      "Gbit/s", "DCQCN hyper increase R_HAI."),
+	G_DEC("dcqcn_min_rate_gbps", dcqcn_min_rate_mbps, 3, 1, 1600000,
+	      "0.1", "Gbit/s", "DCQCN floor of the rate (capped at the "
+	      "rank's rate)."),
+	G_U32("dcqcn_alpha_period_us", dcqcn_alpha_period_us, 1, 3600000000u,
+	      "55", "us", "DCQCN alpha decay timer."),
+	G_U32("dcqcn_rate_period_us", dcqcn_rate_period_us, 1, 3600000000u,
+	      "55", "us", "DCQCN rate increase timer T."),
+	G_U32("dcqcn_byte_counter", dcqcn_byte_counter, 0, 4294967295u,
+	      "10485760", "bytes",
+	      "DCQCN rate increase every B bytes sent; 0 = never."),
+	G_U32("dcqcn_f", dcqcn_f, 1, 1000, "5", "steps",
+	      "DCQCN fast recovery steps F."),
+	G_U32("cnp_interval_us", cnp_interval_us, 0, 3600000000u, "50", "us",
+	      "Closed loop: at most one CNP per QP this often (notification "
+	      "point); 0 = one per CE-marked packet."),
+	G_U32("cnp_dscp", cnp_dscp, 0, 63, "48", "", "DSCP of CNPs."),
+	G_U32("cnp_ecn", cnp_ecn, 0, 3, "0", "", "ECN codepoint of CNPs."),
+	G_ENUM("fault_at", fault_at, fault_at_names, "rx",
+	       "Where the fault stage sits on each generator port: `rx` "
+	       "(what arrives) or `tx` (what leaves)."),
+	G_ENUM("fault_match", fault_match, fault_match_names, "data",
+	       "Frames the fault stage numbers and impairs: `data` RoCEv2 "
+	       "SEND/WRITE, `roce` any RoCEv2 (ACKs, CNPs too), `all`."),
+	G_U32("fault_drop_index", fault_drop_index, 0, 4294967295u, "0", "",
+	      "Drop the matching frame with this number (from 1, counted "
+	      "per port); 0 = off."),
+	G_U32("fault_drop_every", fault_drop_every, 0, 4294967295u, "0", "",
+	      "Drop every Nth matching frame; 0 = off."),
+	G_U32("fault_drop_ppm", fault_drop_ppm, 0, 1000000, "0", "ppm",
+	      "Drop each matching frame with this probability (seeded)."),
+	G_U32("fault_ce_index", fault_ce_index, 0, 4294967295u, "0", "",
+	      "Mark the matching frame with this number CE (if ECT); 0 = off."),
+	G_U32("fault_ce_every", fault_ce_every, 0, 4294967295u, "0", "",
+	      "Mark every Nth matching frame CE (if ECT); 0 = off."),
+	G_U32("fault_ce_ppm", fault_ce_ppm, 0, 1000000, "0", "ppm",
+	      "Mark each matching frame CE with this probability (seeded)."),
+	G_U32("virtual_tick_ns", virtual_tick_ns, 0, 1000000000, "0", "ns",
+	      "0: the generator runs on the TSC; > 0: on its own clock that "
+	      "advances this much per poll, so a run over in-memory ports "
+	      "is repeatable bit for bit (captures carry that clock)."),
+	G_DEC("gpu_hour_usd", gpu_hour_cents, 2, 0, 4294967295u, "30", "USD",
+	      "Price of one GPU-hour: waiting on the network beyond the ideal "
+	      "time costs this x ranks."),
+#undef G_ENUM
+#undef G_DEC
+#undef G_BOOL
 #undef G_U32
 };
 
