@@ -1,0 +1,173 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# bench/generator.sh: the RoCEv2 generator's cycles/packet and Mpps on one
+# core, beside dpdk-testpmd --forward-mode=txonly --record-core-cycles, on
+# the same vdevs (two net_null sinks), in the same run. A figure, not a test.
+#
+#   bench/generator.sh [-d SECONDS] [-r REPEATS] [-m IB_MTUS] [-w WORKDIR]
+#
+#   -d  sending time of each run (default 3)
+#   -r  runs per tool per case, interleaved; fewest cycles/packet kept (2)
+#   -m  IB MTUs to try, comma-separated (default 256,4096: frames of
+#       314 B and 4154 B, RDMA WRITE middle)
+#   -w  logs and reports (default /tmp/aifab-bench-gen)
+#
+# The generator runs open loop ([generator] rx = false: nothing comes back
+# from net_null), 2 ranks, one per port, ring AllReduce of a message large
+# enough that it is still sending when --duration ends, paced at the ports'
+# speed_gbps = 1600 (the pacer is not the limit on one core). testpmd's
+# txonly sends --txpkts frames of the same length; like our generator it
+# writes headers only (our payload is one shared external buffer), so
+# neither pays per payload byte.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+PY=/usr/bin/python3
+AIFAB=${AIFAB:-$ROOT/build/app/dpdk-aifab}
+TESTPMD=${TESTPMD:-dpdk-testpmd}
+DUR=3
+REPS=2
+MTUS=256,4096
+WORK=/tmp/aifab-bench-gen
+LCORES=0,1
+
+while getopts "d:r:m:w:h" o; do
+	case $o in
+	d) DUR=$OPTARG ;;
+	r) REPS=$OPTARG ;;
+	m) MTUS=$OPTARG ;;
+	w) WORK=$OPTARG ;;
+	*) sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+	esac
+done
+mkdir -p "$WORK"
+[ -x "$AIFAB" ] || { echo "bench: build $AIFAB first (bench/run.sh builds it)" >&2; exit 1; }
+
+# shellcheck disable=SC2054  # commas belong to the devargs
+VDEVS=(--vdev net_null0,no-rx=1 --vdev net_null1,no-rx=1)
+
+profile() {	# ib_mtu -> profile path
+	local p=$WORK/gen-$1.ini
+	cat >"$p" <<-EOF
+	; written by bench/generator.sh
+	[general]
+	name = bench-gen-$1
+	[switch]
+	enabled = false
+	[port.p0]
+	mac = 02:aa:00:00:01:00
+	speed_gbps = 1600
+	mtu = 9000
+	[port.p1]
+	mac = 02:aa:00:00:01:01
+	speed_gbps = 1600
+	mtu = 9000
+	[generator]
+	enabled = true
+	ports = p0 p1
+	collective = allreduce_ring
+	ranks = 2
+	size_bytes = 4294967296
+	iterations = 1000000
+	warmup = 0
+	ib_mtu = $1
+	rx = false
+	EOF
+	echo "$p"
+}
+
+run_gen() {	# tag ib_mtu -> "cpp mpps_busy mpps_wall frame_bytes"
+	local out=$WORK/$1.gen
+	if ! "$AIFAB" -l $LCORES --no-huge -m 1024 --no-pci \
+		--file-prefix "aifab-bench-$$-g" "${VDEVS[@]}" -- \
+		--profile "$(profile "$2")" --duration "$DUR" --quiet \
+		--report-json "$out.json" >"$out.log" 2>&1; then
+		echo fail; return
+	fi
+	"$PY" - "$out.json" <<-'EOF'
+	import json, sys
+	r = json.load(open(sys.argv[1]))
+	hz = r["tsc_hz"]
+	busy = sum(l["busy_cycles"] for l in r["lcores"].values())
+	pk = sum(l["packets"] for l in r["lcores"].values())
+	tx = sum(p["tx_packets"] for p in r["ports"].values())
+	txb = sum(p["tx_bytes"] for p in r["ports"].values())
+	if pk == 0 or busy == 0 or tx == 0:
+	    print("fail"); sys.exit()
+	print("%.1f %.2f %.2f %d" % (busy / pk, pk / (busy / hz) / 1e6,
+	      tx / r["elapsed_s"] / 1e6, round(txb / tx)))
+	EOF
+}
+
+run_txonly() {	# tag frame_len -> "cpp mpps_busy mpps_wall"
+	local out=$WORK/$1.testpmd fifo=$WORK/$1.stdin t=0 pid
+	local data=$(( ($2 + 128 + 127) / 128 * 128 ))
+	[ "$data" -ge 2176 ] || data=2176
+	rm -f "$fifo"; mkfifo "$fifo"
+	stdbuf -oL -eL "$TESTPMD" -l $LCORES --no-huge -m 1024 --no-pci \
+		--file-prefix "aifab-bench-$$-t" "${VDEVS[@]}" -- \
+		--forward-mode=txonly --txpkts="$2" --mbuf-size="$data" \
+		--max-pkt-len=9000 --record-core-cycles \
+		<"$fifo" >"$out.log" 2>&1 &
+	pid=$!
+	exec 3>"$fifo"
+	until grep -q "Press enter to exit" "$out.log"; do
+		if ! kill -0 "$pid" 2>/dev/null || [ $t -ge 3000 ]; then
+			exec 3>&-; wait "$pid" 2>/dev/null || true
+			rm -f "$fifo"
+			rm -rf "/var/run/dpdk/aifab-bench-$$-t" 2>/dev/null || true
+			echo fail; return
+		fi
+		sleep 0.02; t=$((t + 1))
+	done
+	sleep "$DUR"
+	echo >&3; exec 3>&-
+	wait "$pid" || true
+	rm -f "$fifo"; rm -rf "/var/run/dpdk/aifab-bench-$$-t" 2>/dev/null || true
+	"$PY" - "$out.log" "$DUR" <<-'EOF'
+	import re, sys
+	s = open(sys.argv[1], errors="replace").read()
+	m = re.search(r"CPU cycles/packet=([\d.]+) \(total cycles=(\d+) / "
+	              r"total \w+ packets=(\d+)\) at (\d+) MHz", s)
+	if not m:
+	    print("fail"); sys.exit()
+	cpp, cyc, pk, mhz = float(m[1]), int(m[2]), int(m[3]), int(m[4])
+	print("%.1f %.2f %.2f" % (cpp, pk / (cyc / (mhz * 1e6)) / 1e6,
+	      pk / float(sys.argv[2]) / 1e6))
+	EOF
+}
+
+better() {
+	case $1 in fail|"") echo "$2"; return ;; esac
+	case $2 in fail|"") echo "$1"; return ;; esac
+	awk -v a="$1" -v b="$2" 'BEGIN { split(a, x); split(b, y);
+		print (x[1] + 0 <= y[1] + 0) ? a : b }'
+}
+
+echo "# dpdk-aifab generator bench, $(date -u +%Y-%m-%dT%H:%MZ); ${DUR}s per run, best of $REPS"
+echo
+echo "| IB MTU | frame B | generator cycles/pkt | generator Mpps/core (busy; wall) | testpmd txonly cycles/pkt | testpmd Mpps (busy; wall) | ratio |"
+echo "|---:|---:|---:|---:|---:|---:|---:|"
+status=0
+IFS=, read -ra mtus <<<"$MTUS"
+for mtu in "${mtus[@]}"; do
+	g=''; t=''
+	for r in $(seq 1 "$REPS"); do
+		g=$(better "$g" "$(run_gen "mtu${mtu}_$r" "$mtu")")
+		# testpmd sends frames as long as the generator's (from its report).
+		len=$(( mtu + 58 ))
+		case $g in fail|"") ;; *) len=$(awk '{ print $4 }' <<<"$g") ;; esac
+		t=$(better "$t" "$(run_txonly "mtu${mtu}_$r" "$len")")
+	done
+	read -r gcpp gbusy gwall glen <<<"$g"
+	read -r tcpp tbusy twall <<<"$t"
+	case $g in fail|"") gcpp=failed; gbusy="see $WORK/mtu${mtu}_*.gen.log"; gwall=; glen=$len; status=1 ;; esac
+	case $t in fail|"") tcpp=failed; tbusy="see $WORK/mtu${mtu}_*.testpmd.log"; twall=; status=1 ;; esac
+	ratio=$(awk -v a="$gcpp" -v b="$tcpp" 'BEGIN {
+		if (a + 0 > 0 && b + 0 > 0) printf "%.2fx", a / b; else print "-" }')
+	echo "| $mtu | $glen | $gcpp | $gbusy${gwall:+; $gwall} | $tcpp | $tbusy${twall:+; $twall} | $ratio |"
+done
+echo
+echo "Generator packets are what its poll returns (frames sent; rx is off)."
+exit $status
