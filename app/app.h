@@ -26,6 +26,10 @@ struct app_args {
 	const char *report_json;
 	const char *capture_dir;    /**< --capture: TX pcaps with our clock */
 	bool quiet;
+	const char *prometheus;     /**< --prometheus: text exposition file */
+	const char *stats_jsonl;    /**< --stats-jsonl: one object per interval */
+	const char *report_html;    /**< --report-html: charts, one page */
+	double stats_interval_s;    /**< console/file interval (default 1) */
 	/** ethdev names whose RX is a pcap file: the run can end by itself */
 	unsigned int n_finite;
 	char finite[AIFAB_MAX_PORTS * 4][64];
@@ -54,6 +58,16 @@ int app_gen_lcore(const struct aifab_profile *p, unsigned int *id, char *err,
 		  size_t errlen);
 void *app_gen_create(const struct aifab_profile *prof,
 		     const struct aifab_env *env, char *err, size_t errlen);
+/**
+ * The [generator] pipeline: trace replay when [generator] trace is set,
+ * else the collective generator (app_gen_create()). Returns its state and
+ * sets @p ops to its ops table; @p gen to the same state when it is the
+ * collective generator (for aifab_gen_summary()), else NULL.
+ */
+void *app_traffic_create(const struct aifab_profile *prof,
+			 const struct aifab_env *env,
+			 const struct aifab_pipeline_ops **ops, void **gen,
+			 char *err, size_t errlen);
 /** Stop and close every port of @p env (flushes pcap writers). */
 void app_ports_close(struct aifab_env *env);
 /** Mbufs still taken from the app's pools. */
@@ -108,5 +122,34 @@ void app_capture_stop(struct app_capture *cap);
  */
 int app_sample_prepare(const struct aifab_profile *prof, struct app_args *args,
 		       char *dir, size_t dirlen, char *err, size_t errlen);
+
+/* export.c: live statistics (console, files, telemetry, HTML report). */
+#define APP_MAX_PIPES 4
+struct app_stats;
+struct aifab_stats_block;
+struct app_stats *app_stats_new(const struct app_args *a,
+				const struct aifab_env *env);
+/** Export a running pipeline (its ops->stats set, if any). */
+int app_stats_add_pipe(struct app_stats *s,
+		       const struct aifab_pipeline_ops *ops, void *st);
+/** The generator, for its figures while it runs. */
+void app_stats_set_gen(struct app_stats *s, const void *gen);
+/** After the pipes: the lcores set (@p lcores ascending), first
+ * snapshot, files opened, telemetry commands registered. */
+int app_stats_start(struct app_stats *s, const unsigned int *lcores,
+		    unsigned int n, char *err, size_t errlen);
+/** Lcore @p lcore's block of the lcores set (its owner writes it). */
+struct aifab_stats_block *app_stats_lcore_block(struct app_stats *s,
+						unsigned int lcore);
+/** One interval: read, write files, show the console. Main lcore. */
+void app_stats_tick(struct app_stats *s, uint64_t now);
+/** After the workers stopped: final snapshot, files, HTML report. */
+int app_stats_finish(struct app_stats *s, uint64_t now);
+/** Final load of @p lcore: busy/idle cycles, busy/idle polls, packets. */
+void app_stats_lcore_load(const struct app_stats *s, unsigned int lcore,
+			  uint64_t v[5]);
+/** Stop answering telemetry (before pipelines are freed). */
+void app_stats_stop(struct app_stats *s);
+void app_stats_free(struct app_stats *s);
 
 #endif /* AIFAB_APP_H */

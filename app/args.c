@@ -23,6 +23,10 @@ enum {
 	OPT_REPORT_JSON,
 	OPT_CAPTURE,
 	OPT_QUIET,
+	OPT_PROMETHEUS,
+	OPT_STATS_JSONL,
+	OPT_REPORT_HTML,
+	OPT_STATS_INTERVAL,
 	OPT_PROFILE_DOC,
 	OPT_HELP,
 	OPT_VERSION,
@@ -35,6 +39,10 @@ static const struct option app_opts[] = {
 	{ "report-json", required_argument, NULL, OPT_REPORT_JSON },
 	{ "capture", required_argument, NULL, OPT_CAPTURE },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "prometheus", required_argument, NULL, OPT_PROMETHEUS },
+	{ "stats-jsonl", required_argument, NULL, OPT_STATS_JSONL },
+	{ "report-html", required_argument, NULL, OPT_REPORT_HTML },
+	{ "stats-interval", required_argument, NULL, OPT_STATS_INTERVAL },
 	{ "profile-doc", no_argument, NULL, OPT_PROFILE_DOC },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -59,22 +67,36 @@ app_usage(FILE *f, const char *prog)
 "  --report-json FILE     write the final report as JSON\n"
 "  --capture DIR          write every port's TX to DIR/tx_<port>.pcap, stamped\n"
 "                         with the pipeline's clock (virtual time when on)\n"
-"  --quiet                no per-second progress lines\n"
+"  --report-html FILE     write the report as one HTML page: charts (inline\n"
+"                         SVG) of throughput, queue depth, PFC, ECN, drops and\n"
+"                         the generator's collective time and busbw\n"
+"  --prometheus FILE      rewrite FILE (atomically) every interval with every\n"
+"                         counter in Prometheus text format\n"
+"  --stats-jsonl FILE     write every counter as one JSON object per interval\n"
+"  --stats-interval SECS  console and file interval (default 1)\n"
+"  --quiet                no live console (a table on a terminal, else one\n"
+"                         line per interval)\n"
 "  --profile-doc          print the reference of every profile key (Markdown)\n"
 "  --help                 this text\n"
 "  --version              print the version\n"
 "\n"
 "EAL defaults, each added only when the user gave none of its kind:\n"
 "  --file-prefix aifab-<pid>     always, unless --file-prefix is given\n"
-"  --no-huge -m 512              when no hugepages are free and no memory\n"
-"                                option (-m, --socket-mem, --no-huge) is given\n"
+"  --no-huge -m 512              when no hugepages are free (or no hugetlbfs\n"
+"                                is mounted) and no memory option (-m,\n"
+"                                --socket-mem, --no-huge) is given\n"
 "  --no-pci                      when no EAL options are given at all\n"
 "\n"
 "Ports are the ethdevs EAL finds (NICs or vdevs), bound to the profile's\n"
 "[port.*] sections by `device` or in order. net_pcap vdevs with rx_pcap=\n"
 "end the run by themselves once every input is consumed, e.g.:\n"
 "  %s --vdev net_pcap0,rx_pcap=in0.pcap,tx_pcap=out0.pcap ... -- \\\n"
-"      --profile profiles/pcap-leaf.ini --report-json report.json\n",
+"      --profile profiles/pcap-leaf.ini --report-json report.json\n"
+"\n"
+"While it runs: `dpdk-telemetry.py -f <file-prefix>` answers /aifab/ports,\n"
+"/aifab/tc, /aifab/pfc, /aifab/ecmp, /aifab/generator, /aifab/lcores and\n"
+"/aifab/sw (and DPDK's /ethdev/...); `dpdk-dumpcap --file-prefix <prefix>\n"
+"-i <ethdev>` captures a port (needs hugepages: not with --no-huge).\n",
 		prog, prog, prog);
 }
 
@@ -107,6 +129,22 @@ eal_has(const struct app_args *a, const char *opt)
 	return false;
 }
 
+/* A hugetlbfs mount: without one EAL cannot use free hugepages. */
+static bool
+hugetlbfs_mounted(void)
+{
+	char line[512];
+	bool found = false;
+	FILE *f = fopen("/proc/mounts", "r");
+
+	if (f == NULL)
+		return false;
+	while (!found && fgets(line, sizeof(line), f) != NULL)
+		found = strstr(line, " hugetlbfs ") != NULL;
+	fclose(f);
+	return found;
+}
+
 static bool
 hugepages_free(void)
 {
@@ -120,7 +158,7 @@ hugepages_free(void)
 		if (sscanf(line, "HugePages_Free: %ld", &freep) == 1)
 			break;
 	fclose(f);
-	return freep > 0;
+	return freep > 0 && hugetlbfs_mounted();
 }
 
 /* Remember net_pcap vdevs that read a file: their RX ends. */
@@ -211,6 +249,26 @@ parse_app(int argc, char **argv, struct app_args *a, const char *prog)
 		case OPT_QUIET:
 			a->quiet = true;
 			break;
+		case OPT_PROMETHEUS:
+			a->prometheus = optarg;
+			break;
+		case OPT_STATS_JSONL:
+			a->stats_jsonl = optarg;
+			break;
+		case OPT_REPORT_HTML:
+			a->report_html = optarg;
+			break;
+		case OPT_STATS_INTERVAL:
+			a->stats_interval_s = strtod(optarg, &end);
+			if (*optarg == '\0' || *end != '\0' ||
+			    !(a->stats_interval_s >= 0.05 &&
+			      a->stats_interval_s <= 3600)) {
+				fprintf(stderr, "dpdk-aifab: --stats-interval "
+					"'%s': expected seconds from 0.05 to "
+					"3600\n", optarg);
+				return -1;
+			}
+			break;
 		case OPT_PROFILE_DOC:
 			aifab_profile_write_doc(stdout);
 			return 1;
@@ -241,6 +299,7 @@ app_args_parse(int argc, char **argv, struct app_args *a)
 	int sep = -1, i, rc;
 
 	memset(a, 0, sizeof(*a));
+	a->stats_interval_s = 1;
 	for (i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--") == 0) {
 			sep = i;

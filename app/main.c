@@ -16,23 +16,31 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_mbuf_dyn.h>
+#include <rte_pdump.h>
 
 #include "aifab_eal.h"
+#include "aifab_stats.h"
 #include "app.h"
+#include "export.h"
 #include "generator.h"
 
-#define APP_MAX_SLOTS 4 /* pipelines sharing one lcore */
+#define APP_MAX_SLOTS APP_MAX_PIPES /* pipelines sharing one lcore */
 
-/* What one lcore runs: (pipeline, worker index) pairs, polled in turn. */
+/*
+ * What one lcore runs: (pipeline, worker index) pairs, polled in turn.
+ * Load (polls that handled packets are busy, the others idle) goes into
+ * lib/stats blocks this lcore alone writes: the pipeline's block of each
+ * slot (if the pipeline has a set) and the lcore's block of the app's
+ * "lcores" set.
+ */
 struct lcore_plan {
 	unsigned int n;
 	const struct aifab_pipeline_ops *ops[APP_MAX_SLOTS];
 	void *st[APP_MAX_SLOTS];
 	unsigned int w[APP_MAX_SLOTS];
+	struct aifab_stats_block *blk[APP_MAX_SLOTS];
+	struct aifab_stats_block *lblk;
 	const volatile int *quit;
-	/* Load, written by this lcore only: polls that handled packets are
-	 * busy, the others idle. */
-	uint64_t busy_cycles, idle_cycles, busy_polls, idle_polls, packets;
 } __rte_cache_aligned;
 
 /* A running pipeline. */
@@ -52,6 +60,8 @@ struct app {
 	char sample_dir[PATH_MAX];  /* set when running the built-in sample */
 	char run_dir[PATH_MAX];     /* EAL's runtime files, removed at exit */
 	struct app_capture *cap;    /* --capture */
+	struct app_stats *stats;    /* live counters and their exporters */
+	bool pdump;                 /* rte_pdump_init() done */
 	volatile int quit;          /* tells worker lcores to stop */
 };
 
@@ -66,20 +76,18 @@ on_signal(int sig)
 static void
 plan_poll(struct lcore_plan *pl)
 {
-	uint64_t now = rte_rdtsc(), dt;
-	unsigned int i, n = 0;
+	uint64_t start = rte_rdtsc(), now = start, t;
+	unsigned int i, k, n = 0;
 
-	for (i = 0; i < pl->n; i++)
-		n += pl->ops[i]->poll(pl->st[i], pl->w[i], now);
-	dt = rte_rdtsc() - now;
-	if (n != 0) {
-		pl->busy_cycles += dt;
-		pl->busy_polls++;
-		pl->packets += n;
-	} else {
-		pl->idle_cycles += dt;
-		pl->idle_polls++;
+	for (i = 0; i < pl->n; i++) {
+		k = pl->ops[i]->poll(pl->st[i], pl->w[i], now);
+		t = rte_rdtsc();
+		if (pl->blk[i] != NULL)
+			aifab_stats_account(pl->blk[i], t - now, k);
+		now = t;
+		n += k;
 	}
+	aifab_stats_account(pl->lblk, now - start, n);
 }
 
 static void
@@ -170,9 +178,12 @@ app_start(struct app *app, char *err, size_t errlen)
 		return -1;
 	}
 	if (sw_on) {
-		void *sw = aifab_switch_ops.init(&app->env, (unsigned int)n,
-						 err, errlen);
+		void *sw;
 
+		app->env.worker_lcores = ids; /* stats labels, during init */
+		sw = aifab_switch_ops.init(&app->env, (unsigned int)n, err,
+					   errlen);
+		app->env.worker_lcores = NULL;
 		if (sw == NULL)
 			return -1;
 		pipe_add(app, &aifab_switch_ops, sw);
@@ -185,13 +196,24 @@ app_start(struct app *app, char *err, size_t errlen)
 		printf("\n");
 	}
 	if (prof->gen.enabled) {
-		app->gen = app_gen_create(prof, &app->env, err, errlen);
-		if (app->gen == NULL)
+		const struct aifab_pipeline_ops *ops;
+		void *st, *gen;
+
+		/* The collective generator, or trace replay. */
+		app->env.worker_lcores = &gen_lc;
+		st = app_traffic_create(prof, &app->env, &ops, &gen, err,
+					errlen);
+		app->env.worker_lcores = NULL;
+		if (st == NULL)
 			return -1;
-		pipe_add(app, &aifab_generator_ops, app->gen);
-		plan_add(app, gen_lc, &aifab_generator_ops, app->gen, 0);
-		printf("generator: %u ranks on lcore %u\n", prof->gen.ranks,
-		       gen_lc);
+		app->gen = gen;
+		pipe_add(app, ops, st);
+		plan_add(app, gen_lc, ops, st, 0);
+		if (gen != NULL)
+			printf("generator: %u ranks on lcore %u\n",
+			       prof->gen.ranks, gen_lc);
+		else
+			printf("generator: trace replay on lcore %u\n", gen_lc);
 	}
 	if (app->args.capture_dir != NULL) {
 		app->cap = app_capture_start(&app->env, app->args.capture_dir,
@@ -199,29 +221,48 @@ app_start(struct app *app, char *err, size_t errlen)
 		if (app->cap == NULL)
 			return -1;
 	}
+	return 0;
+}
+
+/* Counters and exporters for what runs, then the workers. */
+static int
+app_launch(struct app *app, char *err, size_t errlen)
+{
+	unsigned int lcores[RTE_MAX_LCORE], n = 0, i, k;
+
+	app->stats = app_stats_new(&app->args, &app->env);
+	if (app->stats == NULL) {
+		snprintf(err, errlen, "out of memory for statistics");
+		return -1;
+	}
+	for (i = 0; i < app->n_pipes; i++)
+		if (app_stats_add_pipe(app->stats, app->pipe[i].ops,
+				       app->pipe[i].st) != 0)
+			return -1;
+	app_stats_set_gen(app->stats, app->gen);
+	for (i = 0; i < RTE_MAX_LCORE; i++)
+		if (app->plan[i].n > 0)
+			lcores[n++] = i;
+	if (app_stats_start(app->stats, lcores, n, err, errlen) != 0)
+		return -1;
+	for (i = 0; i < RTE_MAX_LCORE; i++) {
+		struct lcore_plan *pl = &app->plan[i];
+
+		if (pl->n == 0)
+			continue;
+		pl->lblk = app_stats_lcore_block(app->stats, i);
+		for (k = 0; k < pl->n; k++) {
+			struct aifab_stats_set *set = pl->ops[k]->stats != NULL ?
+				pl->ops[k]->stats(pl->st[k]) : NULL;
+
+			pl->blk[k] = set != NULL ?
+				aifab_stats_block(set, pl->w[k]) : NULL;
+		}
+	}
 	RTE_LCORE_FOREACH_WORKER(i)
 		if (app->plan[i].n > 0)
 			rte_eal_remote_launch(lcore_main, &app->plan[i], i);
 	return 0;
-}
-
-/* Every pipeline's port counters, summed (each counts its own ports). */
-static void
-app_counters(const struct app *app, struct aifab_port_counters *out)
-{
-	struct aifab_port_counters c[AIFAB_MAX_PORTS];
-	unsigned int i, p;
-
-	memset(out, 0, sizeof(*out) * AIFAB_MAX_PORTS);
-	for (i = 0; i < app->n_pipes; i++) {
-		app->pipe[i].ops->port_counters(app->pipe[i].st, c);
-		for (p = 0; p < app->env.n_ports; p++) {
-			out[p].rx_packets += c[p].rx_packets;
-			out[p].rx_bytes += c[p].rx_bytes;
-			out[p].tx_packets += c[p].tx_packets;
-			out[p].tx_bytes += c[p].tx_bytes;
-		}
-	}
 }
 
 static bool
@@ -235,34 +276,16 @@ app_done(const struct app *app)
 	return app->n_pipes > 0;
 }
 
-static void
-progress(const struct app *app, double t, struct aifab_port_counters *last)
-{
-	struct aifab_port_counters now[AIFAB_MAX_PORTS];
-	uint64_t rx = 0, tx = 0;
-	unsigned int p;
-
-	app_counters(app, now);
-	for (p = 0; p < app->env.n_ports; p++) {
-		rx += now[p].rx_packets - last[p].rx_packets;
-		tx += now[p].tx_packets - last[p].tx_packets;
-		last[p] = now[p];
-	}
-	printf("t=%6.1fs  rx %8.3f Mpps  tx %8.3f Mpps\n", t, rx / 1e6,
-	       tx / 1e6);
-	fflush(stdout);
-}
-
 /* Run until the input is consumed, the duration passes or a signal. */
 static enum app_end
 app_loop(struct app *app, double *elapsed)
 {
 	struct lcore_plan *mine = &app->plan[rte_get_main_lcore()];
-	struct aifab_port_counters last[AIFAB_MAX_PORTS] = { 0 };
-	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), next_tick;
+	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), next_tick, tick;
 	enum app_end end;
 
-	next_tick = start + hz;
+	tick = (uint64_t)(app->args.stats_interval_s * (double)hz);
+	next_tick = start + tick;
 	for (;;) {
 		uint64_t now;
 
@@ -285,10 +308,10 @@ app_loop(struct app *app, double *elapsed)
 			break;
 		}
 		if (now >= next_tick) {
-			if (!app->args.quiet)
-				progress(app, (double)(now - start) / (double)hz,
-					 last);
-			next_tick += hz;
+			app_stats_tick(app->stats, now);
+			next_tick += tick;
+			if (next_tick < now) /* a slow interval: skip, not burst */
+				next_tick = now + tick;
 		}
 	}
 	__atomic_store_n(&app->quit, 1, __ATOMIC_RELAXED);
@@ -296,6 +319,8 @@ app_loop(struct app *app, double *elapsed)
 	if (mine->n > 0)
 		plan_drain(mine);
 	*elapsed = (double)(rte_rdtsc() - start) / (double)hz;
+	/* Final counters: workers stopped and drained. */
+	app_stats_finish(app->stats, rte_rdtsc());
 	return end;
 }
 
@@ -322,15 +347,15 @@ app_finish(struct app *app, enum app_end end, double elapsed)
 		fprintf(stderr, "dpdk-aifab: out of memory for the report\n");
 		return -1;
 	}
-	app_counters(app, c);
+	app_port_counters(app->stats, c);
 	app_report_set_counters(r, c);
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		const struct lcore_plan *pl = &app->plan[i];
+		uint64_t v[5];
 
-		if (pl->n > 0)
-			app_report_lcore(r, i, pl->busy_cycles, pl->idle_cycles,
-					 pl->busy_polls, pl->idle_polls,
-					 pl->packets);
+		if (app->plan[i].n == 0)
+			continue;
+		app_stats_lcore_load(app->stats, i, v);
+		app_report_lcore(r, i, v[0], v[1], v[2], v[3], v[4]);
 	}
 	if (app->gen != NULL) {
 		struct aifab_gen_summary gs;
@@ -344,6 +369,7 @@ app_finish(struct app *app, enum app_end end, double elapsed)
 		printf("\n");
 		aifab_gen_print_table(app->gen, stdout);
 	}
+	app_stats_stop(app->stats); /* telemetry reads the pipelines */
 	app_pipes_fini(app);
 	app_capture_stop(app->cap);
 	app->cap = NULL;
@@ -364,6 +390,8 @@ app_finish(struct app *app, enum app_end end, double elapsed)
 	}
 	app_report_free(r);
 	app_pools_free();
+	app_stats_free(app->stats);
+	app->stats = NULL;
 	return rc;
 }
 
@@ -396,6 +424,12 @@ main(int argc, char **argv)
 		 rte_eal_get_runtime_dir());
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	/* dpdk-dumpcap (a secondary process) may capture our ports. */
+	if (rte_pdump_init() == 0)
+		app.pdump = true;
+	else
+		printf("warning: packet capture (rte_pdump) unavailable: %s\n",
+		       rte_strerror(rte_errno));
 	printf("dpdk-aifab: profile %s (%s), %u lcores\n", app.prof.name,
 	       app.prof.path, rte_lcore_count());
 	if (!app.args.eal_given && app.args.profile == NULL &&
@@ -408,14 +442,19 @@ main(int argc, char **argv)
 			       "(pcaps made from the profile's addresses) in "
 			       "%s\n", app.sample_dir);
 	}
-	if (rc < 0 || app_start(&app, err, sizeof(err)) != 0) {
+	if (rc < 0 || app_start(&app, err, sizeof(err)) != 0 ||
+	    app_launch(&app, err, sizeof(err)) != 0) {
 		fprintf(stderr, "dpdk-aifab: %s\n", err);
 		__atomic_store_n(&app.quit, 1, __ATOMIC_RELAXED);
 		rte_eal_mp_wait_lcore();
+		app_stats_stop(app.stats);
 		app_pipes_fini(&app);
+		app_stats_free(app.stats);
 		app_capture_stop(app.cap);
 		app_ports_close(&app.env);
 		app_pools_free();
+		if (app.pdump)
+			rte_pdump_uninit();
 		rte_eal_cleanup();
 		aifab_eal_remove_runtime_dir(app.run_dir);
 		return 1;
@@ -425,6 +464,8 @@ main(int argc, char **argv)
 	if (app.sample_dir[0] != '\0')
 		printf("sample input and output pcaps: %s/{in,out}_*.pcap "
 		       "(read them with tshark -r)\n", app.sample_dir);
+	if (app.pdump)
+		rte_pdump_uninit();
 	rte_eal_cleanup();
 	aifab_eal_remove_runtime_dir(app.run_dir);
 	app_args_free(&app.args);

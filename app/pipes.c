@@ -11,6 +11,7 @@
 
 #include "app.h"
 #include "generator.h"
+#include "replay.h"
 
 /* Port mask of [generator] ports ("" = every port). -1 on a bad name. */
 int
@@ -101,6 +102,47 @@ app_gen_lcore(const struct aifab_profile *p, unsigned int *id, char *err,
 	return 0;
 }
 
+/* [generator] closed loop, DCQCN, fault stage, clock and price. PFC
+ * priorities follow the fabric's [qos] dscp_to_tc, as a NIC's would. */
+static void
+gen_params_closed(const struct aifab_profile *prof, struct aifab_gen_params *gp)
+{
+	const struct aifab_gen_profile *g = &prof->gen;
+
+	gp->closed_loop = g->closed_loop;
+	gp->window = g->window;
+	gp->ack_every = g->ack_every;
+	gp->retx_timeout_ns = (uint64_t)g->retx_timeout_us * 1000;
+	gp->dcqcn = g->dcqcn;
+	gp->dcqcn_g = g->dcqcn_g * 1e-8;
+	gp->dcqcn_alpha_init = g->dcqcn_alpha_init * 1e-6;
+	gp->dcqcn_rai_mbps = g->dcqcn_rai_mbps;
+	gp->dcqcn_rhai_mbps = g->dcqcn_rhai_mbps;
+	gp->dcqcn_min_rate_mbps = g->dcqcn_min_rate_mbps;
+	gp->dcqcn_alpha_period_ns = (uint64_t)g->dcqcn_alpha_period_us * 1000;
+	gp->dcqcn_rate_period_ns = (uint64_t)g->dcqcn_rate_period_us * 1000;
+	gp->dcqcn_byte_counter = g->dcqcn_byte_counter;
+	gp->dcqcn_f = g->dcqcn_f;
+	gp->cnp_interval_ns = (uint64_t)g->cnp_interval_us * 1000;
+	gp->cnp_dscp = (uint8_t)g->cnp_dscp;
+	gp->cnp_ecn = (uint8_t)g->cnp_ecn;
+	gp->data_prio = prof->qos.dscp_tc[g->dscp & 63];
+	gp->cnp_prio = prof->qos.dscp_tc[g->cnp_dscp & 63];
+	gp->fault_on_tx = g->fault_at == 1;
+	gp->fault = (struct aifab_fault_params){
+		.match = g->fault_match,
+		.drop_index = g->fault_drop_index,
+		.drop_every = g->fault_drop_every,
+		.drop_ppm = g->fault_drop_ppm,
+		.ce_index = g->fault_ce_index,
+		.ce_every = g->fault_ce_every,
+		.ce_ppm = g->fault_ce_ppm,
+		.seed = prof->seed,
+	};
+	gp->virtual_tick_ns = g->virtual_tick_ns;
+	gp->gpu_hour_usd = g->gpu_hour_cents / 100.0;
+}
+
 /* The profile's [generator] as the pipeline's params. */
 static void
 gen_params(const struct aifab_profile *prof, const struct aifab_env *env,
@@ -138,6 +180,7 @@ gen_params(const struct aifab_profile *prof, const struct aifab_env *env,
 	gp->sport_base = (uint16_t)g->sport_base;
 	gp->sport_count = (uint16_t)g->sport_count;
 	gp->mbufs = g->mbufs;
+	gen_params_closed(prof, gp);
 }
 
 void *
@@ -154,5 +197,59 @@ app_gen_create(const struct aifab_profile *prof, const struct aifab_env *env,
 	if (st == NULL)
 		snprintf(err, errlen, "%s: [generator] %s", prof->path,
 			 strncmp(why, "generator: ", 11) == 0 ? why + 11 : why);
+	return st;
+}
+
+/* The profile's [generator] trace keys as replay params. */
+static void
+replay_params(const struct aifab_profile *prof, const struct aifab_env *env,
+	      struct aifab_replay_params *rp)
+{
+	const struct aifab_gen_profile *g = &prof->gen;
+	unsigned int i;
+
+	aifab_replay_params_defaults(rp);
+	rp->path = g->trace;
+	rp->speed_milli = g->trace_speed_milli;
+	rp->loops = g->trace_loops;
+	rp->rewrite = g->trace_rewrite;
+	rp->send_other = g->trace_send_other;
+	rp->n_ranks = g->ranks;
+	if (g->has_base_mac)
+		rp->base_mac = g->base_mac;
+	if (g->has_base_ip)
+		rp->base_ip = g->base_ip;
+	rp->qpn_base = g->qpn_base;
+	rp->sport_base = (uint16_t)g->sport_base;
+	rp->sport_count = (uint16_t)g->sport_count;
+	for (i = 0; i < env->n_ports; i++)
+		if (env->ports[i].gen_owned)
+			rp->ports[rp->n_ports++] = (uint16_t)i;
+	rp->rx = g->rx;
+	rp->burst_pkts = g->burst_pkts;
+	rp->mbufs = g->mbufs;
+}
+
+void *
+app_traffic_create(const struct aifab_profile *prof,
+		   const struct aifab_env *env,
+		   const struct aifab_pipeline_ops **ops, void **gen,
+		   char *err, size_t errlen)
+{
+	struct aifab_replay_params rp;
+	char why[APP_ERR_LEN];
+	void *st;
+
+	*gen = NULL;
+	if (prof->gen.trace[0] == '\0') {
+		*ops = &aifab_generator_ops;
+		*gen = app_gen_create(prof, env, err, errlen);
+		return *gen;
+	}
+	*ops = &aifab_replay_ops;
+	replay_params(prof, env, &rp);
+	st = aifab_replay_create(env, &rp, 1, why, sizeof(why));
+	if (st == NULL)
+		snprintf(err, errlen, "%s: [generator] %s", prof->path, why);
 	return st;
 }

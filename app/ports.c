@@ -202,8 +202,8 @@ pool_size(const struct aifab_profile *prof, unsigned int n_workers)
 		n += (prof->ports[i].rx_desc + prof->ports[i].tx_desc) *
 		     n_workers;
 	n += n_workers * (prof->burst + 64u * prof->n_ports + prof->mbuf_cache);
-	/* A full shared buffer holds mbufs too. */
-	n += (unsigned int)RTE_MIN(prof->qos.buffer_bytes / 512, (uint64_t)1 << 20);
+	/* A full shared buffer holds mbufs too: one per 256-byte cell. */
+	n += (unsigned int)RTE_MIN(prof->qos.buffer_bytes / 256, (uint64_t)1 << 20);
 	return RTE_MAX(n + 1024u, APP_MIN_MBUFS);
 }
 

@@ -176,6 +176,48 @@ app_report_generator(struct app_report *r, const struct aifab_gen_summary *s)
 	r->has_gen = true;
 }
 
+/* "generator", continued: per iteration, the wait beyond the ideal and
+ * its price, the closed loop's RC / DCQCN / PFC / fault figures. */
+static void
+json_generator_loop(FILE *f, const struct aifab_gen_summary *g)
+{
+	uint32_t i;
+
+	fprintf(f, "    \"closed_loop\": %s,\n    \"per_iteration\": [",
+		g->closed_loop ? "true" : "false");
+	for (i = 0; i < g->n_iter; i++)
+		fprintf(f, "%s{\"time_us\": %.3f, \"algbw_gbps\": %.6f, "
+			"\"busbw_gbps\": %.6f}", i ? ",\n      " : "\n      ",
+			g->iter_us[i], g->iter_us[i] > 0 ?
+			(double)g->size / (g->iter_us[i] * 1e3) : 0.0,
+			g->iter_us[i] > 0 && g->algbw_gbps > 0 ?
+			(double)g->size / (g->iter_us[i] * 1e3) *
+			g->busbw_gbps / g->algbw_gbps : 0.0);
+	fprintf(f, "],\n    \"ideal_us\": %.3f, \"wait_beyond_ideal_us\": "
+		"%.3f, \"wait_cost_usd\": %.9f,\n", g->ideal_us,
+		g->wait_beyond_ideal_us, g->wait_cost_usd);
+	fprintf(f, "    \"slowest\": {\"step\": %u, \"step_us\": %.3f, "
+		"\"rank\": %u},\n", g->slowest_step, g->slowest_step_us,
+		g->slowest_rank);
+	fprintf(f, "    \"rc\": {\"retx_packets\": %" PRIu64
+		", \"retx_bytes\": %" PRIu64 ", \"timeouts\": %" PRIu64
+		", \"naks_tx\": %" PRIu64 ", \"naks_rx\": %" PRIu64
+		", \"acks_tx\": %" PRIu64 ", \"acks_rx\": %" PRIu64
+		", \"duplicates_rx\": %" PRIu64 ", \"out_of_sequence_rx\": %"
+		PRIu64 "},\n", g->retx_packets, g->retx_bytes, g->timeouts,
+		g->naks_tx, g->naks_rx, g->acks_tx, g->acks_rx, g->dup_rx,
+		g->oos_rx);
+	fprintf(f, "    \"dcqcn\": {\"ce_rx\": %" PRIu64 ", \"cnp_tx\": %"
+		PRIu64 ", \"cnp_rx\": %" PRIu64 ", \"rate_cuts\": %" PRIu64
+		", \"qp_rate_avg_mbps\": %.3f, \"qp_rate_min_mbps\": %.3f},\n",
+		g->ce_rx, g->cnp_tx, g->cnp_rx, g->rate_cuts,
+		g->qp_rate_avg_mbps, g->qp_rate_min_mbps);
+	fprintf(f, "    \"pfc\": {\"rx_frames\": %" PRIu64 ", \"paused_us\": "
+		"%.3f},\n    \"fault\": {\"dropped\": %" PRIu64
+		", \"ce_marked\": %" PRIu64 "}\n  },\n", g->pfc_rx,
+		g->paused_us, g->fault_dropped, g->fault_ce_marked);
+}
+
 /* "generator": what nccl-tests reports, plus what came back. */
 static void
 json_generator(FILE *f, const struct app_report *r)
@@ -202,8 +244,9 @@ json_generator(FILE *f, const struct app_report *r)
 	fprintf(f, "    \"latency_ns\": {\"samples\": %" PRIu64 ", \"min\": %"
 		PRIu64 ", \"avg\": %" PRIu64 ", \"p50\": %" PRIu64
 		", \"p99\": %" PRIu64 ", \"p999\": %" PRIu64 ", \"max\": %"
-		PRIu64 "}\n  },\n", g->lat_count, g->lat_min, g->lat_avg,
+		PRIu64 "},\n", g->lat_count, g->lat_min, g->lat_avg,
 		g->lat_p50, g->lat_p99, g->lat_p999, g->lat_max);
+	json_generator_loop(f, g);
 }
 
 void

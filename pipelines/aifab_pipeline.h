@@ -18,6 +18,7 @@
 #include "aifab_profile.h"
 
 struct rte_mempool;
+struct aifab_stats_set;
 
 /** A port as the app bound it to an ethdev. */
 struct aifab_port_rt {
@@ -40,6 +41,9 @@ struct aifab_env {
 	uint16_t n_ports;
 	struct aifab_port_rt ports[AIFAB_MAX_PORTS];
 	uint64_t tsc_hz;
+	/** lcore of each worker, for stats labels; valid during init() only
+	 * (NULL: workers are labelled 0, 1, ...). */
+	const unsigned int *worker_lcores;
 };
 
 /** One port's counters, summed over a pipeline's workers. */
@@ -81,6 +85,14 @@ struct aifab_pipeline_ops {
 	/** Named per-port details for the report (drops by reason, ...). */
 	void (*report)(const void *st, const struct aifab_report_sink *sink);
 	void (*fini)(void *st);
+	/**
+	 * Optional (NULL: none). The pipeline's lib/stats set: block w is
+	 * worker w's, written only by the lcore running it. The app feeds
+	 * each block's built-in load counters (aifab_stats_account()) from
+	 * its poll loop and exports the set while the pipeline runs; the set
+	 * lives until fini().
+	 */
+	struct aifab_stats_set *(*stats)(const void *st);
 };
 
 extern const struct aifab_pipeline_ops aifab_switch_ops;

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The generator pipeline, open loop: N emulated ranks walk their collective
- * schedule; each step posts one RDMA WRITE per (channel, QP); a per-rank
- * token bucket on the TSC paces the packets, which are built by lib/roce
- * (payload attached, never copied) and sent in bursts per port. What comes
- * back is accounted per QP (PSN) and per port (latency histogram).
+ * The generator pipeline: N emulated ranks walk their collective schedule;
+ * each step posts one RDMA WRITE per (channel, QP); a per-rank token bucket
+ * on the TSC paces the packets, which are built by lib/roce (payload
+ * attached, never copied) and sent in bursts per port. What comes back is
+ * accounted per QP (PSN) and per port (latency histogram). This file holds
+ * the open loop and what both loops share: TX buffers that honour received
+ * PFC, the fault stage, departure stamps, RX dispatch and the ops table;
+ * generator_cl.c holds the closed loop (RC, DCQCN).
  *
  * One worker owns everything: no sharing, no atomics; counters are plain.
  */
@@ -22,22 +25,103 @@
 
 /* ---- TX ------------------------------------------------------------------ */
 
+static bool
+prio_paused(const struct gen *g, uint16_t p, uint8_t prio, uint64_t now)
+{
+	return (aifab_pfc_rx_paused_mask(&g->port[p].pfc, now) >> prio) & 1;
+}
+
+bool
+gen_data_paused(const struct gen *g, uint16_t p, uint64_t now)
+{
+	return prio_paused(g, p, g->p.data_prio, now);
+}
+
+/* Send what the PMD takes from @p buf; unsent frames stay for later. */
 static void
-tx_flush(struct gen *g, uint16_t p)
+flush_buf(struct gen *g, uint16_t p, struct rte_mbuf **buf, uint16_t *n)
 {
 	struct gen_port *gp = &g->port[p];
 	uint16_t sent;
 
-	if (gp->n_tx == 0)
+	if (*n == 0)
 		return;
-	sent = rte_eth_tx_burst(g->env.ports[p].port_id, g->p.txq, gp->tx,
-				gp->n_tx);
-	/* Bytes were counted when built; unsent ones are kept for later. */
+	sent = rte_eth_tx_burst(g->env.ports[p].port_id, g->p.txq, buf, *n);
+	/* Bytes were counted when queued. */
 	gp->tx_packets += sent;
-	if (sent < gp->n_tx)
-		memmove(gp->tx, gp->tx + sent,
-			sizeof(gp->tx[0]) * (gp->n_tx - sent));
-	gp->n_tx = (uint16_t)(gp->n_tx - sent);
+	if (sent < *n)
+		memmove(buf, buf + sent, sizeof(buf[0]) * (*n - sent));
+	*n = (uint16_t)(*n - sent);
+}
+
+/* Flush both queues of port @p p unless PFC pauses their priority. */
+void
+gen_tx_flush(struct gen *g, uint16_t p, uint64_t now)
+{
+	struct gen_port *gp = &g->port[p];
+
+	if (gp->n_tx > 0 && !gen_data_paused(g, p, now))
+		flush_buf(g, p, gp->tx, &gp->n_tx);
+	if (gp->n_cnp > 0 && !prio_paused(g, p, g->p.cnp_prio, now))
+		flush_buf(g, p, gp->cnp, &gp->n_cnp);
+}
+
+/* Departure stamp (ns) for --capture, the virtual clock's when it runs. */
+static void
+stamp(const struct gen *g, struct rte_mbuf *m, uint64_t now)
+{
+	if (g->ts_off < 0)
+		return;
+	*RTE_MBUF_DYNFIELD(m, g->ts_off, uint64_t *) = g->p.virtual_tick_ns ?
+		now : (uint64_t)((double)now * g->ns_per_tsc);
+	m->ol_flags |= g->ts_flag;
+}
+
+/* Queue on the wire: counted as sent; a TX fault stage may lose it. */
+static bool
+tx_queue(struct gen *g, uint16_t p, struct rte_mbuf *m, uint64_t now)
+{
+	struct gen_port *gp = &g->port[p];
+
+	gp->tx_bytes += m->pkt_len;
+	stamp(g, m, now);
+	if (g->p.fault_on_tx && aifab_fault_active(&gp->fault) &&
+	    aifab_fault_burst(&gp->fault, &m, 1, gp->scratch) == 0) {
+		gp->tx_packets++; /* left the NIC, lost on the wire */
+		return false;
+	}
+	return true;
+}
+
+/* A data frame; the caller made room in the data queue. */
+void
+gen_tx_data(struct gen *g, uint16_t p, struct rte_mbuf *m, uint64_t now)
+{
+	struct gen_port *gp = &g->port[p];
+
+	if (tx_queue(g, p, m, now))
+		gp->tx[gp->n_tx++] = m;
+}
+
+/* An ACK / NAK (data queue) or CNP; dropped if its queue stays full. */
+bool
+gen_tx_ctl(struct gen *g, uint16_t p, struct rte_mbuf *m, bool cnp,
+	   uint64_t now)
+{
+	struct gen_port *gp = &g->port[p];
+	uint16_t *n = cnp ? &gp->n_cnp : &gp->n_tx;
+	uint16_t cap = cnp ? GEN_CNPBUF : GEN_TXBUF;
+
+	if (*n == cap)
+		gen_tx_flush(g, p, now);
+	if (*n == cap) {
+		gp->ctr[GEN_TX_CTL_DROPPED]++;
+		rte_pktmbuf_free(m);
+		return false;
+	}
+	if (tx_queue(g, p, m, now))
+		(cnp ? gp->cnp : gp->tx)[(*n)++] = m;
+	return true;
 }
 
 /*
@@ -46,8 +130,8 @@ tx_flush(struct gen *g, uint16_t p)
  * this interval's accrual), so it never loses rate when polls are further
  * apart than one frame time; an idle rank fills up to the depth only.
  */
-static void
-bucket_refill(struct gen_rank *rk, uint64_t now)
+void
+gen_bucket_refill(struct gen_rank *rk, uint64_t now)
 {
 	int64_t add;
 
@@ -89,6 +173,58 @@ step_post(struct gen *g, struct gen_rank *rk, uint64_t now)
 	rk->state = RANK_SEND;
 }
 
+/* Step statistics: free the slot of iteration @p it, adding its step
+ * durations (timed iterations) and blaming the slowest step's sender. */
+static void
+iter_stats_close(struct gen *g, uint32_t it)
+{
+	struct gen_iter_stat *st = &g->ist[it % GEN_STAT_SLOTS];
+	uint64_t prev = g->iter_start[it], d, worst = 0;
+	uint32_t k, slow = UINT32_MAX;
+
+	if (st->iter != it)
+		return;
+	for (k = 0; k < g->n_steps; k++) {
+		d = st->end[k] > prev ? st->end[k] - prev : 0;
+		prev = RTE_MAX(prev, st->end[k]);
+		if (it < g->p.warmup)
+			continue;
+		g->step_sum_us[k] += (double)d * g->ns_per_tsc / 1e3;
+		if (slow == UINT32_MAX || d > worst) {
+			worst = d;
+			slow = k;
+		}
+	}
+	if (slow != UINT32_MAX && st->end[slow] != 0)
+		g->slow_count[st->last[slow]]++;
+	st->iter = UINT32_MAX;
+}
+
+/* Rank @p r finished its iteration at @p now: account it, start the gap. */
+void
+gen_iter_rank_done(struct gen *g, struct gen_rank *rk, uint32_t r,
+		   uint64_t now)
+{
+	uint32_t it = rk->iter;
+
+	g->iter_end[it] = RTE_MAX(g->iter_end[it], now);
+	if (++g->iter_ranks_done[it] == g->p.n_ranks && g->p.closed_loop)
+		iter_stats_close(g, it);
+	if (g->p.closed_loop) {
+		/* This parity's arrivals now belong to iteration it + 2. */
+		memset(rk->got[it & 1], 0, g->n_steps * g->n_chan);
+		rk->got_total[it & 1] = 0;
+	}
+	RTE_SET_USED(r);
+	rk->step = 0;
+	if (++rk->iter == g->total_iters) {
+		rk->state = RANK_DONE;
+		return;
+	}
+	rk->next_start = now + (uint64_t)((double)g->p.gap_ns / g->ns_per_tsc);
+	rk->state = RANK_WAIT;
+}
+
 static void
 rank_step_done(struct gen *g, struct gen_rank *rk, uint32_t r, uint64_t now)
 {
@@ -98,16 +234,7 @@ rank_step_done(struct gen *g, struct gen_rank *rk, uint32_t r, uint64_t now)
 		rk->state = RANK_WAIT;
 		return;
 	}
-	g->iter_end[rk->iter] = RTE_MAX(g->iter_end[rk->iter], now);
-	g->iter_ranks_done[rk->iter]++;
-	RTE_SET_USED(r);
-	rk->step = 0;
-	if (++rk->iter == g->total_iters) {
-		rk->state = RANK_DONE;
-		return;
-	}
-	rk->next_start = now + (uint64_t)((double)g->p.gap_ns / g->ns_per_tsc);
-	rk->state = RANK_WAIT;
+	gen_iter_rank_done(g, rk, r, now);
 }
 
 /* Next segment of an active conn, or false when its message is done. */
@@ -129,6 +256,7 @@ rank_send_one(struct gen *g, struct gen_rank *rk, uint32_t r, uint64_t now)
 {
 	struct gen_port *gp = &g->port[rk->port];
 	uint32_t ci = rk->act[rk->rr];
+
 	struct gen_conn *cn = &g->conns[ci];
 	struct aifab_roce_tag_info ti = {
 		.rank = (uint16_t)r, .step = (uint16_t)rk->step,
@@ -150,9 +278,8 @@ rank_send_one(struct gen *g, struct gen_rank *rk, uint32_t r, uint64_t now)
 		gp->ctr[GEN_TX_NOMBUF]++;
 		return -1;
 	}
-	gp->tx_bytes += m->pkt_len;
 	rk->tokens -= (int64_t)(m->pkt_len + GEN_WIRE_EXTRA) << GEN_FP;
-	gp->tx[gp->n_tx++] = m;
+	gen_tx_data(g, rk->port, m, now);
 	if (!aifab_roce_qp_busy(&cn->qp))
 		rk->act[rk->rr] = rk->act[--rk->n_act];
 	else
@@ -184,7 +311,7 @@ rank_poll(struct gen *g, uint32_t r, uint64_t now)
 	unsigned int sent = 0;
 	int rc;
 
-	bucket_refill(rk, now);
+	gen_bucket_refill(rk, now);
 	while (sent < g->p.burst_pkts && rank_ready(g, rk, now)) {
 		if (rk->n_act == 0) {
 			rank_step_done(g, rk, r, now);
@@ -192,8 +319,10 @@ rank_poll(struct gen *g, uint32_t r, uint64_t now)
 		}
 		if (rk->rate_fp != 0 && rk->tokens <= 0)
 			break;
+		if (gen_data_paused(g, rk->port, now))
+			break;
 		if (g->port[rk->port].n_tx == GEN_TXBUF) {
-			tx_flush(g, rk->port);
+			gen_tx_flush(g, rk->port, now);
 			if (g->port[rk->port].n_tx == GEN_TXBUF)
 				break;
 		}
@@ -208,44 +337,19 @@ rank_poll(struct gen *g, uint32_t r, uint64_t now)
 
 /* ---- RX ------------------------------------------------------------------ */
 
-static struct gen_conn *
-conn_of_qpn(struct gen *g, uint32_t dqpn)
-{
-	uint32_t i;
-
-	if (dqpn <= g->p.qpn_base || ((dqpn - g->p.qpn_base) & 1) == 0)
-		return NULL;
-	i = (dqpn - g->p.qpn_base - 1) / 2;
-	return i < g->n_conns ? &g->conns[i] : NULL;
-}
-
+/* Latency from the tag of a data packet (both loops). */
 static void
-rx_one(struct gen *g, struct gen_port *gp, struct rte_mbuf *m, uint64_t now)
+rx_latency(struct gen *g, struct gen_port *gp, struct rte_mbuf *m,
+	   const struct aifab_pkt_info *pi, uint64_t now)
 {
-	struct aifab_pkt_info pi;
 	struct aifab_roce_tag_info ti;
-	struct gen_conn *cn;
 	uint8_t tagbuf[AIFAB_ROCE_TAG_LEN];
 	const uint8_t *t;
 	uint32_t off;
 
-	gp->rx_packets++;
-	gp->rx_bytes += m->pkt_len;
-	if (aifab_pkt_parse_mbuf(m, &pi, gp->scratch, false) !=
-	    AIFAB_PKT_ERR_OK || !(pi.flags & AIFAB_PKT_F_ROCE)) {
-		gp->ctr[GEN_RX_OTHER]++;
-		return;
-	}
-	gp->ctr[GEN_RX_ROCE]++;
-	cn = conn_of_qpn(g, pi.dqpn);
-	if (cn == NULL) {
-		gp->ctr[GEN_RX_UNKNOWN_QP]++;
-		return;
-	}
-	aifab_roce_rx_psn(&cn->rx, pi.psn);
-	off = pi.bth_off + AIFAB_BTH_LEN;
-	if (pi.bth_opcode == AIFAB_BTH_OP_WRITE_FIRST ||
-	    pi.bth_opcode == AIFAB_BTH_OP_WRITE_ONLY)
+	off = pi->bth_off + AIFAB_BTH_LEN;
+	if (pi->bth_opcode == AIFAB_BTH_OP_WRITE_FIRST ||
+	    pi->bth_opcode == AIFAB_BTH_OP_WRITE_ONLY)
 		off += AIFAB_RETH_LEN;
 	t = off + AIFAB_ROCE_TAG_LEN + AIFAB_ICRC_LEN <= m->pkt_len ?
 		rte_pktmbuf_read(m, off, AIFAB_ROCE_TAG_LEN, tagbuf) : NULL;
@@ -258,6 +362,48 @@ rx_one(struct gen *g, struct gen_port *gp, struct rte_mbuf *m, uint64_t now)
 			    (uint64_t)((double)(now - ti.tx_tsc) * g->ns_per_tsc));
 }
 
+static void
+rx_one(struct gen *g, uint16_t p, struct rte_mbuf *m, uint64_t now)
+{
+	struct gen_port *gp = &g->port[p];
+	struct aifab_pkt_info pi;
+	struct gen_conn *cn;
+
+	gp->rx_packets++;
+	gp->rx_bytes += m->pkt_len;
+	if (aifab_pkt_parse_mbuf(m, &pi, gp->scratch, false) !=
+	    AIFAB_PKT_ERR_OK) {
+		gp->ctr[GEN_RX_OTHER]++;
+		return;
+	}
+	if (pi.flags & AIFAB_PKT_F_PFC) {
+		gp->ctr[GEN_RX_PFC]++;
+		aifab_pfc_rx_frame(&gp->pfc, pi.pfc_enable, pi.pfc_time, now);
+		return;
+	}
+	if (pi.flags & AIFAB_PKT_F_PAUSE) {
+		gp->ctr[GEN_RX_PAUSE]++;
+		return;
+	}
+	if (!(pi.flags & AIFAB_PKT_F_ROCE)) {
+		gp->ctr[GEN_RX_OTHER]++;
+		return;
+	}
+	gp->ctr[GEN_RX_ROCE]++;
+	if (pi.bth_opcode <= AIFAB_BTH_OP_WRITE_ONLY_IMM)
+		rx_latency(g, gp, m, &pi, now);
+	if (g->p.closed_loop) {
+		gen_cl_rx(g, p, m, &pi, now);
+		return;
+	}
+	cn = gen_conn_of_rqpn(g, pi.dqpn);
+	if (cn == NULL) {
+		gp->ctr[GEN_RX_UNKNOWN_QP]++;
+		return;
+	}
+	aifab_roce_rx_psn(&cn->rx, pi.psn);
+}
+
 static unsigned int
 rx_poll(struct gen *g, uint64_t now)
 {
@@ -267,14 +413,17 @@ rx_poll(struct gen *g, uint64_t now)
 
 	for (u = 0; u < g->n_used_ports; u++) {
 		uint16_t p = g->used_ports[u];
+		struct gen_port *gp = &g->port[p];
 
 		n = rte_eth_rx_burst(g->env.ports[p].port_id, g->p.rxq, pkts,
 				     GEN_RX_BURST);
+		got += n;
+		if (n > 0 && !g->p.fault_on_tx && aifab_fault_active(&gp->fault))
+			n = aifab_fault_burst(&gp->fault, pkts, n, gp->scratch);
 		for (i = 0; i < n; i++) {
-			rx_one(g, &g->port[p], pkts[i], now);
+			rx_one(g, p, pkts[i], now);
 			rte_pktmbuf_free(pkts[i]);
 		}
-		got += n;
 	}
 	return got;
 }
@@ -284,13 +433,27 @@ rx_poll(struct gen *g, uint64_t now)
 static void
 gen_start(struct gen *g, uint64_t now)
 {
-	uint32_t r;
+	uint32_t r, i;
 
 	for (r = 0; r < g->p.n_ranks; r++) {
 		g->ranks[r].next_start = now;
 		g->ranks[r].last_tsc = now;
 	}
+	for (i = 0; g->p.closed_loop && i < g->n_conns; i++)
+		aifab_dcqcn_rp_init(&g->ranks[g->conns[i].src].dq,
+				    &g->conns[i].rp, now);
 	g->started = true;
+}
+
+/* The clock of this poll: the app's TSC, or the virtual one advanced. */
+static uint64_t
+gen_clock(struct gen *g, uint64_t now)
+{
+	if (g->p.virtual_tick_ns == 0)
+		return now;
+	now = g->vnow;
+	g->vnow += g->p.virtual_tick_ns;
+	return now;
 }
 
 static unsigned int
@@ -302,37 +465,56 @@ gen_poll(void *st, unsigned int w, uint64_t now)
 	uint16_t u;
 
 	RTE_SET_USED(w);
+	now = gen_clock(g, now);
+	g->last_now = now;
 	if (!g->started)
 		gen_start(g, now);
 	if (g->p.rx)
 		handled += rx_poll(g, now);
 	for (i = 0; i < n; i++)
-		handled += rank_poll(g, (g->rr_rank + i) % n, now);
+		handled += g->p.closed_loop ?
+			gen_cl_rank_poll(g, (g->rr_rank + i) % n, now) :
+			rank_poll(g, (g->rr_rank + i) % n, now);
 	g->rr_rank = (g->rr_rank + 1) % n;
 	for (u = 0; u < g->n_used_ports; u++)
-		tx_flush(g, g->used_ports[u]);
+		gen_tx_flush(g, g->used_ports[u], now);
 	return handled;
+}
+
+static void
+drop_held(struct gen *g, struct gen_port *gp, struct rte_mbuf **buf,
+	  uint16_t *n)
+{
+	uint16_t i;
+
+	RTE_SET_USED(g);
+	for (i = 0; i < *n; i++) {
+		gp->tx_bytes -= buf[i]->pkt_len;
+		rte_pktmbuf_free(buf[i]);
+	}
+	gp->ctr[GEN_TX_DROPPED] += *n;
+	*n = 0;
 }
 
 static void
 gen_drain(void *st, unsigned int w, uint64_t now)
 {
 	struct gen *g = st;
-	uint16_t u, i;
+	uint16_t u;
 
 	RTE_SET_USED(w);
+	now = gen_clock(g, now);
 	if (g->p.rx)
 		rx_poll(g, now);
 	for (u = 0; u < g->n_used_ports; u++) {
-		struct gen_port *gp = &g->port[g->used_ports[u]];
+		uint16_t p = g->used_ports[u];
+		struct gen_port *gp = &g->port[p];
 
-		tx_flush(g, g->used_ports[u]);
-		for (i = 0; i < gp->n_tx; i++) {
-			gp->tx_bytes -= gp->tx[i]->pkt_len;
-			rte_pktmbuf_free(gp->tx[i]);
-		}
-		gp->ctr[GEN_TX_DROPPED] += gp->n_tx;
-		gp->n_tx = 0;
+		/* The run is over: what a pause still holds goes now. */
+		flush_buf(g, p, gp->tx, &gp->n_tx);
+		flush_buf(g, p, gp->cnp, &gp->n_cnp);
+		drop_held(g, gp, gp->tx, &gp->n_tx);
+		drop_held(g, gp, gp->cnp, &gp->n_cnp);
 	}
 }
 
@@ -347,7 +529,8 @@ gen_done(const void *st)
 		if (g->ranks[r].state != RANK_DONE)
 			return false;
 	for (u = 0; u < g->n_used_ports; u++)
-		if (g->port[g->used_ports[u]].n_tx != 0)
+		if (g->port[g->used_ports[u]].n_tx != 0 ||
+		    g->port[g->used_ports[u]].n_cnp != 0)
 			return false;
 	return g->started;
 }

@@ -9,6 +9,20 @@
  * counts what comes back (PSN loss / reordering / duplicates per QP,
  * latency from the payload tag) on the same ports.
  *
+ * Closed loop (closed_loop): each QP is an RC requester (lib/rc: window,
+ * go-back-N on NAK or timeout) whose packets are rebuilt from its PSN
+ * ring, and the receiving rank's end of it a responder (coalesced ACKs,
+ * one NAK per gap, duplicates re-ACKed) and a DCQCN notification point
+ * (a CNP per CE-marked packet, at most one per cnp_interval); CNPs drive
+ * the sender's DCQCN reaction point (lib/dcqcn), which paces the QP. A
+ * rank posts step k+1 of a channel only when step k's chunk from its
+ * predecessor has been delivered, and ends an iteration when its own
+ * messages are acknowledged and its chunks received.
+ *
+ * PFC (both modes): a PFC frame received on a generator port pauses that
+ * port's data/ACK priority or CNP priority for quanta x 512 bit times at
+ * the port speed (lib/pfc); XON resumes.
+ *
  * Addressing: rank r has MAC base_mac + r (last 3 bytes as a counter) and
  * IPv4 base_ip + r, unless an explicit table is given, and sends from
  * env port ports[r % n_ports]. Frames go straight to the peer rank's MAC
@@ -33,6 +47,7 @@
 #include <rte_ether.h>
 
 #include "aifab_collective.h"
+#include "aifab_fault.h"
 #include "aifab_pipeline.h"
 
 #define AIFAB_GEN_MAX_RANKS 1024
@@ -70,6 +85,32 @@ struct aifab_gen_params {
 	uint16_t sport_base;            /**< 0: Linux formula; else base + i % count */
 	uint16_t sport_count;
 	uint32_t mbufs;                 /**< per generator pool; 0: 8192 */
+
+	/* Closed loop: RC reliability and DCQCN per QP (lib/rc, lib/dcqcn). */
+	bool closed_loop;               /**< step k+1 waits for step k's data */
+	uint32_t window;                /**< PSNs in flight per QP, 1..65536 */
+	uint32_t ack_every;             /**< responder ACKs every N packets */
+	uint64_t retx_timeout_ns;       /**< requester's local ACK timeout */
+	uint32_t max_msgs;              /**< posted messages per QP; 0: auto */
+	bool dcqcn;                     /**< reaction point on (else fixed rate) */
+	double dcqcn_g, dcqcn_alpha_init;
+	double dcqcn_rai_mbps, dcqcn_rhai_mbps, dcqcn_min_rate_mbps;
+	uint64_t dcqcn_alpha_period_ns, dcqcn_rate_period_ns;
+	uint64_t dcqcn_byte_counter;
+	uint32_t dcqcn_f;
+	uint64_t cnp_interval_ns;       /**< notification point: per QP */
+	uint8_t cnp_dscp, cnp_ecn;      /**< CNP IP TOS (48 / 0) */
+	uint8_t data_prio;              /**< PFC priority of data and ACKs */
+	uint8_t cnp_prio;               /**< PFC priority of CNPs */
+
+	/** Fault stage on every generator port (lib/fault; zero: off). */
+	struct aifab_fault_params fault;
+	bool fault_on_tx;               /**< at TX (else at RX) */
+
+	/** 0: `now` is the TSC the app passes; > 0: the generator's own
+	 * virtual clock in ns, advanced this much per poll (deterministic). */
+	uint64_t virtual_tick_ns;
+	double gpu_hour_usd;            /**< price of waiting, per rank-hour */
 };
 
 /** Fill @p p with defaults: ring AllReduce, 8 ranks, 1 MiB, 1 channel,
@@ -86,6 +127,8 @@ void *aifab_gen_create(const struct aifab_env *env,
 		       const struct aifab_gen_params *p, unsigned int n_workers,
 		       char *err, size_t errlen);
 
+#define AIFAB_GEN_SUMMARY_ITERS 64
+
 /** Results in numbers (open loop: time = time to send). */
 struct aifab_gen_summary {
 	const char *op;                 /**< nccl-tests name, "allreduce" ... */
@@ -101,6 +144,39 @@ struct aifab_gen_summary {
 	uint64_t rx_lost, rx_reordered, rx_duplicates, rx_stale;
 	uint64_t lat_count;             /**< latency samples (ns below) */
 	uint64_t lat_min, lat_avg, lat_p50, lat_p99, lat_p999, lat_max;
+
+	bool closed_loop;
+	/** Per timed iteration (the first AIFAB_GEN_SUMMARY_ITERS). */
+	uint32_t n_iter;
+	double iter_us[AIFAB_GEN_SUMMARY_ITERS];
+	/** Ideal time of one collective: busbw factor x S at the slowest
+	 * rank's line rate (S x 2(N-1)/N / rate for AllReduce). */
+	double ideal_us;
+	/** Sum over timed iterations of max(0, time - ideal): what every rank
+	 * waited on the network beyond the ideal. */
+	double wait_beyond_ideal_us;
+	/** That wait x ranks x gpu_hour_usd / 3600 s. */
+	double wait_cost_usd;
+	/** Closed loop: the step with the largest summed duration over timed
+	 * iterations (a step ends when its last chunk is delivered), its mean
+	 * duration, and the rank whose chunk came last in each iteration's
+	 * slowest step most often (who everyone waited for). */
+	uint32_t slowest_step, slowest_rank;
+	double slowest_step_us;
+	/** RC (closed loop, all QPs, warm-up included). */
+	uint64_t retx_packets, retx_bytes, timeouts;
+	uint64_t naks_tx, naks_rx, acks_tx, acks_rx, dup_rx, oos_rx;
+	/** DCQCN: CE-marked data received, CNPs sent and received, rate cuts;
+	 * per QP the mean DCQCN rate over its packets, averaged over QPs,
+	 * and the lowest rate any QP reached. */
+	uint64_t ce_rx, cnp_tx, cnp_rx, rate_cuts;
+	double qp_rate_avg_mbps, qp_rate_min_mbps;
+	/** PFC frames received and time the data priority was paused,
+	 * summed over ports. */
+	uint64_t pfc_rx;
+	double paused_us;
+	/** Fault stage: frames dropped, marked CE. */
+	uint64_t fault_dropped, fault_ce_marked;
 };
 
 /** Fill @p s (any lcore, after the run or while it runs, racy). */

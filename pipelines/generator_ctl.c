@@ -15,6 +15,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_mempool.h>
 
 #include "aifab_rng.h"
@@ -51,6 +52,25 @@ aifab_gen_params_defaults(struct aifab_gen_params *p)
 		.dscp = 26,
 		.ecn = 2,
 		.qpn_base = 0x100,
+		.window = 128,
+		.ack_every = 8,
+		.retx_timeout_ns = AIFAB_RC_DEFAULT_TIMEOUT_NS,
+		.dcqcn = true,
+		.dcqcn_g = AIFAB_DCQCN_DEF_G,
+		.dcqcn_alpha_init = AIFAB_DCQCN_DEF_ALPHA_INIT,
+		.dcqcn_rai_mbps = AIFAB_DCQCN_DEF_RAI_MBPS,
+		.dcqcn_rhai_mbps = AIFAB_DCQCN_DEF_RHAI_MBPS,
+		.dcqcn_min_rate_mbps = AIFAB_DCQCN_DEF_MIN_RATE_MBPS,
+		.dcqcn_alpha_period_ns = AIFAB_DCQCN_DEF_ALPHA_PERIOD_NS,
+		.dcqcn_rate_period_ns = AIFAB_DCQCN_DEF_RATE_PERIOD_NS,
+		.dcqcn_byte_counter = AIFAB_DCQCN_DEF_BYTE_COUNTER,
+		.dcqcn_f = AIFAB_DCQCN_DEF_F,
+		.cnp_interval_ns = AIFAB_DCQCN_DEF_CNP_INTERVAL_NS,
+		.cnp_dscp = 48,
+		.cnp_ecn = 0,
+		.data_prio = 3,
+		.cnp_prio = 6,
+		.gpu_hour_usd = 30.0,
 	};
 }
 
@@ -124,6 +144,41 @@ check_params(const struct aifab_env *env, const struct aifab_gen_params *p,
 		    GEN_MAX_EXT_MBUFS);
 	if (p->size == 0)
 		BAD("size = '0'; allowed: >= 1 byte");
+	if (p->window < 1 || p->window > AIFAB_RC_MAX_WINDOW)
+		BAD("window = '%u'; allowed: 1..%u", p->window,
+		    AIFAB_RC_MAX_WINDOW);
+	if (p->ack_every < 1 || p->ack_every > AIFAB_RC_MAX_ACK_EVERY)
+		BAD("ack_every = '%u'; allowed: 1..%u", p->ack_every,
+		    AIFAB_RC_MAX_ACK_EVERY);
+	if (p->retx_timeout_ns < 1000 ||
+	    p->retx_timeout_ns > AIFAB_RC_MAX_TIMEOUT_NS)
+		BAD("retx_timeout_us = '%" PRIu64 "'; allowed: 1..%llu",
+		    p->retx_timeout_ns / 1000,
+		    (unsigned long long)(AIFAB_RC_MAX_TIMEOUT_NS / 1000));
+	if (p->max_msgs > AIFAB_RC_MAX_MSGS)
+		BAD("max_msgs = '%u'; allowed: 0..%u", p->max_msgs,
+		    AIFAB_RC_MAX_MSGS);
+	if (p->cnp_dscp > 63 || p->cnp_ecn > 3)
+		BAD("cnp_dscp/cnp_ecn = '%u/%u'; allowed: 0..63 / 0..3",
+		    p->cnp_dscp, p->cnp_ecn);
+	if (p->data_prio >= AIFAB_PFC_NUM_PRIO ||
+	    p->cnp_prio >= AIFAB_PFC_NUM_PRIO)
+		BAD("PFC priorities of data/CNP = '%u/%u'; allowed: 0..7",
+		    p->data_prio, p->cnp_prio);
+	if (p->fault.match >= AIFAB_FAULT_MATCH_MAX ||
+	    p->fault.drop_ppm > AIFAB_FAULT_PPM_MAX ||
+	    p->fault.ce_ppm > AIFAB_FAULT_PPM_MAX)
+		BAD("fault: match %u, drop_ppm %u, ce_ppm %u; allowed: "
+		    "data/roce/all and 0..%u ppm", p->fault.match,
+		    p->fault.drop_ppm, p->fault.ce_ppm, AIFAB_FAULT_PPM_MAX);
+	if (p->virtual_tick_ns > 1000000000ull)
+		BAD("virtual_tick_ns = '%" PRIu64 "'; allowed: 0..1000000000",
+		    p->virtual_tick_ns);
+	if (!(p->gpu_hour_usd >= 0))
+		BAD("gpu_hour_usd = '%f'; allowed: >= 0", p->gpu_hour_usd);
+	if (p->closed_loop && !p->rx)
+		BAD("closed_loop = 'true' with rx = 'false'; allowed: rx = "
+		    "true (ACKs must come back)");
 	return check_ports(env, p, err, errlen);
 }
 
@@ -234,10 +289,7 @@ build_conns(struct gen *g, char *err, size_t errlen)
 	for (i = 0; i < g->p.n_ranks && g->conns != NULL; i++) {
 		g->ranks[i].entry_conn = rte_malloc_socket("gen_ec",
 			sizeof(uint32_t) * steps_per_rank, 0, socket);
-		g->ranks[i].act = rte_malloc_socket("gen_act",
-			sizeof(uint32_t) * g->n_chan * g->p.qps_per_conn, 0,
-			socket);
-		if (g->ranks[i].entry_conn == NULL || g->ranks[i].act == NULL)
+		if (g->ranks[i].entry_conn == NULL)
 			break;
 	}
 	if (g->conns == NULL || i < g->p.n_ranks) {
@@ -246,6 +298,18 @@ build_conns(struct gen *g, char *err, size_t errlen)
 	}
 	conns_walk(g, slot, true);
 	rte_free(slot);
+	for (i = 0; i < n; i++) {
+		g->conns[i].q = i % g->p.qps_per_conn;
+		g->ranks[g->conns[i].src].n_conns++;
+	}
+	/* Open loop: the QPs of one step; closed loop: every QP it has. */
+	for (i = 0; i < g->p.n_ranks; i++) {
+		g->ranks[i].act = rte_malloc_socket("gen_act", sizeof(uint32_t) *
+			RTE_MAX(g->ranks[i].n_conns,
+				g->n_chan * g->p.qps_per_conn), 0, socket);
+		if (g->ranks[i].act == NULL)
+			BAD("out of memory for %u QPs (raise -m)", n);
+	}
 	aifab_rng_seed(&rng, g->p.seed, 0x9e4);
 	for (i = 0; i < n; i++)
 		if (conn_qp_init(g, i, &rng) != 0)
@@ -293,11 +357,13 @@ setup_rank(struct gen *g, uint32_t r, uint32_t ranks_on_port)
 	rk->depth = (int64_t)((g->p.bursty ? g->p.burst_pkts : 1) * frame)
 		<< GEN_FP;
 	rk->tokens = rk->depth;
-	if (mbps == 0 || g->env.tsc_hz == 0)
+	rk->line_mbps = mbps ? (double)mbps :
+		(pr->speed_mbps ? (double)pr->speed_mbps : 100000.0);
+	if (mbps == 0 || g->hz == 0)
 		return; /* unpaced */
 	bps = (double)mbps * 1e6 / 8.0;
 	rk->rate_fp = (uint64_t)(bps * (double)(1u << GEN_FP) /
-				 (double)g->env.tsc_hz);
+				 (double)g->hz);
 	if (rk->rate_fp == 0)
 		rk->rate_fp = 1;
 	rk->max_idle = ((uint64_t)INT64_MAX >> 2) / rk->rate_fp;
@@ -324,6 +390,37 @@ build_pools(struct gen *g, char *err, size_t errlen)
 	return 0;
 }
 
+/* PFC honouring and the fault stage per port; departure stamps. */
+static int
+build_ports(struct gen *g, char *err, size_t errlen)
+{
+	int flag;
+	uint16_t u;
+
+	g->ts_off = rte_mbuf_dynfield_lookup(RTE_MBUF_DYNFIELD_TIMESTAMP_NAME,
+					     NULL);
+	flag = rte_mbuf_dynflag_lookup(RTE_MBUF_DYNFLAG_RX_TIMESTAMP_NAME, NULL);
+	g->ts_flag = flag >= 0 ? RTE_BIT64(flag) : 0;
+	if (g->ts_flag == 0)
+		g->ts_off = -1;
+	g->data_tos = (uint8_t)(g->p.dscp << 2 | g->p.ecn);
+	g->cnp_tos = (uint8_t)(g->p.cnp_dscp << 2 | g->p.cnp_ecn);
+	for (u = 0; u < g->n_used_ports; u++) {
+		uint16_t p = g->used_ports[u];
+		uint32_t sp = g->env.ports[p].speed_mbps;
+
+		if (aifab_pfc_rx_init(&g->port[p].pfc, sp ? sp : 10000,
+				      g->hz) != 0)
+			BAD("port %s: speed %u Mb/s, clock %" PRIu64 " Hz: "
+			    "cannot time PFC pauses; allowed: speed 1..%u",
+			    g->env.ports[p].name, sp, g->hz,
+			    AIFAB_PFC_SPEED_MAX_MBPS);
+		if (aifab_fault_init(&g->port[p].fault, &g->p.fault, p) != 0)
+			BAD("fault: invalid parameters");
+	}
+	return 0;
+}
+
 static int
 build(struct gen *g, char *err, size_t errlen)
 {
@@ -344,7 +441,8 @@ build(struct gen *g, char *err, size_t errlen)
 	g->n_steps = aifab_coll_plan_n_steps(g->plan);
 	g->n_chan = g->p.n_channels;
 	g->total_iters = g->p.warmup + g->p.iterations;
-	g->ns_per_tsc = g->env.tsc_hz ? 1e9 / (double)g->env.tsc_hz : 1.0;
+	g->hz = g->p.virtual_tick_ns ? GEN_VT_HZ : g->env.tsc_hz;
+	g->ns_per_tsc = g->hz ? 1e9 / (double)g->hz : 1.0;
 	if (check_msg_sizes(g, err, errlen) != 0 ||
 	    build_pools(g, err, errlen) != 0)
 		return -1;
@@ -368,7 +466,10 @@ build(struct gen *g, char *err, size_t errlen)
 		setup_rank(g, r, on_port[r % g->n_used_ports]);
 	for (u = 0; u < AIFAB_MAX_PORTS; u++)
 		aifab_roce_hist_reset(&g->port[u].lat);
-	return build_conns(g, err, errlen);
+	if (build_ports(g, err, errlen) != 0 ||
+	    build_conns(g, err, errlen) != 0)
+		return -1;
+	return g->p.closed_loop ? gen_cl_build(g, err, errlen) : 0;
 }
 
 void *
@@ -412,8 +513,12 @@ gen_fini(void *st)
 	for (u = 0; u < AIFAB_MAX_PORTS; u++) {
 		for (i = 0; i < g->port[u].n_tx; i++)
 			rte_pktmbuf_free(g->port[u].tx[i]);
+		for (i = 0; i < g->port[u].n_cnp; i++)
+			rte_pktmbuf_free(g->port[u].cnp[i]);
 		g->port[u].n_tx = 0;
+		g->port[u].n_cnp = 0;
 	}
+	gen_cl_free(g);
 	for (r = 0; g->ranks != NULL && r < g->p.n_ranks; r++) {
 		rte_free(g->ranks[r].entry_conn);
 		rte_free(g->ranks[r].act);
@@ -434,6 +539,78 @@ gen_fini(void *st)
 
 /* ---- results --------------------------------------------------------------- */
 
+/* Ideal time at the slowest rank's line rate, and the wait beyond it. */
+static void
+summary_ideal(const struct gen *g, struct aifab_gen_summary *s)
+{
+	double rate = 0, t;
+	uint32_t r, it;
+
+	for (r = 0; r < g->p.n_ranks; r++)
+		if (rate == 0 || g->ranks[r].line_mbps < rate)
+			rate = g->ranks[r].line_mbps;
+	if (rate <= 0)
+		return;
+	s->ideal_us = (double)g->p.size * aifab_coll_busbw_factor(
+		aifab_coll_type_op(g->p.type), g->p.n_ranks) * 8.0 / rate;
+	for (it = g->p.warmup; it < g->total_iters; it++) {
+		if (g->iter_ranks_done[it] != g->p.n_ranks)
+			continue;
+		t = (double)(g->iter_end[it] - g->iter_start[it]) *
+			g->ns_per_tsc / 1e3;
+		if (t > s->ideal_us)
+			s->wait_beyond_ideal_us += t - s->ideal_us;
+	}
+	s->wait_cost_usd = s->wait_beyond_ideal_us / 3600e6 *
+		g->p.n_ranks * g->p.gpu_hour_usd;
+}
+
+/* Closed loop: RC and DCQCN counters over every QP; the slowest step. */
+static void
+summary_closed(const struct gen *g, struct aifab_gen_summary *s)
+{
+	double rate_sum = 0, best = -1;
+	uint32_t i, n_rated = 0, k;
+
+	s->closed_loop = true;
+	s->qp_rate_min_mbps = 0;
+	for (i = 0; i < g->n_conns; i++) {
+		const struct gen_conn *cn = &g->conns[i];
+		double lo;
+
+		s->retx_packets += cn->req->cnt[AIFAB_RC_REQ_CNT_RETX_PACKETS];
+		s->retx_bytes += cn->req->cnt[AIFAB_RC_REQ_CNT_RETX_BYTES];
+		s->timeouts += cn->req->cnt[AIFAB_RC_REQ_CNT_TIMEOUTS];
+		s->naks_rx += cn->req->cnt[AIFAB_RC_REQ_CNT_NAKS_RX];
+		s->acks_rx += cn->req->cnt[AIFAB_RC_REQ_CNT_ACKS_RX];
+		s->naks_tx += cn->resp.cnt[AIFAB_RC_RESP_CNT_NAKS_TX];
+		s->acks_tx += cn->resp.cnt[AIFAB_RC_RESP_CNT_ACKS_TX];
+		s->dup_rx += cn->resp.cnt[AIFAB_RC_RESP_CNT_RX_DUP];
+		s->oos_rx += cn->resp.cnt[AIFAB_RC_RESP_CNT_RX_OOS];
+		s->ce_rx += cn->np.cnt[AIFAB_DCQCN_NP_CNT_CE_RX];
+		s->cnp_tx += cn->np.cnt[AIFAB_DCQCN_NP_CNT_CNP_TX];
+		s->rate_cuts += cn->rp.cnt[AIFAB_DCQCN_RP_CNT_RATE_CUTS];
+		if (cn->rate_n == 0)
+			continue;
+		rate_sum += cn->rate_sum / (double)cn->rate_n;
+		lo = g->p.dcqcn ? cn->rp.min_rc : g->ranks[cn->src].line_mbps;
+		if (n_rated++ == 0 || lo < s->qp_rate_min_mbps)
+			s->qp_rate_min_mbps = lo;
+	}
+	if (n_rated > 0)
+		s->qp_rate_avg_mbps = rate_sum / n_rated;
+	for (k = 0; g->step_sum_us != NULL && k < g->n_steps; k++)
+		if (g->step_sum_us[k] > best) {
+			best = g->step_sum_us[k];
+			s->slowest_step = k;
+		}
+	if (s->iterations > 0 && best >= 0)
+		s->slowest_step_us = best / s->iterations;
+	for (i = 0; g->slow_count != NULL && i < g->p.n_ranks; i++)
+		if (g->slow_count[i] > g->slow_count[s->slowest_rank])
+			s->slowest_rank = i;
+}
+
 static void
 summary_time(const struct gen *g, struct aifab_gen_summary *s)
 {
@@ -447,6 +624,8 @@ summary_time(const struct gen *g, struct aifab_gen_summary *s)
 			continue;
 		t = (double)(g->iter_end[it] - g->iter_start[it]) *
 			g->ns_per_tsc / 1e3;
+		if (s->n_iter < AIFAB_GEN_SUMMARY_ITERS)
+			s->iter_us[s->n_iter++] = t;
 		if (s->iterations == 0 || t < s->time_us_min)
 			s->time_us_min = t;
 		s->time_us_max = RTE_MAX(s->time_us_max, t);
@@ -456,6 +635,7 @@ summary_time(const struct gen *g, struct aifab_gen_summary *s)
 	if (s->iterations == 0)
 		return;
 	s->time_us_avg = sum / s->iterations;
+	summary_ideal(g, s);
 	s->algbw_gbps = aifab_coll_algbw(g->p.size, s->time_us_avg * 1e-6) / 1e9;
 	s->busbw_gbps = s->algbw_gbps * aifab_coll_busbw_factor(
 		aifab_coll_type_op(g->p.type), g->p.n_ranks);
@@ -497,6 +677,13 @@ lat_fill(const struct aifab_roce_hist *h, struct aifab_gen_summary *s)
 	s->lat_p999 = aifab_roce_hist_quantile(h, 0.999);
 }
 
+/* The generator's clock as of its last poll (for open pauses). */
+static uint64_t
+port_now(const struct gen *g)
+{
+	return g->last_now;
+}
+
 void
 aifab_gen_summary(const void *st, struct aifab_gen_summary *s)
 {
@@ -520,9 +707,17 @@ aifab_gen_summary(const void *st, struct aifab_gen_summary *s)
 		s->tx_dropped += gp->ctr[GEN_TX_DROPPED];
 		s->rx_packets += gp->rx_packets;
 		s->rx_roce += gp->ctr[GEN_RX_ROCE];
+		s->cnp_rx += gp->ctr[GEN_RX_CNP];
+		s->pfc_rx += gp->ctr[GEN_RX_PFC];
+		s->paused_us += (double)aifab_pfc_rx_paused_ns(&gp->pfc,
+			g->p.data_prio, port_now(g)) / 1e3;
+		s->fault_dropped += gp->fault.cnt[AIFAB_FAULT_CNT_DROPPED];
+		s->fault_ce_marked += gp->fault.cnt[AIFAB_FAULT_CNT_CE_MARKED];
 		if (h != NULL)
 			aifab_roce_hist_merge(h, &gp->lat);
 	}
+	if (g->p.closed_loop)
+		summary_closed(g, s);
 	rx_sums(g, -1, &s->rx_lost, ctr);
 	s->rx_reordered = ctr[AIFAB_ROCE_RX_REORDERED];
 	s->rx_duplicates = ctr[AIFAB_ROCE_RX_DUPLICATE];
@@ -554,6 +749,17 @@ gen_report(const void *st, const struct aifab_report_sink *sink)
 		for (c = 0; c < AIFAB_ROCE_RX_MAX; c++)
 			sink->port_u64(sink->ctx, p, "rx_psn",
 				       aifab_roce_rx_ctr_name(c), ctr[c]);
+		for (c = 0; c < AIFAB_FAULT_CNT_MAX; c++)
+			sink->port_u64(sink->ctx, p, "fault",
+				       aifab_fault_cnt_name(c),
+				       gp->fault.cnt[c]);
+		for (c = 0; c < AIFAB_PFC_NUM_PRIO; c++) {
+			sink->port_tc_u64(sink->ctx, p, c, "pfc_rx",
+				gp->pfc.stats.v[AIFAB_PFC_CNT_RX][c]);
+			sink->port_tc_u64(sink->ctx, p, c, "pfc_paused_ns",
+				aifab_pfc_rx_paused_ns(&gp->pfc, c,
+						       port_now(g)));
+		}
 		lat_fill(&gp->lat, &ls);
 		sink->port_u64(sink->ctx, p, "latency_ns", "samples",
 			       ls.lat_count);
@@ -579,6 +785,24 @@ gen_report(const void *st, const struct aifab_report_sink *sink)
 		       (uint64_t)(s.algbw_gbps * 1e3));
 	sink->port_u64(sink->ctx, p, "collective", "busbw_mbyte_s",
 		       (uint64_t)(s.busbw_gbps * 1e3));
+	sink->port_u64(sink->ctx, p, "collective", "ideal_ns",
+		       (uint64_t)(s.ideal_us * 1e3));
+	sink->port_u64(sink->ctx, p, "collective", "wait_beyond_ideal_ns",
+		       (uint64_t)(s.wait_beyond_ideal_us * 1e3));
+	if (!s.closed_loop)
+		return;
+	sink->port_u64(sink->ctx, p, "closed_loop", "retx_packets",
+		       s.retx_packets);
+	sink->port_u64(sink->ctx, p, "closed_loop", "retx_bytes",
+		       s.retx_bytes);
+	sink->port_u64(sink->ctx, p, "closed_loop", "timeouts", s.timeouts);
+	sink->port_u64(sink->ctx, p, "closed_loop", "naks_tx", s.naks_tx);
+	sink->port_u64(sink->ctx, p, "closed_loop", "cnp_tx", s.cnp_tx);
+	sink->port_u64(sink->ctx, p, "closed_loop", "cnp_rx", s.cnp_rx);
+	sink->port_u64(sink->ctx, p, "closed_loop", "slowest_step",
+		       s.slowest_step);
+	sink->port_u64(sink->ctx, p, "closed_loop", "slowest_rank",
+		       s.slowest_rank);
 }
 
 void
@@ -592,10 +816,13 @@ aifab_gen_print_table(const void *st, FILE *f)
 
 	aifab_gen_summary(st, &s);
 	fprintf(f, "# %s: %u ranks, %u channel(s), %u QP(s)/connection, "
-		"IB MTU %u, open loop (time = time to send), %u iteration(s) "
-		"timed after %u warm-up\n",
+		"IB MTU %u, %s, %u iteration(s) timed after %u warm-up%s\n",
 		aifab_coll_type_name(g->p.type), g->p.n_ranks, g->p.n_channels,
-		g->p.qps_per_conn, g->p.ib_mtu, s.iterations, g->p.warmup);
+		g->p.qps_per_conn, g->p.ib_mtu, !g->p.closed_loop ?
+		"open loop (time = time to send)" : g->p.dcqcn ?
+		"closed loop (RC, DCQCN)" : "closed loop (RC, fixed rate)",
+		s.iterations, g->p.warmup,
+		g->p.virtual_tick_ns ? ", virtual clock" : "");
 	fprintf(f, "#%11s %12s %8s %6s %10s %8s %8s %6s\n", "size", "count",
 		"type", "redop", "time", "algbw", "busbw", "#wrong");
 	fprintf(f, "#%11s %12s %8s %6s %10s %8s %8s %6s\n", "(B)",
@@ -610,6 +837,31 @@ aifab_gen_print_table(const void *st, FILE *f)
 		s.time_us_min, s.time_us_avg, s.time_us_max, s.tx_packets,
 		s.tx_bytes, s.rx_roce, s.rx_lost, s.rx_reordered,
 		s.rx_duplicates);
+	fprintf(f, "# ideal %.1f us per collective; waited beyond it "
+		"%.1f us in all = $%.6f at $%.2f per GPU-hour x %u ranks\n",
+		s.ideal_us, s.wait_beyond_ideal_us, s.wait_cost_usd,
+		g->p.gpu_hour_usd, g->p.n_ranks);
+	if (s.pfc_rx > 0 || s.paused_us > 0)
+		fprintf(f, "# PFC: %" PRIu64 " frames received, data priority "
+			"%u paused %.1f us (all ports)\n", s.pfc_rx,
+			g->p.data_prio, s.paused_us);
+	if (s.fault_dropped > 0 || s.fault_ce_marked > 0)
+		fprintf(f, "# fault stage: %" PRIu64 " dropped, %" PRIu64
+			" marked CE\n", s.fault_dropped, s.fault_ce_marked);
+	if (s.closed_loop) {
+		fprintf(f, "# RC: retransmitted %" PRIu64 " packets %" PRIu64
+			" bytes; NAKs %" PRIu64 "; timeouts %" PRIu64 "; ACKs %"
+			PRIu64 "\n", s.retx_packets, s.retx_bytes, s.naks_rx,
+			s.timeouts, s.acks_rx);
+		fprintf(f, "# DCQCN%s: CE %" PRIu64 ", CNPs sent %" PRIu64
+			" received %" PRIu64 ", rate cuts %" PRIu64 "; QP rate "
+			"avg %.0f min %.0f Mb/s\n", g->p.dcqcn ? "" : " (off)",
+			s.ce_rx, s.cnp_tx, s.cnp_rx, s.rate_cuts,
+			s.qp_rate_avg_mbps, s.qp_rate_min_mbps);
+		fprintf(f, "# slowest step %u (%.1f us on average), waiting "
+			"most often for rank %u\n", s.slowest_step,
+			s.slowest_step_us, s.slowest_rank);
+	}
 	if (s.lat_count > 0)
 		fprintf(f, "# latency ns: min %" PRIu64 " avg %" PRIu64
 			" p50 %" PRIu64 " p99 %" PRIu64 " p99.9 %" PRIu64

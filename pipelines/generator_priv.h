@@ -9,11 +9,18 @@
 #include <rte_mbuf.h>
 
 #include "aifab_collective.h"
+#include "aifab_dcqcn.h"
+#include "aifab_fault.h"
+#include "aifab_pfc.h"
 #include "aifab_pkt.h"
+#include "aifab_rc.h"
 #include "aifab_roce.h"
 #include "generator.h"
 
 #define GEN_TXBUF 64            /* frames per port before a TX burst */
+#define GEN_CNPBUF 32           /* CNPs per port waiting for TX */
+#define GEN_STAT_SLOTS 4        /* iterations whose step stats are open */
+#define GEN_VT_HZ 1000000000ull /* virtual clock: 1 cycle = 1 ns */
 #define GEN_RX_BURST 32
 #define GEN_FP 20               /* token bucket fixed point: bytes << 20 */
 #define GEN_WIRE_EXTRA 24       /* FCS 4 + preamble 8 + IFG 12 */
@@ -27,7 +34,20 @@
 	X(RX_ROCE, "rx_roce") \
 	X(RX_OTHER, "rx_not_roce") \
 	X(RX_UNKNOWN_QP, "rx_unknown_qp") \
-	X(RX_NO_TAG, "rx_no_tag")
+	X(RX_NO_TAG, "rx_no_tag") \
+	X(RX_ACK, "rx_ack") \
+	X(RX_NAK, "rx_nak") \
+	X(RX_NAK_OTHER, "rx_nak_other_syndrome") \
+	X(RX_CNP, "rx_cnp") \
+	X(RX_CE, "rx_ce") \
+	X(RX_ROCE_OTHER, "rx_roce_other_opcode") \
+	X(RX_PFC, "rx_pfc") \
+	X(RX_PAUSE, "rx_pause_802_3x") \
+	X(TX_ACK, "tx_ack") \
+	X(TX_NAK, "tx_nak") \
+	X(TX_CNP, "tx_cnp") \
+	X(TX_CTL_DROPPED, "tx_ctl_dropped") \
+	X(STAT_OVERRUN, "step_stats_overrun")
 
 #define GEN_ENUM(e, s) GEN_##e,
 enum gen_ctr { GEN_PORT_CTRS(GEN_ENUM) GEN_CTR_MAX };
@@ -35,12 +55,34 @@ enum gen_ctr { GEN_PORT_CTRS(GEN_ENUM) GEN_CTR_MAX };
 
 enum rank_state { RANK_WAIT, RANK_SEND, RANK_DONE };
 
+/* A message posted on a closed-loop QP (cookie = post number). */
+struct gen_msg {
+	uint64_t va_off;
+	uint32_t iter;
+	uint16_t step;
+};
+
 struct gen_conn {               /* one QP: src rank -> dst rank */
 	struct aifab_roce_qp qp;
 	struct aifab_roce_rx rx;    /* what dst received */
 	struct aifab_roce_seg pend; /* cut but not built (no mbufs) */
 	bool has_pend;
-	uint32_t src, dst, channel;
+	uint32_t pend_msg;          /* closed loop: msgs slot of pend */
+	uint32_t src, dst, channel, q;
+	/* closed loop, requester (src) */
+	struct aifab_rc_req *req;
+	struct gen_msg *msgs;       /* msg_mask + 1 */
+	uint32_t msg_mask, n_posted;
+	struct aifab_dcqcn_rp rp;
+	double pace_t;              /* TSC this QP may send again (DCQCN) */
+	double rate_sum;            /* DCQCN rate at each packet sent */
+	uint64_t rate_n;
+	bool in_act;
+	/* closed loop, responder and notification point (dst) */
+	struct aifab_rc_resp resp;
+	struct aifab_dcqcn_np np;
+	uint32_t rx_e, rx_iter;     /* sender entry / iteration of the next
+				     * message to complete */
 };
 
 struct gen_rank {
@@ -55,8 +97,19 @@ struct gen_rank {
 	uint64_t step_start, next_start;
 	const struct aifab_coll_step *sched;
 	uint32_t *entry_conn;       /* first conn of each schedule entry */
-	uint32_t *act;              /* conns with packets left this step */
+	uint32_t *act;              /* conns with packets left this step
+				     * (closed loop: with messages posted) */
 	uint32_t n_act, rr;
+	/* closed loop */
+	uint32_t n_conns;           /* QPs this rank sends on */
+	uint32_t *cstep;            /* per channel: next step to post */
+	uint32_t ch_done;           /* channels with every step posted */
+	uint32_t msgs_out;          /* posted and not yet acknowledged */
+	uint8_t *need;              /* per entry: chunk messages coming in */
+	uint8_t *got[2];            /* per entry and iteration parity: arrived */
+	uint32_t need_total, got_total[2];
+	double line_mbps;           /* DCQCN line rate (the rank's rate) */
+	struct aifab_dcqcn_conf dq;
 };
 
 struct gen_port {
@@ -64,8 +117,19 @@ struct gen_port {
 	uint64_t ctr[GEN_CTR_MAX];
 	struct aifab_roce_hist lat;
 	uint16_t n_tx;
-	struct rte_mbuf *tx[GEN_TXBUF];
+	struct rte_mbuf *tx[GEN_TXBUF];   /* data and ACKs: data_prio */
+	uint16_t n_cnp;
+	struct rte_mbuf *cnp[GEN_CNPBUF]; /* CNPs: cnp_prio */
+	struct aifab_pfc_rx pfc;
+	struct aifab_fault fault;
 	uint8_t scratch[AIFAB_PKT_HDR_WINDOW];
+};
+
+/* Step statistics of one iteration while its ranks run it. */
+struct gen_iter_stat {
+	uint32_t iter;              /* UINT32_MAX: free */
+	uint64_t *end;              /* per step: last chunk delivered (TSC) */
+	uint32_t *last;             /* per step: its sender */
 };
 
 struct gen {
@@ -85,8 +149,60 @@ struct gen {
 	uint32_t *iter_ranks_done;
 	uint16_t n_used_ports;
 	uint16_t used_ports[AIFAB_MAX_PORTS];
+	uint64_t hz;                /* of `now`: env tsc_hz or GEN_VT_HZ */
+	uint64_t vnow;              /* virtual clock (virtual_tick_ns) */
+	uint64_t last_now;          /* clock of the last poll */
+	int ts_off;                 /* mbuf timestamp field, -1: none */
+	uint64_t ts_flag;
+	uint8_t data_tos, cnp_tos;
+	/* closed loop step statistics */
+	struct gen_iter_stat ist[GEN_STAT_SLOTS];
+	double *step_sum_us;        /* per step, over timed iterations */
+	uint32_t *slow_count;       /* per rank: last in an iteration's
+				     * slowest step */
 	struct gen_port port[AIFAB_MAX_PORTS];
 };
+
+/* The conn whose receiver (odd QPN qpn_base + 2i + 1) is @p dqpn. */
+static inline struct gen_conn *
+gen_conn_of_rqpn(struct gen *g, uint32_t dqpn)
+{
+	uint32_t i;
+
+	if (dqpn <= g->p.qpn_base || ((dqpn - g->p.qpn_base) & 1) == 0)
+		return NULL;
+	i = (dqpn - g->p.qpn_base - 1) / 2;
+	return i < g->n_conns ? &g->conns[i] : NULL;
+}
+
+/* The conn whose sender (even QPN qpn_base + 2i) is @p dqpn. */
+static inline struct gen_conn *
+gen_conn_of_sqpn(struct gen *g, uint32_t dqpn)
+{
+	uint32_t i;
+
+	if (dqpn < g->p.qpn_base || ((dqpn - g->p.qpn_base) & 1) != 0)
+		return NULL;
+	i = (dqpn - g->p.qpn_base) / 2;
+	return i < g->n_conns ? &g->conns[i] : NULL;
+}
+
+/* generator.c */
+void gen_tx_flush(struct gen *g, uint16_t p, uint64_t now);
+void gen_tx_data(struct gen *g, uint16_t p, struct rte_mbuf *m, uint64_t now);
+bool gen_tx_ctl(struct gen *g, uint16_t p, struct rte_mbuf *m, bool cnp,
+		uint64_t now);
+bool gen_data_paused(const struct gen *g, uint16_t p, uint64_t now);
+void gen_bucket_refill(struct gen_rank *rk, uint64_t now);
+void gen_iter_rank_done(struct gen *g, struct gen_rank *rk, uint32_t r,
+			uint64_t now);
+
+/* generator_cl.c: closed loop */
+void gen_cl_rx(struct gen *g, uint16_t p, struct rte_mbuf *m,
+	       const struct aifab_pkt_info *pi, uint64_t now);
+unsigned int gen_cl_rank_poll(struct gen *g, uint32_t r, uint64_t now);
+int gen_cl_build(struct gen *g, char *err, size_t errlen);
+void gen_cl_free(struct gen *g);
 
 /* generator_ctl.c */
 void gen_report(const void *st, const struct aifab_report_sink *sink);

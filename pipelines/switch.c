@@ -16,6 +16,7 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
+#include <rte_mempool.h>
 #include <rte_mbuf_dyn.h>
 
 #include "switch_priv.h"
@@ -30,10 +31,11 @@ static_assert(AIFAB_HF_SIP == AIFAB_ECMP_F_SIP &&
 static_assert(AIFAB_N_TC == AIFAB_QOS_N_TC &&
 	      AIFAB_N_TC == AIFAB_PFC_NUM_PRIO, "8 TCs everywhere");
 
-#define SW_NAME(e, s) s,
-static const char *const sw_drop_names[] = { SW_DROPS(SW_NAME) };
-static const char *const sw_info_names[] = { SW_INFO(SW_NAME) };
-#undef SW_NAME
+static_assert(RTE_DIM(sw_st_descs_all) == sw_st_N + 1,
+	      "one descriptor per counter id, plus the parser's ok");
+static_assert(AIFAB_QOS_CTR_MAX - 1 ==
+	      sw_st_pfcwd_drops - sw_st_tc_tx_pkts,
+	      "per-TC counters follow lib/qos' list (minus the HWM gauge)");
 
 /* ---- FIB and ECMP groups from the profile ------------------------------- */
 
@@ -276,8 +278,13 @@ pfc_setup(struct sw *sw, char *err, size_t errlen)
 						 sw->n_workers, 1u);
 			pp->alpha_log2 = alpha_log2(t->alpha_milli);
 			pp->xon_mode = AIFAB_PFC_XON_OFFSET;
-			pp->xon_bytes = RTE_MAX(RTE_MIN(t->pfc_xon_offset_bytes /
-				sw->n_workers, pp->xoff_bytes), 1u);
+			/* XON offset below a static XOFF; a dynamic XOFF
+			 * moves with the free buffer, so the offset stands. */
+			pp->xon_bytes = t->pfc_xoff_bytes ?
+				RTE_MAX(RTE_MIN(t->pfc_xon_offset_bytes /
+					sw->n_workers, pp->xoff_bytes), 1u) :
+				RTE_MAX(t->pfc_xon_offset_bytes /
+					sw->n_workers, 1u);
 			pp->headroom_bytes = (uint32_t)(hr / sw->n_workers);
 			pp->pause_quanta = (uint16_t)t->pfc_pause_quanta;
 			if (t->pfc_headroom_bytes != 0 &&
@@ -325,7 +332,7 @@ worker_setup(struct sw *sw, struct sw_worker *wk, unsigned int w, int socket)
 		.n_queues = (uint32_t)sw->env.n_ports * AIFAB_QOS_N_TC,
 	};
 	uint32_t cap = (uint32_t)RTE_MIN(RTE_MAX(
-		rte_align64pow2(bp.size_bytes / 256), (uint64_t)SW_FIFO_MIN),
+		rte_align64pow2(bp.size_bytes / SW_CELL), (uint64_t)SW_FIFO_MIN),
 		(uint64_t)SW_FIFO_MAX);
 	size_t fsz = aifab_qos_fifo_memsize(cap);
 	const char *why;
@@ -474,12 +481,23 @@ sw_pkt_time(const struct sw *sw, const struct rte_mbuf *m)
 	return *RTE_MBUF_DYNFIELD(m, sw->ts_off, const uint64_t *) * 1000;
 }
 
-/* Wire time of a frame on port @p p, in ns. */
-static inline uint64_t
-sw_wire_ns(const struct sw *sw, uint16_t p, uint32_t len)
+/* The link into port @p p is busy from @p t for one frame: exact, the
+ * fraction of a ns carried from frame to frame. */
+static void
+sw_link_busy(const struct sw *sw, struct sw_peer *pe, uint16_t p, uint64_t t,
+	     uint32_t len)
 {
-	return ((uint64_t)len + AIFAB_QOS_WIRE_OVERHEAD) * 8000 /
-		sw->env.ports[p].speed_mbps;
+	uint32_t mbps = sw->env.ports[p].speed_mbps;
+	uint64_t bits_k = ((uint64_t)len + AIFAB_QOS_WIRE_OVERHEAD) * 8000;
+
+	if (t > pe->link_free)
+		pe->link_frac = 0; /* an idle link starts on a whole ns */
+	pe->link_free = RTE_MAX(t, pe->link_free) + bits_k / mbps;
+	pe->link_frac += (uint32_t)(bits_k % mbps);
+	if (pe->link_frac >= mbps) {
+		pe->link_frac -= mbps;
+		pe->link_free++;
+	}
 }
 
 /* The peer's view of a PFC frame we sent out of @p port (virtual time). */
@@ -580,6 +598,14 @@ sw_poll_virtual(struct sw *sw, struct sw_worker *wk)
 			uint64_t t;
 
 			if (rq->st_next == rq->st_n && !rq->exhausted) {
+				/* net_pcap loses a record it has no mbuf for:
+				 * let the queues drain before reading on. */
+				if (rte_mempool_avail_count(
+					sw->env.ports[rq->port].pool) <
+				    2 * SW_CHUNK && !sw_queues_empty(sw, wk)) {
+					sw_advance(sw, wk, wk->now + sw->vt_step);
+					return handled;
+				}
 				rq->st_n = sw_rx(sw, rq, rq->st, SW_CHUNK);
 				rq->st_next = 0;
 				rq->head_tc = -1;
@@ -600,8 +626,8 @@ sw_poll_virtual(struct sw *sw, struct sw_worker *wk)
 		sw_advance(sw, wk, best_t);
 		m = best->st[best->st_next++];
 		best->head_tc = -1;
-		wk->peer[best->port].link_free = RTE_MAX(best_t, wk->now) +
-			sw_wire_ns(sw, best->port, m->pkt_len);
+		sw_link_busy(sw, &wk->peer[best->port], best->port,
+			     RTE_MAX(best_t, wk->now), m->pkt_len);
 		sw_ingress(sw, wk, best->port, &m, 1);
 		if (++handled >= sw->burst)
 			return handled;
@@ -612,14 +638,73 @@ sw_poll_virtual(struct sw *sw, struct sw_worker *wk)
 	return handled;
 }
 
+/* ---- stats ---------------------------------------------------------------- */
+
+/* ns to TSC cycles without overflow (paused time is in ns in any clock). */
+static uint64_t
+sw_ns_to_tsc(uint64_t ns, uint64_t hz)
+{
+	return ns / NS_PER_S * hz + ns % NS_PER_S * hz / NS_PER_S;
+}
+
+/*
+ * Copy what lib/pfc and lib/qos objects of this worker count (PFC per
+ * priority, paused time) and the levels (queues, buffer) into the
+ * worker's block. Owner only; about once a millisecond and at stop.
+ */
+static void
+sw_stats_sync(struct sw *sw, struct sw_worker *wk)
+{
+	uint64_t *const *cb = wk->cb;
+	unsigned int p, tc, i;
+
+	for (p = 0; p < sw->env.n_ports; p++) {
+		const struct sw_egress *eg = &wk->eg[p];
+		const struct aifab_pfc_stats *g = &eg->pfc_gen.stats;
+		const struct aifab_pfc_stats *r = &eg->pfc_rx.stats;
+		const struct aifab_pfc_stats *wd = &eg->wd.stats;
+
+		for (tc = 0; tc < AIFAB_QOS_N_TC; tc++) {
+			i = p * AIFAB_QOS_N_TC + tc;
+			cb[sw_st_pfc_xoff_sent][i] =
+				g->v[AIFAB_PFC_CNT_XOFF_SENT][tc];
+			cb[sw_st_pfc_xon_sent][i] =
+				g->v[AIFAB_PFC_CNT_XON_SENT][tc];
+			cb[sw_st_pfc_tx][i] = g->v[AIFAB_PFC_CNT_XOFF_SENT][tc] +
+				g->v[AIFAB_PFC_CNT_XON_SENT][tc];
+			cb[sw_st_pfc_headroom_overflow][i] =
+				g->v[AIFAB_PFC_CNT_HEADROOM_OVERFLOW][tc];
+			cb[sw_st_pfc_rx][i] = r->v[AIFAB_PFC_CNT_RX][tc];
+			cb[sw_st_pfcwd_storms][i] =
+				wd->v[AIFAB_PFC_CNT_WD_STORMS][tc];
+			cb[sw_st_pfcwd_restored][i] =
+				wd->v[AIFAB_PFC_CNT_WD_RESTORED][tc];
+			cb[sw_st_pfc_paused_cycles][i] = sw_ns_to_tsc(
+				aifab_pfc_rx_paused_ns(&eg->pfc_rx, tc, wk->now),
+				sw->env.tsc_hz);
+			cb[sw_st_queue_bytes][i] = eg->q[tc]->bytes;
+			cb[sw_st_queue_hwm_bytes][i] = eg->q[tc]->hwm_bytes;
+		}
+	}
+	cb[sw_st_buffer_used_bytes][0] = wk->buf->used;
+}
+
 static unsigned int
 sw_poll(void *st, unsigned int w, uint64_t now)
 {
 	struct sw *sw = st;
+	struct sw_worker *wk = &sw->w[w];
+	unsigned int n;
 
 	if (sw->virtual_time)
-		return sw_poll_virtual(sw, &sw->w[w]);
-	return sw_poll_real(sw, &sw->w[w], now);
+		n = sw_poll_virtual(sw, wk);
+	else
+		n = sw_poll_real(sw, wk, now);
+	if (now - wk->synced >= sw->sync_cycles) {
+		wk->synced = now;
+		sw_stats_sync(sw, wk);
+	}
+	return n;
 }
 
 static void
@@ -636,13 +721,14 @@ sw_drain(void *st, unsigned int w, uint64_t now)
 		struct sw_rxq *rq = &wk->rxq[q];
 
 		for (i = rq->st_next; i < rq->st_n; i++)
-			sw_drop(wk, rq->port, SW_DROP_IDX(SW_DROP_FLUSHED),
+			sw_drop(wk, rq->port, SW_DROP(flushed_at_stop),
 				rq->st[i]);
 		rq->st_n = rq->st_next = 0;
 	}
 	sw_flush_queues(sw, wk);
 	for (p = 0; p < sw->env.n_ports; p++)
 		sw_tx_flush(sw, wk, p);
+	sw_stats_sync(sw, wk);
 }
 
 static bool
@@ -740,6 +826,65 @@ vt_setup(struct sw *sw, char *err, size_t errlen)
 	return 0;
 }
 
+/* The counter list must name what lib/pkt and lib/qos name. */
+static bool
+sw_stats_names_ok(void)
+{
+	char name[64];
+	unsigned int k;
+
+	for (k = 1; k < AIFAB_PKT_ERR_MAX; k++) {
+		snprintf(name, sizeof(name), "drop_%s", aifab_pkt_err_name(k));
+		if (strcmp(name, sw_st_descs[SW_ST_PKT(k)].name) != 0)
+			return false;
+	}
+	for (k = AIFAB_QOS_CTR_ECN_MARKED; k < AIFAB_QOS_CTR_MAX; k++)
+		if (k != AIFAB_QOS_CTR_QUEUE_HWM_BYTES &&
+		    strcmp(aifab_qos_ctr_name(k),
+			   sw_st_descs[sw_st_qos(k)].name) != 0)
+			return false;
+	return true;
+}
+
+/* The "sw" set: one block per worker, labelled with its lcore. */
+static int
+sw_stats_setup(struct sw *sw, char *err, size_t errlen)
+{
+	const char *names[AIFAB_MAX_PORTS];
+	struct aifab_stats_params sp = {
+		.name = "sw", .descs = sw_st_descs, .n_descs = sw_st_N,
+		.n_ports = sw->env.n_ports, .port_names = names,
+		.n_tcs = AIFAB_QOS_N_TC, .n_blocks = sw->n_workers,
+		.block_lcore = sw->env.worker_lcores,
+		.tsc_hz = sw->env.tsc_hz,
+	};
+	unsigned int p, w, id;
+
+	if (!sw_stats_names_ok()) {
+		snprintf(err, errlen, "switch: counter list out of step with "
+			 "lib/pkt or lib/qos names");
+		return -1;
+	}
+	for (p = 0; p < sw->env.n_ports; p++)
+		names[p] = sw->env.ports[p].name;
+	sw->stats = aifab_stats_create(&sp);
+	if (sw->stats == NULL) {
+		snprintf(err, errlen, "switch: cannot create its counters: %s",
+			 rte_strerror(rte_errno));
+		return -1;
+	}
+	for (w = 0; w < sw->n_workers; w++) {
+		struct sw_worker *wk = &sw->w[w];
+
+		wk->blk = aifab_stats_block(sw->stats, w);
+		for (id = 0; id < sw_st_N; id++)
+			wk->cb[id] = &wk->blk->v[wk->blk->off[id]];
+	}
+	/* Mirror lib counters and levels about every millisecond. */
+	sw->sync_cycles = RTE_MAX(sw->env.tsc_hz / 1000, (uint64_t)1);
+	return 0;
+}
+
 static void *
 sw_init(const struct aifab_env *env, unsigned int n_workers, char *err,
 	size_t errlen)
@@ -778,7 +923,8 @@ sw_init(const struct aifab_env *env, unsigned int n_workers, char *err,
 				   RTE_CACHE_LINE_SIZE, socket);
 	if (sw->w == NULL || sw->groups == NULL)
 		goto nomem;
-	if (rxq_assign(sw, err, errlen) != 0 ||
+	if (sw_stats_setup(sw, err, errlen) != 0 ||
+	    rxq_assign(sw, err, errlen) != 0 ||
 	    fib_build(sw, socket, err, errlen) != 0 ||
 	    ecmp_setup(sw, err, errlen) != 0 ||
 	    qos_setup(sw, err, errlen) != 0 ||
@@ -787,6 +933,9 @@ sw_init(const struct aifab_env *env, unsigned int n_workers, char *err,
 	for (w = 0; w < n_workers; w++)
 		if (worker_setup(sw, &sw->w[w], w, socket) != 0)
 			goto nomem;
+	sw->env.worker_lcores = NULL; /* the app's, valid during init only */
+	for (w = 0; w < n_workers; w++)
+		sw_stats_sync(sw, &sw->w[w]);
 	return sw;
 nomem:
 	snprintf(err, errlen, "switch: out of memory (raise -m)");
@@ -795,56 +944,50 @@ fail:
 	return NULL;
 }
 
+/* Instance @p i of counter @p id summed over the workers' blocks. */
+static uint64_t
+sw_sum(const struct sw *sw, unsigned int id, unsigned int i)
+{
+	uint64_t v = 0;
+	unsigned int w;
+
+	for (w = 0; w < sw->n_workers; w++)
+		v += __atomic_load_n(&sw->w[w].cb[id][i], __ATOMIC_RELAXED);
+	return v;
+}
+
 static void
 sw_port_counters(const void *st, struct aifab_port_counters *out)
 {
 	const struct sw *sw = st;
-	unsigned int w, p;
+	unsigned int p;
 
 	memset(out, 0, sizeof(*out) * sw->env.n_ports);
-	for (w = 0; w < sw->n_workers; w++)
-		for (p = 0; p < sw->env.n_ports; p++) {
-			const struct sw_port_ctr *c = &sw->w[w].ctr[p];
-
-			out[p].rx_packets += c->rx_packets;
-			out[p].rx_bytes += c->rx_bytes;
-			out[p].tx_packets += c->tx_packets;
-			out[p].tx_bytes += c->tx_bytes;
-		}
+	for (p = 0; p < sw->env.n_ports; p++) {
+		out[p].rx_packets = sw_sum(sw, sw_st_rx_pkts, p);
+		out[p].rx_bytes = sw_sum(sw, sw_st_rx_bytes, p);
+		out[p].tx_packets = sw_sum(sw, sw_st_tx_pkts, p);
+		out[p].tx_bytes = sw_sum(sw, sw_st_tx_bytes, p);
+	}
 }
-
-/* Sum of a per-worker counter at byte offset @p off in sw_port_ctr. */
-#define SW_SUM(sw, p, expr) ({ \
-	uint64_t _v = 0; \
-	unsigned int _w; \
-	for (_w = 0; _w < (sw)->n_workers; _w++) { \
-		const struct sw_port_ctr *c = &(sw)->w[_w].ctr[p]; \
-		_v += (expr); \
-	} \
-	_v; })
 
 static void
 report_tc(const struct sw *sw, unsigned int p,
 	  const struct aifab_report_sink *sink)
 {
 	const struct sw_egress *eg;
-	unsigned int tc, k, w;
+	unsigned int tc, k, w, i;
 
 	for (tc = 0; tc < AIFAB_QOS_N_TC; tc++) {
 		uint64_t drops = 0, hwm = 0;
 
+		i = p * AIFAB_QOS_N_TC + tc;
 		for (k = 0; k < AIFAB_QOS_CTR_MAX; k++) {
-			uint64_t v = 0;
+			uint64_t v;
 
-			for (w = 0; w < sw->n_workers; w++) {
-				uint64_t x = sw->w[w].ctr[p].qos[tc][k];
-
-				if (k == AIFAB_QOS_CTR_QUEUE_HWM_BYTES)
-					continue;
-				v += x;
-			}
 			if (k == AIFAB_QOS_CTR_QUEUE_HWM_BYTES)
 				continue;
+			v = sw_sum(sw, sw_st_qos(k), i);
 			if (k >= AIFAB_QOS_CTR_DROPS)
 				drops += v;
 			sink->port_tc_u64(sink->ctx, (uint16_t)p, tc,
@@ -869,7 +1012,7 @@ report_tc(const struct sw *sw, unsigned int p,
 					  aifab_pfc_cnt_name(k), v);
 		}
 		sink->port_tc_u64(sink->ctx, (uint16_t)p, tc, "pfcwd_drops",
-				  SW_SUM(sw, p, c->pfcwd_drops[tc]));
+				  sw_sum(sw, sw_st_pfcwd_drops, i));
 		for (w = 0, k = 0; w < sw->n_workers; w++)
 			k = (unsigned int)RTE_MAX((uint64_t)k,
 				aifab_pfc_rx_paused_ns(&sw->w[w].eg[p].pfc_rx,
@@ -913,22 +1056,28 @@ static void
 sw_report(const void *st, const struct aifab_report_sink *sink)
 {
 	const struct sw *sw = st;
-	unsigned int p, r;
+	unsigned int p, id;
 
 	for (p = 0; p < sw->env.n_ports; p++) {
-		for (r = 1; r < SW_N_DROPS; r++)
-			sink->port_u64(sink->ctx, (uint16_t)p, "drops",
-				       r < AIFAB_PKT_ERR_MAX ?
-				       aifab_pkt_err_name(r) :
-				       sw_drop_names[r - AIFAB_PKT_ERR_MAX],
-				       SW_SUM(sw, p, c->drops[r]));
-		for (r = 0; r < SW_INFO_MAX; r++)
+		/* Every drop_* in list order: the parser's, then the switch's. */
+		for (id = 0; id < sw_st_N; id++)
+			if (strncmp(sw_st_descs[id].name, "drop_", 5) == 0)
+				sink->port_u64(sink->ctx, (uint16_t)p, "drops",
+					       sw_st_descs[id].name + 5,
+					       sw_sum(sw, id, p));
+		for (id = sw_st_rx_vlan_tagged; id <= sw_st_rx_pause_frames;
+		     id++)
 			sink->port_u64(sink->ctx, (uint16_t)p, "seen",
-				       sw_info_names[r],
-				       SW_SUM(sw, p, c->info[r]));
+				       sw_st_descs[id].name, sw_sum(sw, id, p));
 		report_tc(sw, p, sink);
 	}
 	report_ecmp(sw, sink);
+}
+
+static struct aifab_stats_set *
+sw_stats(const void *st)
+{
+	return ((const struct sw *)st)->stats;
 }
 
 static void
@@ -943,6 +1092,7 @@ sw_fini(void *st)
 		for (w = 0; w < sw->n_workers; w++)
 			worker_free(sw, &sw->w[w]);
 	aifab_fib_free(sw->fib);
+	aifab_stats_free(sw->stats);
 	rte_free(sw->groups);
 	rte_free(sw->w);
 	rte_free(sw);
@@ -957,4 +1107,5 @@ const struct aifab_pipeline_ops aifab_switch_ops = {
 	.port_counters = sw_port_counters,
 	.report = sw_report,
 	.fini = sw_fini,
+	.stats = sw_stats,
 };

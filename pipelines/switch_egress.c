@@ -32,31 +32,34 @@ sw_tos(const uint8_t *l3)
 	return (uint8_t)((l3[0] & 0x0F) << 4 | l3[1] >> 4);
 }
 
+/* Count a non-pass ECN verdict (cold: out of the hot path's registers). */
+static __rte_noinline void
+sw_ecn_count(struct sw_worker *wk, uint16_t port, uint8_t tc,
+	     enum aifab_qos_ecn_verdict v, bool marked)
+{
+	SW_ADD_TC(wk, sw_st_ecn_selected, port, tc, 1);
+	if (marked)
+		SW_ADD_TC(wk, sw_st_ecn_marked, port, tc, 1);
+	if (v == AIFAB_QOS_ECN_DROP)
+		SW_ADD_TC(wk, sw_st_ecn_drop_not_ect, port, tc, 1);
+}
+
 /* Apply an ECN verdict. @return false if the packet must be dropped. */
 static bool
-sw_ecn(struct sw *sw, struct sw_worker *wk, uint64_t *ctr, uint8_t tc,
+sw_ecn(struct sw *sw, struct sw_worker *wk, uint16_t port, uint8_t tc,
        struct rte_mbuf *m, uint32_t qbytes)
 {
 	uint8_t *l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, m->l2_len);
+	enum aifab_qos_ecn_verdict v = aifab_qos_ecn_decide(&sw->ecn[tc],
+		qbytes, sw_tos(l3), &wk->rng);
+	bool marked = false;
 
-	switch (aifab_qos_ecn_decide(&sw->ecn[tc], qbytes, sw_tos(l3),
-				     &wk->rng)) {
-	case AIFAB_QOS_ECN_PASS:
+	if (v == AIFAB_QOS_ECN_PASS)
 		return true;
-	case AIFAB_QOS_ECN_MARK:
-		if (aifab_qos_ecn_set_ce(l3))
-			ctr[AIFAB_QOS_CTR_ECN_MARKED]++;
-		ctr[AIFAB_QOS_CTR_ECN_SELECTED]++;
-		return true;
-	case AIFAB_QOS_ECN_SELECTED:
-		ctr[AIFAB_QOS_CTR_ECN_SELECTED]++;
-		return true;
-	case AIFAB_QOS_ECN_DROP:
-	default:
-		ctr[AIFAB_QOS_CTR_ECN_SELECTED]++;
-		ctr[aifab_qos_drop_ctr(AIFAB_QOS_DROP_ECN_NOT_ECT)]++;
-		return false;
-	}
+	if (v == AIFAB_QOS_ECN_MARK)
+		marked = aifab_qos_ecn_set_ce(l3);
+	sw_ecn_count(wk, port, tc, v, marked);
+	return v != AIFAB_QOS_ECN_DROP;
 }
 
 /* Undo a packet's buffer and PFC accounting (dequeued or dropped). */
@@ -66,7 +69,8 @@ sw_release(struct sw *sw, struct sw_worker *wk, uint16_t out_port,
 {
 	uint8_t tc = SW_META_TC(m->hash.usr);
 
-	aifab_qos_buf_release(wk->buf, sw_queue(out_port, tc), m->pkt_len);
+	aifab_qos_buf_release(wk->buf, sw_queue(out_port, tc),
+			      SW_CELLS(m->pkt_len));
 	if (sw->lossless & (1u << tc))
 		aifab_pfc_gen_sub(&wk->eg[SW_META_PORT(m->hash.usr)].pfc_gen,
 				  tc, m->pkt_len, sw_free(wk));
@@ -77,44 +81,49 @@ sw_enqueue(struct sw *sw, struct sw_worker *wk, uint16_t out_port,
 	   uint8_t tc, struct rte_mbuf *m, uint32_t l3_off)
 {
 	struct sw_egress *eg = &wk->eg[out_port];
-	struct sw_port_ctr *c = &wk->ctr[out_port];
 	uint16_t in_port = SW_META_PORT(m->hash.usr);
 	bool lossless = sw->lossless & (1u << tc);
+	/* PFC thresholds are in bytes; the buffer is accounted in cells. */
 	uint32_t len = m->pkt_len, q = sw_queue(out_port, tc);
 	int r;
 
 	m->l2_len = l3_off;
 	if (aifab_pfc_wd_drop_mask(&eg->wd) & (1u << tc)) {
-		c->pfcwd_drops[tc]++;
-		sw_drop(wk, out_port, SW_DROP_IDX(SW_DROP_PFCWD), m);
+		SW_ADD_TC(wk, sw_st_pfcwd_drops, out_port, tc, 1);
+		sw_drop(wk, out_port, SW_DROP(pfcwd), m);
 		return;
 	}
 	if (lossless && aifab_pfc_gen_add(&wk->eg[in_port].pfc_gen, tc, len,
 					  sw_free(wk)) == AIFAB_PFC_DROP) {
-		sw_drop(wk, in_port, SW_DROP_IDX(SW_DROP_PFC_HEADROOM), m);
+		sw_drop(wk, in_port, SW_DROP(headroom_overflow), m);
 		return;
 	}
-	r = aifab_qos_buf_admit(wk->buf, q, len);
+	r = aifab_qos_buf_admit(wk->buf, q, SW_CELLS(len));
 	if (r < 0) {
 		if (lossless)
 			aifab_pfc_gen_sub(&wk->eg[in_port].pfc_gen, tc, len,
 					  sw_free(wk));
-		c->qos[tc][aifab_qos_drop_ctr((enum aifab_qos_drop)-r)]++;
-		sw_drop(wk, out_port, SW_DROP_IDX(SW_DROP_QOS), m);
+		SW_ADD_TC(wk, sw_st_qos(aifab_qos_drop_ctr(
+			(enum aifab_qos_drop)-r)), out_port, tc, 1);
+		sw_drop(wk, out_port, SW_DROP(egress_queue), m);
 		return;
 	}
 	if (r == AIFAB_QOS_ADMIT_HEADROOM)
-		c->qos[tc][AIFAB_QOS_CTR_HEADROOM_ADMITS]++;
-	if ((!sw->ecn_at_dequeue &&
-	     !sw_ecn(sw, wk, c->qos[tc], tc, m, eg->q[tc]->bytes)) ||
-	    aifab_qos_fifo_enqueue(eg->q[tc], m) != 0) {
-		if (aifab_qos_fifo_count(eg->q[tc]) > eg->q[tc]->mask)
-			c->qos[tc][aifab_qos_drop_ctr(
-				AIFAB_QOS_DROP_FIFO_FULL)]++;
+		SW_ADD_TC(wk, sw_st_headroom_admits, out_port, tc, 1);
+	/* A full FIFO drops first: ECN counts only frames that are queued. */
+	if (aifab_qos_fifo_count(eg->q[tc]) > eg->q[tc]->mask) {
+		SW_ADD_TC(wk, sw_st_tail_drop_fifo_full, out_port, tc, 1);
 		sw_release(sw, wk, out_port, m);
-		sw_drop(wk, out_port, SW_DROP_IDX(SW_DROP_QOS), m);
+		sw_drop(wk, out_port, SW_DROP(egress_queue), m);
 		return;
 	}
+	if (!sw->ecn_at_dequeue &&
+	    !sw_ecn(sw, wk, out_port, tc, m, eg->q[tc]->bytes)) {
+		sw_release(sw, wk, out_port, m);
+		sw_drop(wk, out_port, SW_DROP(egress_queue), m);
+		return;
+	}
+	aifab_qos_fifo_enqueue(eg->q[tc], m); /* room checked above */
 	eg->nonempty |= (uint8_t)(1u << tc);
 }
 
@@ -124,23 +133,20 @@ void
 sw_tx_flush(struct sw *sw, struct sw_worker *wk, uint16_t port)
 {
 	struct sw_txbuf *tb = &wk->tx[port];
-	struct sw_port_ctr *c = &wk->ctr[port];
-	uint64_t bytes = 0;
+	uint64_t bytes = tb->bytes; /* summed by sw_tx(): the PMD may free */
 	uint16_t i, sent;
 
 	if (tb->n == 0)
 		return;
-	/* Count before the burst: the PMD may free mbufs as it sends. */
-	for (i = 0; i < tb->n; i++)
-		bytes += tb->pkts[i]->pkt_len;
+	tb->bytes = 0;
 	sent = rte_eth_tx_burst(sw->env.ports[port].port_id, wk->txq,
 				tb->pkts, tb->n);
 	for (i = sent; i < tb->n; i++) {
 		bytes -= tb->pkts[i]->pkt_len;
-		sw_drop(wk, port, SW_DROP_IDX(SW_DROP_TX_FULL), tb->pkts[i]);
+		sw_drop(wk, port, SW_DROP(tx_full), tb->pkts[i]);
 	}
-	c->tx_packets += sent;
-	c->tx_bytes += bytes;
+	SW_ADD(wk, sw_st_tx_pkts, port, sent);
+	SW_ADD(wk, sw_st_tx_bytes, port, bytes);
 	tb->n = 0;
 }
 
@@ -156,6 +162,9 @@ sw_tx(struct sw *sw, struct sw_worker *wk, uint16_t port, struct rte_mbuf *m)
 			wk->now * 1000000000ull / sw->hz;
 		m->ol_flags |= sw->ts_flag;
 	}
+#if AIFAB_SW_STATS
+	tb->bytes += m->pkt_len;
+#endif
 	tb->pkts[tb->n++] = m;
 	if (tb->n == SW_TXBUF)
 		sw_tx_flush(sw, wk, port);
@@ -187,7 +196,7 @@ sw_pfc_send(struct sw *sw, struct sw_worker *wk, uint16_t port,
 	uint16_t len;
 
 	if (m == NULL) {
-		wk->ctr[port].drops[SW_DROP_IDX(SW_DROP_NO_MBUF)]++;
+		SW_INC(wk, SW_DROP(no_mbuf), port);
 		return;
 	}
 	len = aifab_build_pfc(rte_pktmbuf_mtod(m, uint8_t *),
@@ -209,9 +218,9 @@ sw_flush_tc(struct sw *sw, struct sw_worker *wk, uint16_t port, uint8_t tc,
 
 	while ((m = aifab_qos_fifo_dequeue(eg->q[tc])) != NULL) {
 		sw_release(sw, wk, port, m);
-		if (reason == SW_DROP_PFCWD)
-			wk->ctr[port].pfcwd_drops[tc]++;
-		sw_drop(wk, port, SW_DROP_IDX(reason), m);
+		if (reason == SW_DROP(pfcwd))
+			SW_ADD_TC(wk, sw_st_pfcwd_drops, port, tc, 1);
+		sw_drop(wk, port, reason, m);
 	}
 	eg->nonempty &= (uint8_t)~(1u << tc);
 }
@@ -234,7 +243,7 @@ sw_pfc_poll(struct sw *sw, struct sw_worker *wk, uint16_t port, uint64_t now)
 	    (ev.stormed & sw->wd.drop) != 0)
 		for (tc = 0; tc < AIFAB_QOS_N_TC; tc++)
 			if (ev.stormed & sw->wd.drop & (1u << tc))
-				sw_flush_tc(sw, wk, port, tc, SW_DROP_PFCWD);
+				sw_flush_tc(sw, wk, port, tc, SW_DROP(pfcwd));
 	return (uint8_t)~(paused & ~aifab_pfc_wd_ignore_mask(&eg->wd));
 }
 
@@ -249,11 +258,15 @@ sw_port_dequeue(struct sw *sw, struct sw_worker *wk, uint16_t port,
 	uint32_t head[AIFAB_QOS_N_TC];
 	uint8_t tc;
 	int pick;
+#if AIFAB_SW_STATS
+	/* This port's per-TC counters, hoisted out of the loop. */
+	uint64_t *tc_pkts = &wk->cb[sw_st_tc_tx_pkts][port * AIFAB_QOS_N_TC];
+	uint64_t *tc_bytes = &wk->cb[sw_st_tc_tx_bytes][port * AIFAB_QOS_N_TC];
+#endif
 
 	aifab_qos_shaper_update(shc, &eg->shaper, now);
 	while (eg->nonempty != 0 && aifab_qos_shaper_ready(shc, &eg->shaper)) {
 		struct rte_mbuf *m;
-		uint64_t *ctr;
 
 		for (tc = 0; tc < AIFAB_QOS_N_TC; tc++)
 			head[tc] = aifab_qos_fifo_head_len(eg->q[tc]) +
@@ -267,15 +280,16 @@ sw_port_dequeue(struct sw *sw, struct sw_worker *wk, uint16_t port,
 		if (aifab_qos_fifo_count(eg->q[tc]) == 0)
 			eg->nonempty &= (uint8_t)~(1u << tc);
 		sw_release(sw, wk, port, m);
-		ctr = wk->ctr[port].qos[tc];
 		if (sw->ecn_at_dequeue &&
-		    !sw_ecn(sw, wk, ctr, tc, m, eg->q[tc]->bytes)) {
-			sw_drop(wk, port, SW_DROP_IDX(SW_DROP_QOS), m);
+		    !sw_ecn(sw, wk, port, tc, m, eg->q[tc]->bytes)) {
+			sw_drop(wk, port, SW_DROP(egress_queue), m);
 			continue;
 		}
 		aifab_qos_shaper_consume(shc, &eg->shaper, m->pkt_len);
-		ctr[AIFAB_QOS_CTR_TX_PACKETS]++;
-		ctr[AIFAB_QOS_CTR_TX_BYTES] += m->pkt_len;
+#if AIFAB_SW_STATS
+		tc_pkts[tc]++;
+		tc_bytes[tc] += m->pkt_len;
+#endif
 		sw_tx(sw, wk, port, m);
 	}
 }
@@ -304,7 +318,8 @@ sw_flush_queues(struct sw *sw, struct sw_worker *wk)
 	for (p = 0; p < sw->env.n_ports; p++)
 		for (tc = 0; tc < AIFAB_QOS_N_TC; tc++)
 			if (wk->eg[p].q[tc] != NULL)
-				sw_flush_tc(sw, wk, p, tc, SW_DROP_FLUSHED);
+				sw_flush_tc(sw, wk, p, tc,
+					    SW_DROP(flushed_at_stop));
 }
 
 bool

@@ -12,15 +12,14 @@
 
 #include "switch_priv.h"
 
+/* The rarely seen kinds, counted at once (RoCE and IPv6: per burst). */
 static inline void
-sw_count_info(struct sw_port_ctr *c, const struct aifab_pkt_info *pi)
+sw_count_rare(struct sw_worker *wk, uint16_t p, uint32_t flags)
 {
-	c->info[SW_INFO_VLAN] += (pi->flags & AIFAB_PKT_F_VLAN) != 0;
-	c->info[SW_INFO_QINQ] += (pi->flags & AIFAB_PKT_F_QINQ) != 0;
-	c->info[SW_INFO_IP_OPTS] += (pi->flags & AIFAB_PKT_F_IP_OPTS) != 0;
-	c->info[SW_INFO_FRAG] += (pi->flags & AIFAB_PKT_F_FRAG) != 0;
-	c->info[SW_INFO_ROCE] += (pi->flags & AIFAB_PKT_F_ROCE) != 0;
-	c->info[SW_INFO_IPV6] += pi->l3 == AIFAB_L3_IPV6;
+	SW_ADD(wk, sw_st_rx_vlan_tagged, p, (flags & AIFAB_PKT_F_VLAN) != 0);
+	SW_ADD(wk, sw_st_rx_qinq, p, (flags & AIFAB_PKT_F_QINQ) != 0);
+	SW_ADD(wk, sw_st_rx_ipv4_options, p, (flags & AIFAB_PKT_F_IP_OPTS) != 0);
+	SW_ADD(wk, sw_st_rx_fragments, p, (flags & AIFAB_PKT_F_FRAG) != 0);
 }
 
 /*
@@ -39,28 +38,28 @@ sw_admit(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 	case AIFAB_L3_IPV6:
 		break;
 	case AIFAB_L3_ARP:
-		return SW_DROP_IDX(SW_DROP_ARP);
+		return SW_DROP(arp);
 	case AIFAB_L3_LLDP:
-		return SW_DROP_IDX(SW_DROP_LLDP);
+		return SW_DROP(lldp);
 	case AIFAB_L3_MAC_CTRL:
 		if (pi->flags & AIFAB_PKT_F_PFC) {
-			wk->ctr[in_port].info[SW_INFO_PFC]++;
+			SW_INC(wk, sw_st_rx_pfc_frames, in_port);
 			sw_pfc_received(sw, wk, in_port, pi);
 		} else if (pi->flags & AIFAB_PKT_F_PAUSE) {
-			wk->ctr[in_port].info[SW_INFO_PAUSE]++;
+			SW_INC(wk, sw_st_rx_pause_frames, in_port);
 		}
-		return SW_DROP_IDX(SW_DROP_MAC_CONTROL);
+		return SW_DROP(mac_control);
 	default:
-		return SW_DROP_IDX(SW_DROP_NON_IP);
+		return SW_DROP(non_ip);
 	}
 	/* Headers are rewritten in place: they must sit in the first segment. */
 	if ((uint32_t)pi->l3_off + pi->l3_len > rte_pktmbuf_data_len(m))
-		return SW_DROP_IDX(SW_DROP_HDR_SEGMENTED);
+		return SW_DROP(headers_segmented);
 	eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	if (!rte_is_same_ether_addr(&eth->dst_addr, &sw->env.ports[in_port].mac))
-		return SW_DROP_IDX(SW_DROP_DST_MAC);
+		return SW_DROP(dst_mac_mismatch);
 	if (pi->ttl <= 1)
-		return SW_DROP_IDX(SW_DROP_TTL_EXPIRED);
+		return SW_DROP(ttl_expired);
 	return 0;
 }
 
@@ -68,11 +67,11 @@ static unsigned int
 sw_target_drop(uint32_t target)
 {
 	if (target == AIFAB_FIB_MISS)
-		return SW_DROP_IDX(SW_DROP_NO_ROUTE);
+		return SW_DROP(no_route);
 	if (target == AIFAB_FIB_LOCAL)
-		return SW_DROP_IDX(SW_DROP_OWN_ADDRESS);
+		return SW_DROP(own_address);
 	if (target == AIFAB_FIB_UNRESOLVED)
-		return SW_DROP_IDX(SW_DROP_NO_NEIGHBOR);
+		return SW_DROP(no_neighbor);
 	return 0;
 }
 
@@ -121,12 +120,12 @@ sw_forward(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 	}
 	member = sw_member(sw, wk, target, hdr, pi);
 	if (member < 0) {
-		sw_drop(wk, in_port, SW_DROP_IDX(SW_DROP_ECMP_NONE), m);
+		sw_drop(wk, in_port, SW_DROP(ecmp_no_member), m);
 		return;
 	}
 	nh = aifab_fib_nh(sw->fib, (uint16_t)member);
 	if (pi->ip_len > sw->env.ports[nh->port].mtu) {
-		sw_drop(wk, in_port, SW_DROP_IDX(SW_DROP_MTU), m);
+		sw_drop(wk, in_port, SW_DROP(mtu_exceeded), m);
 		return;
 	}
 	tc = aifab_qos_classify(&sw->map, sw->trust[in_port], pi->tos,
@@ -153,7 +152,8 @@ sw_ingress(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 	uint8_t ip6[SW_CHUNK][16];
 	uint16_t idx4[SW_CHUNK], idx6[SW_CHUNK];
 	uint16_t n4 = 0, n6 = 0, i;
-	struct sw_port_ctr *c = &wk->ctr[in_port];
+	uint64_t rx_bytes = 0;
+	uint32_t n_roce = 0, n_ip6 = 0; /* n_ip6: dropped before routing */
 
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -163,21 +163,28 @@ sw_ingress(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 
 		if (i + 1 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
-		c->rx_packets++;
-		c->rx_bytes += m->pkt_len;
+		rx_bytes += m->pkt_len;
 		e = aifab_pkt_parse_mbuf(m, &pi[i], wk->scratch[i],
 					 sw->check_csum);
 		if (e != AIFAB_PKT_ERR_OK) {
-			sw_drop(wk, in_port, e, m);
+			sw_drop(wk, in_port, SW_ST_PKT(e), m);
 			continue;
 		}
 		/* Where the parser read the headers: in place or scratch. */
 		hdr[i] = rte_pktmbuf_data_len(m) >= RTE_MIN(m->pkt_len,
 			(uint32_t)AIFAB_PKT_HDR_WINDOW) ?
 			rte_pktmbuf_mtod(m, const uint8_t *) : wk->scratch[i];
-		sw_count_info(c, &pi[i]);
+		/* Seen on receive: common kinds summed here, added per burst
+		 * (measured: 6 counter updates per packet cost ~36 insns). */
+#if AIFAB_SW_STATS
+		n_roce += (pi[i].flags & AIFAB_PKT_F_ROCE) ? 1 : 0;
+		if (pi[i].flags & (AIFAB_PKT_F_VLAN | AIFAB_PKT_F_QINQ |
+				   AIFAB_PKT_F_IP_OPTS | AIFAB_PKT_F_FRAG))
+			sw_count_rare(wk, in_port, pi[i].flags);
+#endif
 		reason = sw_admit(sw, wk, in_port, m, &pi[i]);
 		if (reason != 0) {
+			n_ip6 += pi[i].l3 == AIFAB_L3_IPV6;
 			sw_drop(wk, in_port, reason, m);
 			continue;
 		}
@@ -192,6 +199,10 @@ sw_ingress(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 			idx6[n6++] = i;
 		}
 	}
+	SW_ADD(wk, sw_st_rx_pkts, in_port, n);
+	SW_ADD(wk, sw_st_rx_bytes, in_port, rx_bytes);
+	SW_ADD(wk, sw_st_rx_roce, in_port, n_roce);
+	SW_ADD(wk, sw_st_rx_ipv6, in_port, n_ip6 + n6); /* all parsed IPv6 */
 	if (n4)
 		aifab_fib_lookup4_bulk(sw->fib, ip4, t4, n4);
 	if (n6)

@@ -26,56 +26,25 @@
 #include "aifab_pkt.h"
 #include "aifab_qos.h"
 #include "aifab_rng.h"
+#include "aifab_stats.h"
+#include "switch_stats.h"
 
-/* Drops the switch adds to the parser's reasons (names are report keys). */
-#define SW_DROPS(X) \
-	X(NO_ROUTE, "no_route") \
-	X(NO_NEIGHBOR, "no_neighbor") \
-	X(TTL_EXPIRED, "ttl_expired") \
-	X(OWN_ADDRESS, "own_address") \
-	X(NON_IP, "non_ip") \
-	X(ARP, "arp") \
-	X(LLDP, "lldp") \
-	X(MAC_CONTROL, "mac_control") \
-	X(DST_MAC, "dst_mac_mismatch") \
-	X(HDR_SEGMENTED, "headers_segmented") \
-	X(MTU, "mtu_exceeded") \
-	X(ECMP_NONE, "ecmp_no_member") \
-	X(QOS, "egress_queue") \
-	X(PFC_HEADROOM, "headroom_overflow") \
-	X(PFCWD, "pfcwd") \
-	X(FLUSHED, "flushed_at_stop") \
-	X(NO_MBUF, "no_mbuf") \
-	X(TX_FULL, "tx_full")
-
-/* What was seen on receive, not dropped for it. */
-#define SW_INFO(X) \
-	X(VLAN, "rx_vlan_tagged") \
-	X(QINQ, "rx_qinq") \
-	X(IP_OPTS, "rx_ipv4_options") \
-	X(FRAG, "rx_fragments") \
-	X(ROCE, "rx_roce") \
-	X(IPV6, "rx_ipv6") \
-	X(PFC, "rx_pfc_frames") \
-	X(PAUSE, "rx_pause_frames")
-
-#define SW_ENUM(e, s) SW_DROP_##e,
-enum sw_drop { SW_DROPS(SW_ENUM) SW_DROP_MAX };
-#undef SW_ENUM
-#define SW_ENUM(e, s) SW_INFO_##e,
-enum sw_info { SW_INFO(SW_ENUM) SW_INFO_MAX };
-#undef SW_ENUM
-
-/* Parser reasons first, then the switch's own. */
-#define SW_N_DROPS (AIFAB_PKT_ERR_MAX + SW_DROP_MAX)
-#define SW_DROP_IDX(r) (AIFAB_PKT_ERR_MAX + (r))
+/* Drop ids: a parser reason or one of the switch's (see switch_stats.h). */
+#define SW_DROP(name) ((unsigned int)sw_st_drop_##name)
 
 #define SW_CHUNK 64          /* packets processed per pass */
 #define SW_TXBUF 64          /* per (worker, port) before a TX burst */
 #define SW_MAX_RXQ (AIFAB_MAX_PORTS * 8)
 #define SW_EMPTY_POLLS_EOF 2 /* empty polls of a pcap before calling it EOF */
 #define SW_FIFO_MIN 1024     /* packets per (port, TC) queue, at least */
-#define SW_FIFO_MAX 65536    /* and at most: buffer / 256 B, power of two */
+#define SW_FIFO_MAX (1u << 18) /* and at most: buffer / SW_CELL, power of 2 */
+/*
+ * The buffer is accounted in cells, as merchant chips do: a frame takes
+ * ceil(len / SW_CELL) cells. So a queue's FIFO (buffer / SW_CELL entries)
+ * can never fill before the buffer and PFC thresholds are reached.
+ */
+#define SW_CELL 256u
+#define SW_CELLS(len) RTE_ALIGN_CEIL((uint32_t)(len), SW_CELL)
 #define SW_MAX_GROUPS (AIFAB_MAX_NEIGHS + AIFAB_MAX_ROUTES + 1)
 #define SW_VT_HZ 1000000000ull /* virtual clock: nanoseconds */
 
@@ -84,14 +53,21 @@ enum sw_info { SW_INFO(SW_ENUM) SW_INFO_MAX };
 #define SW_META_PORT(u) ((uint16_t)((u) >> 8))
 #define SW_META_TC(u) ((uint8_t)((u) & 0x7))
 
-struct sw_port_ctr {
-	uint64_t rx_packets, rx_bytes;
-	uint64_t tx_packets, tx_bytes;
-	uint64_t drops[SW_N_DROPS];
-	uint64_t info[SW_INFO_MAX];
-	uint64_t qos[AIFAB_QOS_N_TC][AIFAB_QOS_CTR_MAX];
-	uint64_t pfcwd_drops[AIFAB_QOS_N_TC];
-} __rte_cache_aligned;
+/*
+ * Counting: a worker's block of the "sw" set, through per-counter base
+ * pointers cached in the worker (one load and one add per count).
+ */
+#if AIFAB_SW_STATS
+#define SW_ADD(wk, id, port, n) ((wk)->cb[id][port] += (n))
+#define SW_ADD_TC(wk, id, port, tc, n) \
+	((wk)->cb[id][(uint32_t)(port) * AIFAB_QOS_N_TC + (tc)] += (n))
+#else
+#define SW_ADD(wk, id, port, n) \
+	((void)(wk), (void)(id), (void)(port), (void)(n))
+#define SW_ADD_TC(wk, id, port, tc, n) \
+	((void)(wk), (void)(id), (void)(port), (void)(tc), (void)(n))
+#endif
+#define SW_INC(wk, id, port) SW_ADD(wk, id, port, 1)
 
 /* Per-member ECMP counters of one group. */
 struct sw_ecmp_ctr {
@@ -115,12 +91,14 @@ struct sw_rxq {
 /* Virtual time: the link into a port and the peer at its other end. */
 struct sw_peer {
 	uint64_t link_free;              /* ns: the link is busy until */
+	uint32_t link_frac;              /* and this many 1/speed_mbps of a ns */
 	uint64_t from[AIFAB_QOS_N_TC];   /* ns: our XOFF takes effect */
 	uint64_t until[AIFAB_QOS_N_TC];  /* ns: the pause ends */
 };
 
 struct sw_txbuf {
 	uint16_t n;
+	uint32_t bytes;               /* of pkts[0..n-1], for tx_bytes */
 	struct rte_mbuf *pkts[SW_TXBUF];
 };
 
@@ -136,7 +114,9 @@ struct sw_egress {
 };
 
 struct sw_worker {
-	struct sw_port_ctr ctr[AIFAB_MAX_PORTS];
+	uint64_t *cb[sw_st_N];        /* counter bases in this worker's block */
+	struct aifab_stats_block *blk;
+	uint64_t synced;              /* TSC of the last mirror (stats sync) */
 	struct sw_txbuf tx[AIFAB_MAX_PORTS];
 	struct sw_egress eg[AIFAB_MAX_PORTS];
 	struct aifab_qos_buf *buf;    /* this worker's share */
@@ -177,6 +157,8 @@ struct sw {
 	struct aifab_pfc_gen_config pfc_gen[AIFAB_MAX_PORTS];
 	struct aifab_pfc_wd_config wd;
 	struct sw_worker *w;           /* n_workers of them */
+	struct aifab_stats_set *stats; /* "sw": one block per worker */
+	uint64_t sync_cycles;          /* TSC between stats mirrors */
 };
 
 /* switch_fwd.c */
@@ -201,7 +183,7 @@ static inline void
 sw_drop(struct sw_worker *wk, uint16_t port, unsigned int reason,
 	struct rte_mbuf *m)
 {
-	wk->ctr[port].drops[reason]++;
+	SW_INC(wk, reason, port);
 	rte_pktmbuf_free(m);
 }
 

@@ -5,10 +5,15 @@
 #   tools/setup.sh deps            install what building and testing need
 #   tools/setup.sh build           deps + configure + build  (build dir: $AIFAB_BUILD or ./build)
 #   tools/setup.sh run [ARGS...]   build, then run dpdk-aifab ARGS (none: its embedded default)
-#   tools/setup.sh test [ARGS...]  build from scratch, then meson test ARGS (the whole suite)
+#   tools/setup.sh test [ARGS...]  build from scratch, then meson test ARGS (the whole suite),
+#                                  then the same in a second build with clang,
+#                                  ASan+UBSan (-Dsanitize=true) and libFuzzer
+#                                  (-Dfuzz=true: suite 'fuzz' fuzzes each target)
 #
 # Environment: AIFAB_BUILD (build dir), AIFAB_MESON_OPTS (extra meson setup
-# options, e.g. -Dsanitize=true).
+# options, e.g. -Dsanitize=true), AIFAB_TEST_SANITIZE=0 (test: skip the
+# sanitizer + fuzz build), AIFAB_FUZZ_SECONDS (test: libFuzzer time per
+# target, default 10).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -19,8 +24,12 @@ build=${AIFAB_BUILD:-$root/build}
 # Build: DPDK 22.11 LTS from Debian 12, libpcap, libnuma, cmocka, meson.
 build_pkgs=(dpdk dpdk-dev libdpdk-dev libpcap-dev libnuma-dev libcmocka-dev
 	meson ninja-build pkg-config gcc)
-# Tests judge outputs with independent tools (prometheus: promtool).
-test_pkgs=(tshark python3 python3-scapy prometheus)
+# Tests judge outputs with independent tools (prometheus: promtool;
+# chromium renders the HTML report headless).
+test_pkgs=(tshark python3 python3-scapy prometheus chromium)
+# The sanitizer + fuzz build of the test command: clang 14 and its runtimes
+# (ASan, UBSan, LSan, libFuzzer).
+test_pkgs+=(clang libclang-rt-14-dev)
 
 log() { printf '[setup] %s\n' "$*" >&2; }
 
@@ -80,6 +89,18 @@ test)
 	rm -rf "$build"
 	build
 	meson test -C "$build" --print-errorlogs --num-processes 2 "$@"
+	# Again under AddressSanitizer + UndefinedBehaviorSanitizer (no
+	# recovery; LeakSanitizer at every exit, tests/lsan.supp), with the
+	# fuzz targets fuzzed for a few seconds each (docs/reliability.md).
+	if [ "${AIFAB_TEST_SANITIZE:-1}" != 0 ]; then
+		san=${build}-san
+		rm -rf "$san"
+		CC=clang meson setup "$san" "$root" -Dsanitize=true -Dfuzz=true \
+			-Dfuzz_seconds="${AIFAB_FUZZ_SECONDS:-10}" >/dev/null
+		ninja -C "$san" >/dev/null
+		log "built $san (clang, ASan+UBSan, libFuzzer)"
+		meson test -C "$san" --print-errorlogs --num-processes 2 "$@"
+	fi
 	;;
 *)
 	echo "usage: $0 deps|build|run [ARGS...]|test [ARGS...]" >&2

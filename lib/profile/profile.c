@@ -68,12 +68,29 @@ fail(const struct loader *l, const char *file, const char *sect,
      const char *key, const char *val, const char *allowed,
      const char *fmt, ...) __rte_format_printf(7, 8);
 
+/* Longest value and reason echoed in an error line (then "..."). */
+#define ERR_VAL_MAX 80
+#define ERR_WHY_MAX 120
+
+/*
+ * Error lines echo bytes from the file or --set: show control characters
+ * (a CR, a newline in a --set value, terminal escapes) as '?' so the
+ * message stays one printable line.
+ */
+static void
+one_line(char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
 static int
 fail(const struct loader *l, const char *file, const char *sect,
      const char *key, const char *val, const char *allowed,
      const char *fmt, ...)
 {
-	char why[256];
+	char why[256], v[ERR_VAL_MAX + 4];
 	va_list ap;
 
 	if (l->err == NULL || l->errlen == 0)
@@ -81,8 +98,16 @@ fail(const struct loader *l, const char *file, const char *sect,
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
+	/* Long values are cut so that "allowed" always fits the line. */
+	if (strlen(val) > ERR_VAL_MAX)
+		snprintf(v, sizeof(v), "%.*s...", ERR_VAL_MAX - 3, val);
+	else
+		snprintf(v, sizeof(v), "%s", val);
+	if (strlen(why) > ERR_WHY_MAX)
+		strcpy(why + ERR_WHY_MAX - 3, "...");
 	snprintf(l->err, l->errlen, "%s: [%s] %s = '%s': %s; allowed: %s",
-		 file, sect, key, val, why, allowed);
+		 file, sect, key, v, why, allowed);
+	one_line(l->err);
 	return -1;
 }
 

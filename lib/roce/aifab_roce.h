@@ -22,9 +22,10 @@
  * raw CRC of the payload tail (CRC is affine): per packet the work is
  * proportional to the header length only.
  *
- * QP state is a plain struct the caller owns; closed-loop state (ACK/NAK,
- * go-back-N, DCQCN) can be added next to it. Nothing here reads a clock:
- * TX timestamps are passed in.
+ * QP state is a plain struct the caller owns. Closed loop: lib/rc decides
+ * what to (re)send and aifab_roce_seg_make() turns its answer into a
+ * segment; the ACK / NAK / CNP frames a responder sends back are built
+ * here too. Nothing here reads a clock: TX timestamps are passed in.
  */
 #ifndef AIFAB_ROCE_H
 #define AIFAB_ROCE_H
@@ -259,6 +260,64 @@ struct rte_mbuf *aifab_roce_build(struct aifab_roce_qp *qp,
  */
 bool aifab_roce_tag_read(const uint8_t *payload, uint32_t len,
 			 struct aifab_roce_tag_info *out);
+
+/* ---- closed loop: segments from a PSN ring, ACK / NAK / CNP --------------- */
+
+/** ACK / NAK frame: Ethernet + IPv4 + UDP + BTH + AETH + ICRC, no FCS. */
+#define AIFAB_ROCE_ACK_FRAME_LEN (14 + 20 + 8 + AIFAB_BTH_LEN + \
+				  AIFAB_AETH_LEN + AIFAB_ICRC_LEN)
+/** CNP frame: Ethernet + IPv4 + UDP + BTH + 16 zero bytes + ICRC. */
+#define AIFAB_ROCE_CNP_FRAME_LEN (14 + 20 + 8 + AIFAB_BTH_LEN + \
+				  AIFAB_CNP_PAYLOAD_LEN + AIFAB_ICRC_LEN)
+
+/**
+ * Describe a packet that someone else cut (e.g. lib/rc's requester, which
+ * remembers message, offset and length per PSN and so can ask for the
+ * same packet again): RDMA WRITE first / middle / last / only from
+ * @p first and @p last, RETH on first, AckReq on last, PadCnt from @p len.
+ * The result goes to aifab_roce_build() like a packetizer segment; the
+ * QP's own packetizer state (psn, msg) is not used or changed.
+ *
+ * @param va       the message's remote address (RETH VA).
+ * @param msg_len  the whole message (RETH DMA length).
+ * @param off      payload offset of this packet in the message.
+ */
+void aifab_roce_seg_make(struct aifab_roce_seg *seg, uint64_t va,
+			 uint32_t msg_len, uint32_t off, uint32_t len,
+			 uint32_t psn, bool first, bool last);
+
+/**
+ * Write the ACK or NAK that the responder end of @p qp sends to the
+ * requester: Ethernet dmac -> smac, IPv4 dip -> sip (TOS @p tos, DF, the
+ * QP's TTL), UDP source port = the QP's, BTH opcode 0x11 to the
+ * requester's QP (cfg.qpn) with @p psn, AETH (@p syndrome: 0x1F ACK,
+ * 0x60 NAK PSN sequence error; @p msn), ICRC.
+ * @return bytes written: AIFAB_ROCE_ACK_FRAME_LEN.
+ */
+uint16_t aifab_roce_ack_write(const struct aifab_roce_qp *qp, uint8_t *buf,
+			      uint32_t psn, uint8_t syndrome, uint32_t msn,
+			      uint8_t tos);
+
+/**
+ * Write the CNP that the responder end (notification point) of @p qp sends
+ * to the requester's QP: addresses as for an ACK, BTH opcode 0x81 with
+ * BECN, PSN 0, 16 zero bytes, ICRC (lib/pkt's aifab_build_cnp_ipv4()).
+ * @return bytes written: AIFAB_ROCE_CNP_FRAME_LEN.
+ */
+uint16_t aifab_roce_cnp_write(const struct aifab_roce_qp *qp, uint8_t *buf,
+			      uint8_t tos);
+
+/**
+ * The ACK / NAK or CNP above in one mbuf from @p pool.
+ * @return the mbuf, or NULL with rte_errno ENOBUFS (pool empty) or EINVAL
+ *   (data room too small).
+ */
+struct rte_mbuf *aifab_roce_build_ack(const struct aifab_roce_qp *qp,
+				      uint32_t psn, uint8_t syndrome,
+				      uint32_t msn, uint8_t tos,
+				      struct rte_mempool *pool);
+struct rte_mbuf *aifab_roce_build_cnp(const struct aifab_roce_qp *qp,
+				      uint8_t tos, struct rte_mempool *pool);
 
 /* ---- receive side: PSN tracking ------------------------------------------ */
 

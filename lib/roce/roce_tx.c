@@ -187,16 +187,15 @@ write_headers(struct aifab_roce_qp *qp, const struct aifab_roce_seg *seg,
 }
 
 static const struct aifab_roce_tail *
-pick_tail(const struct aifab_roce_qp *qp, uint32_t len,
-	  struct aifab_roce_tail *tmp)
+pick_tail(struct aifab_roce_qp *qp, uint32_t len)
 {
 	if (len == qp->full.len)
 		return &qp->full;
-	if (len == qp->last.len)
-		return &qp->last;
-	/* An older message's last packet (a retransmission): O(len). */
-	roce_tail_init(tmp, qp->pl, len);
-	return tmp;
+	/* A last packet of another length (a message cut by the caller, or
+	 * a retransmission): O(len) once, then cached until the next. */
+	if (len != qp->last.len)
+		roce_tail_init(&qp->last, qp->pl, len);
+	return &qp->last;
 }
 
 static void
@@ -215,7 +214,6 @@ aifab_roce_build(struct aifab_roce_qp *qp, const struct aifab_roce_seg *seg,
 		 const struct aifab_roce_tag_info *tag,
 		 struct rte_mempool *hdr_pool, struct rte_mempool *ext_pool)
 {
-	struct aifab_roce_tail tmp;
 	const struct aifab_roce_tail *t;
 	struct rte_mbuf *m[2], *e = NULL;
 	uint32_t hlen, raw, icrc;
@@ -225,7 +223,7 @@ aifab_roce_build(struct aifab_roce_qp *qp, const struct aifab_roce_seg *seg,
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	t = pick_tail(qp, seg->len, &tmp);
+	t = pick_tail(qp, seg->len);
 	if (rte_pktmbuf_alloc_bulk(hdr_pool, m, 2) != 0)
 		goto nobufs;
 	if (t->ext_len > 0) {

@@ -652,3 +652,447 @@ def verify_report(ck, run, cs, egress_of, what, end="input_consumed"):
               (rep["ports"].get(pn, {}).get("tx_packets"),
                rep["ports"].get(pn, {}).get("tx_bytes")),
               "%s: %s tx_packets/tx_bytes match out%d.pcap" % (what, pn, p))
+
+
+# ---- virtual time: timed pcaps, --capture, fast RoCEv2 frames ---------------
+#
+# With `--set general.virtual_time=true` the switch's clock is the pcap RX
+# timestamp (net_pcap reads microseconds), arrivals are spaced at the ingress
+# port's line rate, and `--capture DIR` writes DIR/tx_<port>.pcap stamped in
+# nanoseconds with the virtual departure time. The helpers below write inputs
+# with chosen timestamps (struct only: fast enough for 10^6 frames) and read
+# captures back without scapy.
+
+VT_EPOCH_S = 1700000000          # inputs start here (seconds since 1970)
+VT_EPOCH_NS = VT_EPOCH_S * 10**9
+WIRE_OVERHEAD = 24               # FCS 4 + preamble/SFD 8 + IFG 12
+QUANTUM_BITS = 512               # one PFC quantum (802.1Qbb)
+PFC_DMAC = bytes.fromhex("0180c2000001")
+PCAP_MAGIC_US = 0xa1b2c3d4
+PCAP_MAGIC_NS = 0xa1b23c4d
+
+
+def mac_bytes(mac):
+    return bytes.fromhex(mac.replace(":", ""))
+
+
+def ip4_bytes(a):
+    return bytes(int(x) for x in a.split("."))
+
+
+class PcapWriter:
+    """Streaming classic pcap (microsecond stamps), linktype Ethernet."""
+
+    def __init__(self, path):
+        self.f = open(path, "wb")
+        self.f.write(struct.pack("<IHHiIII", PCAP_MAGIC_US, 2, 4, 0, 0,
+                                 65535, 1))
+        self.n = 0
+        self._pk = struct.Struct("<IIII").pack
+
+    def add(self, frame, t_ns):
+        """One frame stamped at t_ns (ns since 1970; the microsecond part
+        is what net_pcap delivers: t_ns is truncated to whole us)."""
+        us = t_ns // 1000
+        self.f.write(self._pk(us // 1000000, us % 1000000, len(frame),
+                              len(frame)))
+        self.f.write(frame)
+        self.n += 1
+
+    def close(self):
+        self.f.close()
+
+
+def write_pcap_timed(path, frames_times):
+    """frames_times: iterable of (frame bytes, t_ns)."""
+    w = PcapWriter(path)
+    for fr, t in frames_times:
+        w.add(bytes(fr), t)
+    w.close()
+
+
+def read_pcap_ns(path):
+    """[(t_ns, frame bytes)] of a classic pcap, us or ns magic, little- or
+    big-endian (struct only; independent of libpcap and scapy)."""
+    if not os.path.exists(path) or os.path.getsize(path) < 24:
+        return None
+    with open(path, "rb") as f:
+        data = f.read()
+    magic_le = struct.unpack_from("<I", data, 0)[0]
+    if magic_le in (PCAP_MAGIC_US, PCAP_MAGIC_NS):
+        e = "<"
+        magic = magic_le
+    else:
+        e = ">"
+        magic = struct.unpack_from(">I", data, 0)[0]
+        if magic not in (PCAP_MAGIC_US, PCAP_MAGIC_NS):
+            raise ValueError("%s: not a classic pcap" % path)
+    mult = 1 if magic == PCAP_MAGIC_NS else 1000
+    hdr = struct.Struct(e + "IIII")
+    out, off, n = [], 24, len(data)
+    while off + 16 <= n:
+        sec, frac, incl, _orig = hdr.unpack_from(data, off)
+        off += 16
+        out.append((sec * 10**9 + frac * mult, data[off:off + incl]))
+        off += incl
+    return out
+
+
+def iter_pcap_ns(path):
+    """Like read_pcap_ns, one (t_ns, frame) at a time (large captures)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < 24:
+        return
+    magic = struct.unpack_from("<I", data, 0)[0]
+    e = "<" if magic in (PCAP_MAGIC_US, PCAP_MAGIC_NS) else ">"
+    magic = struct.unpack_from(e + "I", data, 0)[0]
+    if magic not in (PCAP_MAGIC_US, PCAP_MAGIC_NS):
+        raise ValueError("%s: not a classic pcap" % path)
+    mult = 1 if magic == PCAP_MAGIC_NS else 1000
+    unpack = struct.Struct(e + "IIII").unpack_from
+    off, n = 24, len(data)
+    while off + 16 <= n:
+        sec, frac, incl, _orig = unpack(data, off)
+        off += 16
+        yield sec * 10**9 + frac * mult, data[off:off + incl]
+        off += incl
+
+
+def pcap_is_nanosecond(path):
+    with open(path, "rb") as f:
+        m = f.read(4)
+    return m in (struct.pack("<I", PCAP_MAGIC_NS),
+                 struct.pack(">I", PCAP_MAGIC_NS))
+
+
+def wire_ns(frame_len, gbps):
+    """Time a frame of frame_len bytes (no FCS) takes on the wire."""
+    return (frame_len + WIRE_OVERHEAD) * 8 / gbps
+
+
+def quanta_ns(quanta, gbps):
+    """PFC pause time: quanta x 512 bit times at gbps."""
+    return quanta * QUANTUM_BITS / gbps
+
+
+def ipv4_header(src, dst, total_len, tos, ttl=64, ident=0, proto=17):
+    """20-byte IPv4 header, checksum by scapy's checksum()."""
+    h = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, tos, total_len, ident,
+                              0, ttl, proto, 0, ip4_bytes(src),
+                              ip4_bytes(dst)))
+    h[10:12] = struct.pack("!H", inet_checksum(bytes(h)))
+    return bytes(h)
+
+
+class RoceFlow:
+    """One IPv4 RoCEv2 flow (one QP) entering the switch on `port`, frames
+    built with struct and zlib only: Ethernet / IPv4 / UDP (checksum 0) /
+    BTH / payload / ICRC. The headers are fixed per flow; the PSN varies per
+    frame, and the ICRC (which covers it) is computed per frame from a
+    CRC-32 prefix over the invariant part (PROTOCOLS.md's masking: TOS, TTL,
+    IP checksum, UDP checksum and BTH byte 4 set to ones)."""
+
+    def __init__(self, port, dst, dqpn, sport, src=None, paylen=256,
+                 opcode=0x07, dscp=26, ecn=2, ttl=64, fill=0x5a,
+                 dst_mac=None, src_mac=None):
+        assert paylen % 4 == 0
+        self.port, self.dqpn, self.sport = port, dqpn, sport
+        self.src = src or NBR_IP4[port]
+        self.dst = dst
+        self.tos = dscp << 2 | ecn
+        l2 = (mac_bytes(dst_mac or PORT_MAC[port]) +
+              mac_bytes(src_mac or NBR_MAC[port]) + b"\x08\x00")
+        ip_len = 20 + 8 + 12 + paylen + 4
+        ip = ipv4_header(self.src, dst, ip_len, self.tos, ttl=ttl)
+        udp = struct.pack("!HHHH", sport, ROCE_PORT, ip_len - 20, 0)
+        self.bth9 = struct.pack("!BBHB", opcode, 0, 0xffff, 0) + \
+            struct.pack("!I", dqpn & 0xffffff)[1:] + b"\x00"
+        self.ip, self.udp, self.ttl = ip, udp, ttl
+        self.head = l2 + ip + udp + self.bth9      # then PSN (3 bytes)
+        self._out = {}
+        self.payload = bytes([fill]) * paylen
+        mip = bytearray(ip)
+        mip[1] = 0xff
+        mip[8] = 0xff
+        mip[10:12] = b"\xff\xff"
+        mudp = udp[:6] + b"\xff\xff"
+        mbth = bytearray(self.bth9)
+        mbth[4] = 0xff
+        self.crc0 = zlib.crc32(b"\xff" * 8 + bytes(mip) + mudp + bytes(mbth))
+        self.len = len(self.head) + 3 + paylen + 4
+        self.l3_off = 14
+
+    def frame(self, psn):
+        tail = struct.pack("!I", psn & 0xffffff)[1:] + self.payload
+        return self.head + tail + struct.pack(
+            "<I", zlib.crc32(tail, self.crc0) & 0xffffffff)
+
+    def tail(self, psn):
+        """The frame from the PSN on (PSN, payload, ICRC)."""
+        return self.frame(psn)[len(self.head):]
+
+    def out_head(self, egress, ce=False):
+        """Ethernet..BTH byte 8 as a router must send it out of `egress`:
+        MACs rewritten, TTL - 1, TOS | CE when `ce`, the IPv4 checksum
+        recomputed from scratch (scapy's checksum())."""
+        k = (egress, ce)
+        if k not in self._out:
+            ip = bytearray(self.ip)
+            ip[8] = self.ttl - 1
+            if ce:
+                ip[1] |= 3
+            ip[10:12] = b"\0\0"
+            ip[10:12] = struct.pack("!H", inet_checksum(bytes(ip)))
+            self._out[k] = (mac_bytes(NBR_MAC[egress]) +
+                            mac_bytes(PORT_MAC[egress]) + b"\x08\x00" +
+                            bytes(ip) + self.udp + self.bth9)
+        return self._out[k]
+
+    @staticmethod
+    def key(frame):
+        """(dqpn, psn) of a frame built here (offsets fixed: 14 + 20 + 8)."""
+        return (int.from_bytes(frame[47:50], "big"),
+                int.from_bytes(frame[51:54], "big"))
+
+
+def pfc_frame(src_mac, enable, quanta):
+    """802.1Qbb PFC frame per PROTOCOLS.md (60 bytes, no FCS): quanta is a
+    list of 8 timers, priority 0 first."""
+    body = struct.pack("!HH8H", 0x0101, enable, *quanta)
+    fr = PFC_DMAC + mac_bytes(src_mac) + b"\x88\x08" + body
+    return fr + bytes(60 - len(fr))
+
+
+def vt_args(capture_dir, *sets):
+    """App options for a virtual-time run with a capture."""
+    a = ["--set", "general.virtual_time=true", "--capture", capture_dir]
+    for s in sets:
+        a += ["--set", s]
+    return a
+
+
+class VRun(Run):
+    """A Run whose inputs are pcap files written by the caller (with their
+    own timestamps) in self.dir/in<i>.pcap, in virtual time with a capture
+    in self.dir/cap; tx_pcap goes to /dev/null (its stamps are wall clock).
+    `inputs` maps port -> list of (frame, t_ns); missing ports get an empty
+    pcap. `writer(run)` may write the files itself instead."""
+
+    def __init__(self, exe, inputs=None, sets=(), tag="vt", writer=None,
+                 extra_args=(), load=True, **kw):
+        super().__init__(exe, [[] for _ in range(N_PORTS)], tag=tag,
+                         tx_null=True, **kw)
+        self.timed = inputs or {}
+        self.writer = writer
+        self.cap_dir = self.path("cap")
+        self.app_args = vt_args(self.cap_dir, *sets) + list(extra_args)
+        self.captures = None
+        self.load = load        # False: read captures with iter_pcap_ns
+
+    def prepare(self):
+        if self.writer is not None:
+            self.writer(self)
+        for i in range(N_PORTS):
+            p = self.path("in%d.pcap" % i)
+            if not os.path.exists(p):
+                write_pcap_timed(p, self.timed.get(i, []))
+
+    def cap_path(self, port):
+        return os.path.join(self.cap_dir, "tx_%s.pcap" % PORT_NAMES[port])
+
+    def _collect(self):
+        _remove_runtime_dir(self.prefix)
+        rp = self.path("report.json")
+        if os.path.exists(rp):
+            with open(rp) as f:
+                try:
+                    self.report = json.load(f)
+                except ValueError as e:
+                    self.report = {"_invalid_json": str(e)}
+        self.outputs = None
+        if self.load:
+            self.captures = [read_pcap_ns(self.cap_path(i))
+                             for i in range(N_PORTS)]
+
+    def tc(self, port, tc):
+        """report ports.<p>.tc.<n> as a dict ({} if missing)."""
+        try:
+            return self.report["ports"][PORT_NAMES[port]]["tc"][str(tc)]
+        except (KeyError, TypeError):
+            return {}
+
+    def port_rep(self, port):
+        try:
+            return self.report["ports"][PORT_NAMES[port]]
+        except (KeyError, TypeError):
+            return {}
+
+
+def run_ok(ck, run, what, timeout=RUN_TIMEOUT_S):
+    """Run, check exit 0 and a readable report; returns True if usable."""
+    import time
+    t0 = time.monotonic()
+    run.run(timeout=timeout)
+    dt = time.monotonic() - t0
+    print("%s: run took %.1f s" % (what, dt))
+    ok = ck.eq(run.rc, 0, "%s: exit status" % what)
+    if not ok:
+        print(run.describe())
+    ok = ck.check(isinstance(run.report, dict) and "ports" in run.report,
+                  "%s: report written" % what) and ok
+    if ok:
+        ck.eq(run.report.get("mempool_in_use_at_exit"), 0,
+              "%s: mempool_in_use_at_exit" % what)
+        ck.eq(run.report.get("end"), "input_consumed", "%s: report end" % what)
+    return ok
+
+
+class RoceMatch:
+    """Output frames of RoceFlow inputs, matched by (dest QP, PSN) and judged
+    byte for byte: each must be its input with the router rewrite for the
+    port it left on, the ECN field either unchanged or, only for an ECT(0)/
+    ECT(1) input, set to CE (checksum recomputed either way), PSN, payload
+    and ICRC unchanged (the ICRC masks TOS/TTL/checksum, so it stays valid).
+    """
+
+    def __init__(self, flows):
+        self.flows = {f.dqpn: f for f in flows}
+        assert len(self.flows) == len(flows), "dest QPs must be unique"
+        self.count = {q: 0 for q in self.flows}      # frames out
+        self.marked = {q: 0 for q in self.flows}     # ECT in -> CE out
+        self.ce_out = {q: 0 for q in self.flows}     # CE out (any input)
+        self.seen = {q: set() for q in self.flows}
+        self.port_of = {q: set() for q in self.flows}
+        self.problems = []
+        self.dups = 0
+
+    def add_port(self, egress, frames, n_of=None):
+        """frames: raw bytes; n_of: dqpn -> frames sent of that flow."""
+        for i, fr in enumerate(frames):
+            if len(fr) < 54 or fr[12:14] != b"\x08\x00":
+                self.problems.append("%s frame %d is not IPv4 RoCE: %s" %
+                                     (PORT_NAMES[egress], i, fr[:40].hex()))
+                continue
+            q, psn = RoceFlow.key(fr)
+            f = self.flows.get(q)
+            if f is None or (n_of is not None and psn >= n_of[q]):
+                self.problems.append("%s frame %d: unknown (QP %#x, PSN %d)"
+                                     % (PORT_NAMES[egress], i, q, psn))
+                continue
+            if psn in self.seen[q]:
+                self.dups += 1
+                self.problems.append("%s frame %d: QP %#x PSN %d seen twice"
+                                     % (PORT_NAMES[egress], i, q, psn))
+                continue
+            self.seen[q].add(psn)
+            self.count[q] += 1
+            self.port_of[q].add(egress)
+            hl = len(f.head)
+            head, tail = fr[:hl], fr[hl:]
+            in_ecn = f.tos & 3
+            if head == f.out_head(egress, False):
+                if in_ecn == 3:
+                    self.ce_out[q] += 1
+            elif in_ecn in (1, 2) and head == f.out_head(egress, True):
+                self.marked[q] += 1
+                self.ce_out[q] += 1
+            else:
+                want = f.out_head(egress, False)
+                self.problems.append(
+                    "%s frame %d (QP %#x PSN %d, input ECN %d): headers "
+                    "differ from the input's routed form: %s" %
+                    (PORT_NAMES[egress], i, q, psn, in_ecn,
+                     _first_diff(head, want)))
+            if tail != f.tail(psn):
+                self.problems.append(
+                    "%s frame %d (QP %#x PSN %d): PSN/payload/ICRC changed" %
+                    (PORT_NAMES[egress], i, q, psn))
+
+    def report_problems(self, ck, what, limit=10):
+        ck.check(not self.problems, "%s: every output frame is a routed "
+                 "input (byte compare; ECN only ECT -> CE)" % what,
+                 "%d problems: %s" % (len(self.problems),
+                                      "; ".join(self.problems[:limit])))
+
+    def missing(self, q, n):
+        return n - len(self.seen[q])
+
+
+# ---- PFC hysteresis (XOFF ... XON) from captures ---------------------------
+
+def pfc_episodes(pfc_frames, prio=3):
+    """[(t of the XOFF that started a pause, t of the XON that ended it)]
+    from (t_ns, frame) PFC frames one port sent (opcode 0x0101). Refresh
+    XOFFs inside an episode are skipped; an episode still open at the end
+    of the capture is left out."""
+    out, start = [], None
+    for t, fr in pfc_frames:
+        if fr[12:14] != b"\x88\x08" or fr[14:16] != b"\x01\x01":
+            continue
+        enable = int.from_bytes(fr[16:18], "big")
+        if not enable & (1 << prio):
+            continue
+        q = int.from_bytes(fr[18 + 2 * prio:20 + 2 * prio], "big")
+        if q and start is None:
+            start = t
+        elif not q and start is not None:
+            out.append((start, t))
+            start = None
+    return out
+
+
+class Departures:
+    """Data frames that left the switch (all ports), time-ordered, with a
+    running byte count: bytes(a, b) = bytes of frames stamped a <= t <= b."""
+
+    def __init__(self):
+        from array import array
+        self.t = array("q")
+        self.cum = array("q", [0])
+
+    def add(self, t, length):
+        self.t.append(t)
+        self.cum.append(self.cum[-1] + length)
+
+    def extend(self, frames):
+        for t, fr in frames:
+            if fr[12:14] != b"\x88\x08":
+                self.add(t, len(fr))
+
+    def finish(self):
+        """Sort by time (merging several ports' captures)."""
+        from array import array
+        pairs = sorted(zip(self.t, (self.cum[i + 1] - self.cum[i]
+                                    for i in range(len(self.t)))))
+        self.t, self.cum = array("q"), array("q", [0])
+        for t, n in pairs:
+            self.add(t, n)
+        return self
+
+    def bytes(self, a, b):
+        import bisect
+        i = bisect.bisect_left(self.t, a)
+        j = bisect.bisect_right(self.t, b)
+        return self.cum[j] - self.cum[i]
+
+
+def check_xon_hysteresis(ck, what, port, episodes, deps, offset=20000,
+                         alpha=1.0):
+    """docs/profiles.md: with a dynamic XOFF (alpha x free buffer), XON is
+    sent when the port's ingress use falls to XOFF - pfc_xon_offset_bytes.
+    XOFF at use >= alpha x free, XON at use' <= alpha x free' - offset, and
+    use and free only move by bytes entering (E) and leaving (D) the buffer:
+    use - use' <= D_port - E_port, free' - free = D - E, so
+    D_port + alpha D >= offset + ... and D >= offset / (1 + alpha): between
+    the XOFF that starts a pause and the XON that ends it, at least that
+    many bytes must leave the switch (no buffer-level headroom in use)."""
+    need = offset / (1 + alpha)
+    bad = [(a, b, deps.bytes(a, b)) for a, b in episodes
+           if deps.bytes(a, b) < need]
+    ck.check(not bad, "%s: %s: each of %d XOFF..XON pauses spans >= %.0f "
+             "bytes leaving the switch (XON offset %d below a dynamic XOFF)" %
+             (what, PORT_NAMES[port], len(episodes), need, offset),
+             "%d pauses too short, e.g. (XOFF ns, XON ns, bytes out) %s" %
+             (len(bad), [(a - VT_EPOCH_NS, b - VT_EPOCH_NS, n)
+                         for a, b, n in bad[:4]]))

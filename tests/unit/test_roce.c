@@ -519,6 +519,164 @@ test_built_frames(void **state)
 	assert_int_equal(rte_mempool_in_use_count(ctx->ext), 0);
 }
 
+/* ---- closed loop: ACK / NAK / CNP frames, segments from a PSN ring ------- */
+
+/* Bitwise CRC-32 (reflected 0x04C11DB7) and the ICRC masking rules of
+ * PROTOCOLS.md, written here without lib/pkt. */
+static uint32_t
+crc32_bits(const uint8_t *p, size_t n)
+{
+	uint32_t c = 0xFFFFFFFFu;
+	size_t i;
+	int k;
+
+	for (i = 0; i < n; i++) {
+		c ^= p[i];
+		for (k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1)));
+	}
+	return ~c;
+}
+
+static uint32_t
+icrc_indep(const uint8_t *f, uint32_t len)
+{
+	uint8_t buf[256];
+	uint32_t n = len - 14 - 4;
+
+	memset(buf, 0xFF, 8);
+	memcpy(buf + 8, f + 14, n);
+	buf[8 + 1] = buf[8 + 8] = buf[8 + 10] = buf[8 + 11] = 0xFF;
+	buf[8 + 26] = buf[8 + 27] = buf[8 + 32] = 0xFF;
+	return crc32_bits(buf, 8 + n);
+}
+
+static uint32_t
+rd_be(const uint8_t *p, unsigned int n)
+{
+	uint32_t v = 0;
+
+	while (n-- > 0)
+		v = v << 8 | *p++;
+	return v;
+}
+
+/* Headers every control frame shares, from the responder to the
+ * requester of @p c. */
+static void
+check_ctrl_headers(const uint8_t *f, uint32_t len,
+		   const struct aifab_roce_qp_params *c, uint16_t sport,
+		   uint8_t tos, uint8_t opcode)
+{
+	uint32_t sum = 0, i;
+
+	assert_memory_equal(f, c->smac.addr_bytes, 6);
+	assert_memory_equal(f + 6, c->dmac.addr_bytes, 6);
+	assert_int_equal(rd_be(f + 12, 2), 0x0800);
+	assert_int_equal(f[14], 0x45);
+	assert_int_equal(f[15], tos);
+	assert_int_equal(rd_be(f + 16, 2), len - 14);
+	assert_int_equal(rd_be(f + 20, 2), 0x4000);   /* DF */
+	assert_int_equal(f[23], 17);
+	for (i = 0; i < 20; i += 2)
+		sum += rd_be(f + 14 + i, 2);
+	while (sum >> 16)
+		sum = (sum & 0xFFFF) + (sum >> 16);
+	assert_int_equal(sum, 0xFFFF);                /* header checksum */
+	assert_int_equal(rd_be(f + 26, 4), c->dip);
+	assert_int_equal(rd_be(f + 30, 4), c->sip);
+	assert_int_equal(rd_be(f + 34, 2), sport);
+	assert_int_equal(rd_be(f + 36, 2), 4791);
+	assert_int_equal(rd_be(f + 38, 2), len - 34);
+	assert_int_equal(rd_be(f + 40, 2), 0);        /* UDP checksum 0 */
+	assert_int_equal(f[42], opcode);
+	assert_int_equal(rd_be(f + 44, 2), 0xFFFF);   /* P_Key */
+	assert_int_equal(rd_be(f + 47, 3), c->qpn);   /* the requester */
+	/* ICRC little-endian at the end */
+	assert_int_equal(icrc_indep(f, len),
+			 (uint32_t)f[len - 4] | (uint32_t)f[len - 3] << 8 |
+			 (uint32_t)f[len - 2] << 16 |
+			 (uint32_t)f[len - 1] << 24);
+}
+
+static void
+test_ctrl_frames(void **state)
+{
+	struct aifab_roce_qp_params c = qp_params(1024, 0xFFFFF0);
+	struct aifab_roce_qp qp;
+	uint8_t f[128];
+	uint16_t n;
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(aifab_roce_qp_init(&qp, &c, NULL), 0);
+	/* ACK of PSN 0xFFFFFF (wrapping), MSN 7 */
+	memset(f, 0xAA, sizeof(f));
+	n = aifab_roce_ack_write(&qp, f, 0xFFFFFF, 0x1F, 7, 26 << 2 | 2);
+	assert_int_equal(n, 62);
+	assert_int_equal(n, AIFAB_ROCE_ACK_FRAME_LEN);
+	check_ctrl_headers(f, n, &c, qp.cfg.sport, 26 << 2 | 2, 0x11);
+	assert_int_equal(f[43], 0);                   /* no pad, SE */
+	assert_int_equal(f[46], 0);                   /* no BECN */
+	assert_int_equal(f[50], 0);                   /* no AckReq */
+	assert_int_equal(rd_be(f + 51, 3), 0xFFFFFF);
+	assert_int_equal(f[54], 0x1F);
+	assert_int_equal(rd_be(f + 55, 3), 7);
+	/* NAK PSN sequence error */
+	n = aifab_roce_ack_write(&qp, f, 0x000005, 0x60, 0x123456, 0);
+	check_ctrl_headers(f, n, &c, qp.cfg.sport, 0, 0x11);
+	assert_int_equal(rd_be(f + 51, 3), 5);
+	assert_int_equal(f[54], 0x60);
+	assert_int_equal(rd_be(f + 55, 3), 0x123456);
+	/* a bit flipped anywhere from IP to AETH breaks the ICRC, except
+	 * in the masked fields */
+	f[55] ^= 1;
+	assert_int_not_equal(icrc_indep(f, n), (uint32_t)f[n - 4] |
+			     (uint32_t)f[n - 3] << 8 |
+			     (uint32_t)f[n - 2] << 16 |
+			     (uint32_t)f[n - 1] << 24);
+	f[55] ^= 1;
+	/* CNP: 74 bytes, BECN, PSN 0, 16 zero bytes, DSCP 48 */
+	memset(f, 0xAA, sizeof(f));
+	n = aifab_roce_cnp_write(&qp, f, 48 << 2);
+	assert_int_equal(n, 74);
+	assert_int_equal(n, AIFAB_ROCE_CNP_FRAME_LEN);
+	check_ctrl_headers(f, n, &c, qp.cfg.sport, 48 << 2, 0x81);
+	assert_int_equal(f[46], 0x40);
+	assert_int_equal(rd_be(f + 51, 3), 0);
+	for (i = 0; i < 16; i++)
+		assert_int_equal(f[54 + i], 0);
+}
+
+static void
+test_seg_make(void **state)
+{
+	struct aifab_roce_seg s;
+
+	(void)state;
+	aifab_roce_seg_make(&s, 0x1000, 3000, 0, 1024, 0xFFFFFF, true, false);
+	assert_int_equal(s.opcode, 0x06);
+	assert_true(s.reth);
+	assert_false(s.ack_req);
+	assert_int_equal(s.psn, 0xFFFFFF);
+	assert_int_equal(s.pad, 0);
+	aifab_roce_seg_make(&s, 0x1000, 3000, 1024, 1024, 0, false, false);
+	assert_int_equal(s.opcode, 0x07);
+	assert_false(s.reth);
+	aifab_roce_seg_make(&s, 0x1000, 3000, 2048, 952, 1, false, true);
+	assert_int_equal(s.opcode, 0x08);
+	assert_true(s.ack_req);
+	assert_int_equal(s.pad, 0);
+	aifab_roce_seg_make(&s, 0x1000, 5, 0, 5, 2, true, true);
+	assert_int_equal(s.opcode, 0x0A);
+	assert_true(s.reth && s.ack_req);
+	assert_int_equal(s.pad, 3);
+	assert_int_equal(s.msg_len, 5);
+	assert_int_equal(s.va, 0x1000);
+	assert_int_equal(aifab_roce_frame_len(&s), 14 + 20 + 8 + 12 + 16 + 5 +
+			 3 + 4);
+}
+
 int
 main(void)
 {
@@ -528,6 +686,8 @@ main(void)
 		cmocka_unit_test(test_rx_crafted),
 		cmocka_unit_test(test_rx_vs_reference),
 		cmocka_unit_test(test_hist),
+		cmocka_unit_test(test_ctrl_frames),
+		cmocka_unit_test(test_seg_make),
 	};
 	const struct CMUnitTest frames[] = {
 		cmocka_unit_test(test_built_frames),

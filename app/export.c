@@ -1,0 +1,564 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Live statistics: every interval the main lcore reads each pipeline's
+ * lib/stats set and the app's "lcores" set into snapshots, then shows the
+ * console (a table on a terminal, one line otherwise), rewrites the
+ * Prometheus file, appends a JSON line and keeps a history for the HTML
+ * report. Workers never wait for any of it: they only write their blocks.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+
+#include "export.h"
+
+/* The app's own set: only lib/stats' built-in per-lcore load counters. */
+static int
+lcores_set(struct app_stats *s, const unsigned int *lcores, unsigned int n,
+	   char *err, size_t errlen)
+{
+	static const char *const all[] = { "all" };
+	struct aifab_stats_params p = {
+		.name = "lcores", .n_ports = 1, .port_names = all,
+		.n_tcs = 1, .n_blocks = n, .block_lcore = lcores,
+		.tsc_hz = s->hz,
+	};
+	struct app_set *as = &s->set[s->n_sets];
+	unsigned int i;
+
+	as->set = aifab_stats_create(&p);
+	if (as->set == NULL) {
+		snprintf(err, errlen, "cannot create the lcores counters: %s",
+			 rte_strerror(rte_errno));
+		return -1;
+	}
+	as->owned = true;
+	for (i = 0; i < n; i++)
+		s->lc_block[lcores[i]] = (int)i;
+	s->lc = (int)s->n_sets++;
+	return 0;
+}
+
+struct app_stats *
+app_stats_new(const struct app_args *a, const struct aifab_env *env)
+{
+	struct app_stats *s = calloc(1, sizeof(*s));
+	unsigned int i;
+
+	if (s == NULL)
+		return NULL;
+	s->args = a;
+	s->env = env;
+	s->hz = rte_get_tsc_hz();
+	s->sw = s->lc = s->html_set = -1;
+	s->gen_stride = 1;
+	for (i = 0; i < RTE_MAX_LCORE; i++)
+		s->lc_block[i] = -1;
+	return s;
+}
+
+int
+app_stats_add_pipe(struct app_stats *s, const struct aifab_pipeline_ops *ops,
+		   void *st)
+{
+	struct aifab_stats_set *set;
+
+	if (s->n_pipes == APP_MAX_PIPES)
+		return -1;
+	s->pipe[s->n_pipes].ops = ops;
+	s->pipe[s->n_pipes].st = st;
+	s->n_pipes++;
+	set = ops->stats != NULL ? ops->stats(st) : NULL;
+	if (set == NULL)
+		return 0;
+	if (strcmp(ops->name, "switch") == 0)
+		s->sw = (int)s->n_sets;
+	s->set[s->n_sets++].set = set;
+	return 0;
+}
+
+void
+app_stats_set_gen(struct app_stats *s, const void *gen)
+{
+	s->gen = gen;
+}
+
+struct aifab_stats_block *
+app_stats_lcore_block(struct app_stats *s, unsigned int lcore)
+{
+	if (s->lc < 0 || lcore >= RTE_MAX_LCORE || s->lc_block[lcore] < 0)
+		return NULL;
+	return aifab_stats_block(s->set[s->lc].set,
+				 (unsigned int)s->lc_block[lcore]);
+}
+
+static double
+wall_time(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int
+app_stats_start(struct app_stats *s, const unsigned int *lcores,
+		unsigned int n, char *err, size_t errlen)
+{
+	unsigned int i;
+	int rc;
+
+	if (n > 0 && lcores_set(s, lcores, n, err, errlen) != 0)
+		return -1;
+	for (i = 0; i < s->n_sets; i++) {
+		struct app_set *as = &s->set[i];
+
+		as->prev = aifab_stats_snap_alloc(as->set);
+		as->cur = aifab_stats_snap_alloc(as->set);
+		if (as->prev == NULL || as->cur == NULL)
+			goto nomem;
+	}
+	/* The report's charts: the switch's, else whatever set there is. */
+	s->html_set = s->sw >= 0 ? s->sw : s->lc;
+	if (s->args->report_html != NULL && s->html_set >= 0) {
+		s->hist = aifab_stats_hist_create(s->set[s->html_set].set,
+						  APP_HIST_CAP);
+		if (s->hist == NULL)
+			goto nomem;
+	}
+	if (s->args->stats_jsonl != NULL) {
+		s->jsonl = fopen(s->args->stats_jsonl, "w");
+		if (s->jsonl == NULL) {
+			snprintf(err, errlen, "--stats-jsonl %s: %s",
+				 s->args->stats_jsonl, strerror(errno));
+			return -1;
+		}
+	}
+	s->tty = isatty(STDOUT_FILENO) == 1;
+	s->start = rte_rdtsc();
+	for (i = 0; i < s->n_sets; i++) {
+		aifab_stats_read(s->set[i].set, s->set[i].cur, s->start);
+		aifab_stats_snap_copy(s->set[i].prev, s->set[i].cur);
+	}
+	if (s->hist != NULL)
+		aifab_stats_hist_push(s->hist, s->set[s->html_set].cur);
+	rc = app_telemetry_start(s);
+	if (rc != 0)
+		printf("warning: telemetry commands not registered: %s\n",
+		       strerror(-rc));
+	return 0;
+nomem:
+	snprintf(err, errlen, "out of memory for statistics");
+	return -1;
+}
+
+/* ---- helpers --------------------------------------------------------------- */
+
+uint64_t
+app_stats_sum(const struct aifab_stats_set *set,
+	      const struct aifab_stats_snap *snap, const char *pat, int port)
+{
+	size_t n = strlen(pat);
+	bool prefix = n > 0 && pat[n - 1] == '*';
+	unsigned int id, i;
+	uint64_t v = 0;
+
+	for (id = 0; id < aifab_stats_n_counters(set); id++) {
+		const char *name = aifab_stats_desc(set, id)->name;
+
+		if (prefix ? strncmp(name, pat, n - 1) != 0 :
+		    strcmp(name, pat) != 0)
+			continue;
+		for (i = 0; i < aifab_stats_n_instances(set, id); i++)
+			if (port < 0 ||
+			    aifab_stats_instance_port(set, id, i) == port)
+				v += aifab_stats_value(set, snap, id, i);
+	}
+	return v;
+}
+
+/* Every pipeline's port counters, summed (each counts its own ports). */
+void
+app_port_counters(const struct app_stats *s, struct aifab_port_counters *out)
+{
+	struct aifab_port_counters c[AIFAB_MAX_PORTS];
+	unsigned int i, p;
+
+	memset(out, 0, sizeof(*out) * AIFAB_MAX_PORTS);
+	for (i = 0; i < s->n_pipes; i++) {
+		s->pipe[i].ops->port_counters(s->pipe[i].st, c);
+		for (p = 0; p < s->env->n_ports; p++) {
+			out[p].rx_packets += c[p].rx_packets;
+			out[p].rx_bytes += c[p].rx_bytes;
+			out[p].tx_packets += c[p].tx_packets;
+			out[p].tx_bytes += c[p].tx_bytes;
+		}
+	}
+}
+
+/* ---- generator samples ------------------------------------------------------ */
+
+static void
+gen_sample(struct app_stats *s, double t, const struct aifab_gen_summary *g)
+{
+	const struct aifab_gen_summary *o = &s->gs_prev;
+	struct app_gen_sample x = {
+		.t = t, .iterations = g->iterations, .avg_us = g->time_us_avg,
+		.busbw = g->busbw_gbps, .tx_packets = g->tx_packets,
+		.rx_packets = g->rx_packets,
+	};
+	unsigned int i;
+
+	/* Mean time of the iterations completed in this interval, and the
+	 * bus bandwidth that time gives (busbw is inversely proportional). */
+	if (g->iterations > o->iterations) {
+		x.int_us = (g->time_us_avg * g->iterations -
+			    o->time_us_avg * o->iterations) /
+			   (g->iterations - o->iterations);
+		if (x.int_us > 0)
+			x.int_busbw = g->busbw_gbps * g->time_us_avg / x.int_us;
+	}
+	s->gs_prev = *g;
+	if (s->gen_pushes++ % s->gen_stride != 0)
+		return;
+	if (s->n_gen == APP_GEN_SAMPLES) {
+		for (i = 0; 2 * i < s->n_gen; i++)
+			s->gs[i] = s->gs[2 * i];
+		s->n_gen /= 2;
+		s->gen_stride *= 2;
+	}
+	s->gs[s->n_gen++] = x;
+}
+
+/* ---- files ------------------------------------------------------------------ */
+
+/* Generator figures as Prometheus metrics (base units). */
+static void
+prom_gen_write(FILE *f, const struct aifab_gen_summary *g)
+{
+	fprintf(f, "# HELP aifab_generator_iterations_total Timed collective "
+		"iterations completed\n# TYPE aifab_generator_iterations_total "
+		"counter\naifab_generator_iterations_total %u\n",
+		g->iterations);
+	fprintf(f, "# HELP aifab_generator_collective_seconds Time of one "
+		"collective over the iterations so far\n# TYPE "
+		"aifab_generator_collective_seconds gauge\n");
+	fprintf(f, "aifab_generator_collective_seconds{stat=\"min\"} %.9f\n"
+		"aifab_generator_collective_seconds{stat=\"avg\"} %.9f\n"
+		"aifab_generator_collective_seconds{stat=\"max\"} %.9f\n",
+		g->time_us_min * 1e-6, g->time_us_avg * 1e-6,
+		g->time_us_max * 1e-6);
+	fprintf(f, "# HELP aifab_generator_busbw_bytes_per_second Bus "
+		"bandwidth (nccl-tests busbw) from the average time\n# TYPE "
+		"aifab_generator_busbw_bytes_per_second gauge\n"
+		"aifab_generator_busbw_bytes_per_second %.0f\n",
+		g->busbw_gbps * 1e9);
+	fprintf(f, "# HELP aifab_generator_algbw_bytes_per_second Algorithm "
+		"bandwidth from the average time\n# TYPE "
+		"aifab_generator_algbw_bytes_per_second gauge\n"
+		"aifab_generator_algbw_bytes_per_second %.0f\n",
+		g->algbw_gbps * 1e9);
+	fprintf(f, "# HELP aifab_generator_tx_packets_total Frames the "
+		"generator sent\n# TYPE aifab_generator_tx_packets_total "
+		"counter\naifab_generator_tx_packets_total %" PRIu64 "\n",
+		g->tx_packets);
+	fprintf(f, "# HELP aifab_generator_rx_packets_total Frames the "
+		"generator received\n# TYPE aifab_generator_rx_packets_total "
+		"counter\naifab_generator_rx_packets_total %" PRIu64 "\n",
+		g->rx_packets);
+}
+
+/* Write "<path>.tmp", fsync, rename: scrapers never see half a file. */
+static int
+prom_file(const struct app_stats *s, const struct aifab_gen_summary *g)
+{
+	struct aifab_stats_view v[APP_STATS_MAX_SETS];
+	const char *path = s->args->prometheus;
+	char tmp[PATH_MAX];
+	unsigned int i;
+	FILE *f;
+	int rc;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	for (i = 0; i < s->n_sets; i++) {
+		v[i].set = s->set[i].set;
+		v[i].snap = s->set[i].cur;
+	}
+	f = fopen(tmp, "w");
+	if (f == NULL)
+		return -errno;
+	rc = aifab_stats_prom_write(f, v, s->n_sets);
+	if (rc == 0 && g != NULL)
+		prom_gen_write(f, g);
+	if (rc == 0 && (fflush(f) != 0 || fsync(fileno(f)) != 0))
+		rc = -errno;
+	if (fclose(f) != 0 && rc == 0)
+		rc = -errno;
+	if (rc == 0 && rename(tmp, path) != 0)
+		rc = -errno;
+	if (rc != 0)
+		unlink(tmp);
+	return rc;
+}
+
+/* One set's JSON line as an object body (the lib writes a whole line). */
+static void
+jsonl_set(FILE *f, const struct app_set *as, double now_s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (m == NULL)
+		return;
+	aifab_stats_jsonl_write(m, as->set, as->cur, now_s);
+	fclose(m);
+	while (len > 0 && buf[len - 1] == '\n')
+		len--;
+	fprintf(f, ",\"%s\":%.*s", aifab_stats_name(as->set), (int)len, buf);
+	free(buf);
+}
+
+/*
+ * One JSON object per interval: {"time": epoch s, "t": s since start,
+ * "<set>": lib/stats' object per set, "ports": rx/tx of every pipeline,
+ * "generator": its figures so far}.
+ */
+static void
+jsonl_line(struct app_stats *s, double t, const struct aifab_gen_summary *g)
+{
+	struct aifab_port_counters pc[AIFAB_MAX_PORTS];
+	double now_s = wall_time();
+	unsigned int i, p;
+
+	fprintf(s->jsonl, "{\"time\":%.6f,\"t\":%.6f", now_s, t);
+	for (i = 0; i < s->n_sets; i++)
+		jsonl_set(s->jsonl, &s->set[i], now_s);
+	app_port_counters(s, pc);
+	fputs(",\"ports\":{", s->jsonl);
+	for (p = 0; p < s->env->n_ports; p++)
+		fprintf(s->jsonl, "%s\"%s\":{\"rx_packets\":%" PRIu64
+			",\"tx_packets\":%" PRIu64 ",\"rx_bytes\":%" PRIu64
+			",\"tx_bytes\":%" PRIu64 "}", p ? "," : "",
+			s->env->ports[p].name, pc[p].rx_packets,
+			pc[p].tx_packets, pc[p].rx_bytes, pc[p].tx_bytes);
+	fputc('}', s->jsonl);
+	if (g != NULL)
+		fprintf(s->jsonl, ",\"generator\":{\"iterations\":%u,"
+			"\"time_us_avg\":%.3f,\"busbw_gbps\":%.6f,"
+			"\"algbw_gbps\":%.6f,\"tx_packets\":%" PRIu64
+			",\"rx_packets\":%" PRIu64 "}", g->iterations,
+			g->time_us_avg, g->busbw_gbps, g->algbw_gbps,
+			g->tx_packets, g->rx_packets);
+	fputs("}\n", s->jsonl);
+	fflush(s->jsonl);
+}
+
+/* ---- console ----------------------------------------------------------------- */
+
+static void
+gen_line(const struct app_stats *s, const struct aifab_gen_summary *g,
+	 const struct aifab_gen_summary *gp, double dt, char *buf, size_t len)
+{
+	const struct app_gen_sample *x = s->n_gen ? &s->gs[s->n_gen - 1] : NULL;
+
+	snprintf(buf, len, "generator: %s %" PRIu64 " B x %u ranks, "
+		 "iterations %u, time avg %.1f us (last %.1f us), busbw %.2f "
+		 "GB/s, tx %.3f Mpps", g->op != NULL ? g->op : "?", g->size,
+		 g->n_ranks, g->iterations, g->time_us_avg,
+		 x != NULL ? x->int_us : 0.0, g->busbw_gbps,
+		 dt > 0 ? (double)(g->tx_packets - gp->tx_packets) /
+		 dt / 1e6 : 0.0);
+}
+
+/* Not a terminal: one line per interval. */
+static void
+console_line(struct app_stats *s, double t, double dt,
+	     const struct aifab_gen_summary *g)
+{
+	struct aifab_port_counters pc[AIFAB_MAX_PORTS];
+	uint64_t rx = 0, tx = 0, rxb = 0, txb = 0;
+	unsigned int p;
+
+	app_port_counters(s, pc);
+	for (p = 0; p < s->env->n_ports; p++) {
+		rx += pc[p].rx_packets - s->pc_prev[p].rx_packets;
+		tx += pc[p].tx_packets - s->pc_prev[p].tx_packets;
+		rxb += pc[p].rx_bytes - s->pc_prev[p].rx_bytes;
+		txb += pc[p].tx_bytes - s->pc_prev[p].tx_bytes;
+	}
+	memcpy(s->pc_prev, pc, sizeof(pc));
+	printf("t=%6.1fs  rx %8.3f Mpps %7.2f Gb/s  tx %8.3f Mpps %7.2f Gb/s",
+	       t, rx / dt / 1e6, rxb * 8 / dt / 1e9, tx / dt / 1e6,
+	       txb * 8 / dt / 1e9);
+	if (s->sw >= 0) {
+		const struct app_set *w = &s->set[s->sw];
+
+#define D(pat) (app_stats_sum(w->set, w->cur, pat, -1) - \
+		app_stats_sum(w->set, w->prev, pat, -1))
+		printf("  drops %" PRIu64 "  ecn %" PRIu64 "  pfc tx %" PRIu64
+		       " rx %" PRIu64 "  paused %.1f ms", D("drop_*"),
+		       D("ecn_marked"), D("pfc_tx"), D("pfc_rx"),
+		       (double)D("pfc_paused_cycles") / (double)s->hz * 1e3);
+#undef D
+	}
+	if (g != NULL)
+		printf("  | gen it %u  %.1f us  busbw %.2f GB/s", g->iterations,
+		       s->n_gen ? s->gs[s->n_gen - 1].int_us : 0.0,
+		       g->busbw_gbps);
+	printf("\n");
+	fflush(stdout);
+}
+
+/* A terminal: the whole table, redrawn in place. */
+static void
+console_table(struct app_stats *s, double t, double dt,
+	      const struct aifab_gen_summary *g,
+	      const struct aifab_gen_summary *gp)
+{
+	char line[256];
+
+	printf("\033[H\033[2Jdpdk-aifab  t=%.1f s  (%s; Ctrl-C stops)\n\n", t,
+	       s->env->prof->name);
+	if (s->sw >= 0) {
+		const struct app_set *w = &s->set[s->sw];
+
+		aifab_stats_console(stdout, w->set, w->prev, w->cur, NULL, 0);
+	}
+	if (g != NULL) {
+		gen_line(s, g, gp, dt, line, sizeof(line));
+		printf("\n%s\n", line);
+	}
+	fflush(stdout);
+}
+
+/* ---- the interval ---------------------------------------------------------- */
+
+static void
+read_all(struct app_stats *s, uint64_t now)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->n_sets; i++) {
+		struct aifab_stats_snap *t = s->set[i].prev;
+
+		s->set[i].prev = s->set[i].cur;
+		s->set[i].cur = t;
+		aifab_stats_read(s->set[i].set, t, now);
+	}
+	if (s->hist != NULL)
+		aifab_stats_hist_push(s->hist, s->set[s->html_set].cur);
+}
+
+static void
+interval(struct app_stats *s, uint64_t now, bool show)
+{
+	struct aifab_gen_summary g = { 0 }, gprev = s->gs_prev;
+	double t = (double)(now - s->start) / (double)s->hz, dt;
+	int rc;
+
+	if (s->n_sets == 0 || now <= s->set[0].cur->tsc)
+		return;
+	dt = (double)(now - s->set[0].cur->tsc) / (double)s->hz;
+	read_all(s, now);
+	if (s->gen != NULL) {
+		aifab_gen_summary(s->gen, &g);
+		gen_sample(s, t, &g);
+	}
+	if (s->args->prometheus != NULL) {
+		rc = prom_file(s, s->gen != NULL ? &g : NULL);
+		if (rc != 0 && s->ticks == 0)
+			fprintf(stderr, "dpdk-aifab: --prometheus %s: %s\n",
+				s->args->prometheus, strerror(-rc));
+	}
+	if (s->jsonl != NULL)
+		jsonl_line(s, t, s->gen != NULL ? &g : NULL);
+	s->ticks++;
+	if (!show || s->args->quiet)
+		return;
+	if (s->tty)
+		console_table(s, t, dt, s->gen != NULL ? &g : NULL, &gprev);
+	else
+		console_line(s, t, dt, s->gen != NULL ? &g : NULL);
+}
+
+void
+app_stats_tick(struct app_stats *s, uint64_t now)
+{
+	interval(s, now, true);
+}
+
+int
+app_stats_finish(struct app_stats *s, uint64_t now)
+{
+	int rc = 0;
+
+	/* Workers have stopped and drained: this is the final state. */
+	interval(s, now, false);
+	if (s->args->report_html != NULL) {
+		rc = app_html_write(s, s->args->report_html);
+		if (rc != 0)
+			fprintf(stderr, "dpdk-aifab: cannot write %s: %s\n",
+				s->args->report_html, strerror(-rc));
+		else
+			printf("report: %s\n", s->args->report_html);
+	}
+	if (s->jsonl != NULL) {
+		if (fclose(s->jsonl) != 0)
+			rc = -errno;
+		s->jsonl = NULL;
+	}
+	return rc;
+}
+
+void
+app_stats_lcore_load(const struct app_stats *s, unsigned int lcore,
+		     uint64_t v[5])
+{
+	const struct app_set *as;
+	unsigned int base, k;
+
+	memset(v, 0, 5 * sizeof(uint64_t));
+	if (s->lc < 0 || lcore >= RTE_MAX_LCORE || s->lc_block[lcore] < 0)
+		return;
+	as = &s->set[s->lc];
+	base = aifab_stats_n_counters(as->set) - aifab_stats_bi_N;
+	for (k = 0; k < aifab_stats_bi_N; k++)
+		v[k] = aifab_stats_value(as->set, as->cur, base + k,
+					 (unsigned int)s->lc_block[lcore]);
+}
+
+void
+app_stats_stop(struct app_stats *s)
+{
+	if (s != NULL)
+		app_telemetry_stop(s);
+}
+
+void
+app_stats_free(struct app_stats *s)
+{
+	unsigned int i;
+
+	if (s == NULL)
+		return;
+	app_telemetry_stop(s);
+	if (s->jsonl != NULL)
+		fclose(s->jsonl);
+	aifab_stats_hist_free(s->hist);
+	for (i = 0; i < s->n_sets; i++) {
+		aifab_stats_snap_free(s->set[i].prev);
+		aifab_stats_snap_free(s->set[i].cur);
+		if (s->set[i].owned)
+			aifab_stats_free(s->set[i].set);
+	}
+	free(s);
+}

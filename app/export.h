@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Live statistics of a run (private to app/export*.c and app/telemetry.c):
+ * the pipelines' lib/stats sets plus the app's own "lcores" set, read by
+ * the main lcore every interval into snapshots and exported (console,
+ * Prometheus text, JSON lines, history for the HTML report), and by the
+ * telemetry thread on request.
+ */
+#ifndef APP_EXPORT_H
+#define APP_EXPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "aifab_stats.h"
+#include "app.h"
+#include "generator.h"
+
+#define APP_STATS_MAX_SETS (APP_MAX_PIPES + 1)
+#define APP_GEN_SAMPLES 1024   /* generator samples kept (decimated) */
+#define APP_HIST_CAP 512       /* snapshots kept for the HTML report */
+
+/* One set with its two latest snapshots. */
+struct app_set {
+	struct aifab_stats_set *set;
+	struct aifab_stats_snap *prev, *cur;
+	bool owned;        /* the app's (lcores), freed by app_stats_free */
+	bool tel;          /* registered with telemetry through lib/stats */
+};
+
+/* A running pipeline as the exporters see it. */
+struct app_stats_pipe {
+	const struct aifab_pipeline_ops *ops;
+	void *st;
+};
+
+/* The generator at one interval (cumulative figures from its summary). */
+struct app_gen_sample {
+	double t;                 /* s since start */
+	uint32_t iterations;      /* timed iterations completed */
+	double avg_us, busbw;     /* over all iterations so far */
+	double int_us, int_busbw; /* iterations completed in this interval */
+	uint64_t tx_packets, rx_packets;
+};
+
+struct app_stats {
+	const struct app_args *args;
+	const struct aifab_env *env;
+	uint64_t hz, start;
+	unsigned int n_pipes;
+	struct app_stats_pipe pipe[APP_MAX_PIPES];
+	unsigned int n_sets;
+	struct app_set set[APP_STATS_MAX_SETS];
+	int sw;                   /* index of the switch's set, or -1 */
+	int lc;                   /* index of the lcores set */
+	int lc_block[RTE_MAX_LCORE]; /* lcore -> block of lcores, or -1 */
+	struct aifab_stats_hist *hist; /* of set[html_set] */
+	int html_set;
+	struct aifab_port_counters pc_prev[AIFAB_MAX_PORTS];
+	const void *gen;
+	struct aifab_gen_summary gs_prev;
+	unsigned int n_gen, gen_stride;
+	uint64_t gen_pushes;
+	struct app_gen_sample gs[APP_GEN_SAMPLES];
+	FILE *jsonl;
+	bool tty;
+	uint64_t ticks;
+	bool live;                /* telemetry commands answer */
+};
+
+/* telemetry.c */
+int app_telemetry_start(struct app_stats *s);
+void app_telemetry_stop(struct app_stats *s);
+
+/* export_html.c */
+int app_html_write(struct app_stats *s, const char *path);
+
+/* export.c helpers shared with the others */
+uint64_t app_stats_sum(const struct aifab_stats_set *set,
+		       const struct aifab_stats_snap *snap, const char *pat,
+		       int port);
+void app_port_counters(const struct app_stats *s,
+		       struct aifab_port_counters *out);
+
+#endif /* APP_EXPORT_H */

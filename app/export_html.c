@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * --report-html: lib/stats' page for the switch (inline SVG charts over
+ * the run's history, final values), followed by the generator's
+ * collective time and bus bandwidth per interval and the lcores' load.
+ * One self-contained file: no scripts, no external resources.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "export.h"
+
+#define G_W 820
+#define G_H 260
+#define G_X 70
+#define G_Y 15
+#define G_PW 560
+#define G_PH 200
+
+static double
+nice_max(double m)
+{
+	static const double steps[] = { 1, 2, 2.5, 5, 10 };
+	double p = 1;
+	unsigned int i;
+
+	if (!(m > 0))
+		return 1;
+	while (p * 10 <= m)
+		p *= 10;
+	while (p > m)
+		p /= 10;
+	for (i = 0; i < RTE_DIM(steps); i++)
+		if (steps[i] * p >= m)
+			return steps[i] * p;
+	return 10 * p;
+}
+
+/* One chart of up to two series over the generator's samples. */
+static void
+gen_chart(FILE *f, const struct app_stats *s, const char *title,
+	  const char *unit, const char *const label[2], size_t off[2])
+{
+	static const char *const color[2] = { "#1f77b4", "#ff7f0e" };
+	double tmax = s->gs[s->n_gen - 1].t, ymax = 0, y;
+	unsigned int k, j, shown = 0;
+
+	for (k = 0; k < s->n_gen; k++)
+		for (j = 0; j < 2; j++)
+			if (label[j] != NULL) {
+				memcpy(&y, (const char *)&s->gs[k] + off[j],
+				       sizeof(y));
+				ymax = RTE_MAX(ymax, y);
+			}
+	ymax = nice_max(ymax);
+	tmax = tmax > 0 ? tmax : 1;
+	fprintf(f, "<h2>%s</h2>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
+		"width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n", title,
+		G_W, G_H, G_W, G_H);
+	fprintf(f, "<rect class=\"plot\" x=\"%d\" y=\"%d\" width=\"%d\" "
+		"height=\"%d\" fill=\"#fafafa\" stroke=\"#999\"/>\n", G_X, G_Y,
+		G_PW, G_PH);
+	fprintf(f, "<text class=\"ymax\" x=\"%d\" y=\"%d\" text-anchor=\"end\">"
+		"%g</text>\n<text x=\"%d\" y=\"%d\" text-anchor=\"end\">0</text>"
+		"\n<text class=\"yunit\" x=\"4\" y=\"%d\">%s</text>\n<text "
+		"x=\"%d\" y=\"%d\">0 s</text>\n<text class=\"tmax\" x=\"%d\" "
+		"y=\"%d\" text-anchor=\"end\">%g s</text>\n", G_X - 4, G_Y + 4,
+		ymax, G_X - 4, G_Y + G_PH, G_Y + G_PH / 2, unit, G_X,
+		G_Y + G_PH + 16, G_X + G_PW, G_Y + G_PH + 16, tmax);
+	for (j = 0; j < 2; j++) {
+		unsigned int pts = 0;
+
+		if (label[j] == NULL)
+			continue;
+		fprintf(f, "<polyline class=\"series\" data-series=\"%s\" "
+			"fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" "
+			"points=\"", label[j], color[j]);
+		for (k = 0; k < s->n_gen; k++) {
+			memcpy(&y, (const char *)&s->gs[k] + off[j], sizeof(y));
+			if (!(y > 0))
+				continue; /* no iteration ended then */
+			fprintf(f, "%s%.2f,%.2f", pts++ ? " " : "",
+				G_X + s->gs[k].t / tmax * G_PW,
+				G_Y + G_PH - y / ymax * G_PH);
+		}
+		fprintf(f, "\"/>\n<text x=\"%d\" y=\"%u\" fill=\"%s\">%s</text>\n",
+			G_X + G_PW + 10, G_Y + 10 + 14 * j, color[j], label[j]);
+		shown += pts > 0;
+	}
+	if (shown == 0)
+		fprintf(f, "<text x=\"%d\" y=\"%d\">no iteration completed</text>"
+			"\n", G_X + 10, G_Y + 20);
+	fputs("</svg>\n", f);
+}
+
+static void
+gen_section(FILE *f, const struct app_stats *s)
+{
+	const char *const t_lab[2] = { "per interval", "average so far" };
+	const char *const b_lab[2] = { "per interval", "from the average" };
+	size_t t_off[2] = { offsetof(struct app_gen_sample, int_us),
+			    offsetof(struct app_gen_sample, avg_us) };
+	size_t b_off[2] = { offsetof(struct app_gen_sample, int_busbw),
+			    offsetof(struct app_gen_sample, busbw) };
+	const struct aifab_gen_summary *g = &s->gs_prev;
+
+	fprintf(f, "<h1>Generator</h1>\n<p>%s of %" PRIu64 " bytes over %u "
+		"ranks: %u timed iterations, time min/avg/max %.3f / %.3f / "
+		"%.3f us, algbw %.3f GB/s, busbw %.3f GB/s; sent %" PRIu64
+		" frames, received %" PRIu64 ". Per interval: the mean time of "
+		"the iterations that ended in it.</p>\n",
+		g->op != NULL ? g->op : "?", g->size, g->n_ranks, g->iterations,
+		g->time_us_min, g->time_us_avg, g->time_us_max, g->algbw_gbps,
+		g->busbw_gbps, g->tx_packets, g->rx_packets);
+	if (s->n_gen == 0)
+		return;
+	gen_chart(f, s, "Collective time", "us", t_lab, t_off);
+	gen_chart(f, s, "Bus bandwidth (busbw)", "GB/s", b_lab, b_off);
+}
+
+static void
+lcores_section(FILE *f, const struct app_stats *s)
+{
+	const struct app_set *as;
+	unsigned int l, base;
+
+	if (s->lc < 0)
+		return;
+	as = &s->set[s->lc];
+	base = aifab_stats_n_counters(as->set) - aifab_stats_bi_N;
+	fputs("<h2>Lcores</h2>\n<table class=\"lcores\">\n<tr><th>lcore</th>"
+	      "<th>busy %</th><th>packets</th><th>packets per busy poll</th>"
+	      "<th>busy cycles per packet</th></tr>\n", f);
+	for (l = 0; l < RTE_MAX_LCORE; l++) {
+		unsigned int b;
+		double busy, idle, bp, pk;
+
+		if (s->lc_block[l] < 0)
+			continue;
+		b = (unsigned int)s->lc_block[l];
+#define V(k) ((double)aifab_stats_value(as->set, as->cur, base + (k), b))
+		busy = V(aifab_stats_bi_lcore_busy_cycles);
+		idle = V(aifab_stats_bi_lcore_idle_cycles);
+		bp = V(aifab_stats_bi_lcore_busy_polls);
+		pk = V(aifab_stats_bi_lcore_poll_pkts);
+#undef V
+		fprintf(f, "<tr><td>%u</td><td>%.1f</td><td>%.0f</td><td>%.2f"
+			"</td><td>%.1f</td></tr>\n", l,
+			busy + idle > 0 ? 100 * busy / (busy + idle) : 0.0, pk,
+			bp > 0 ? pk / bp : 0.0, pk > 0 ? busy / pk : 0.0);
+	}
+	fputs("</table>\n", f);
+}
+
+int
+app_html_write(struct app_stats *s, const char *path)
+{
+	double pct = s->hz ? 100.0 / (double)s->hz : 0;
+	const struct aifab_stats_chart charts[] = {
+		{ "Throughput received per port", "rx_bytes", 8e-9, "Gb/s",
+		  AIFAB_STATS_SPLIT_PORT },
+		{ "Throughput sent per port", "tx_bytes", 8e-9, "Gb/s",
+		  AIFAB_STATS_SPLIT_PORT },
+		{ "Egress queue depth", "queue_bytes", 1e-3, "KB",
+		  AIFAB_STATS_SPLIT_INSTANCE },
+		{ "Shared buffer in use", "buffer_used_bytes", 1e-3, "KB",
+		  AIFAB_STATS_SPLIT_NONE },
+		{ "PFC pause frames sent", "pfc_tx", 1, "frames/s",
+		  AIFAB_STATS_SPLIT_INSTANCE },
+		{ "PFC pause frames received", "pfc_rx", 1, "frames/s",
+		  AIFAB_STATS_SPLIT_INSTANCE },
+		{ "Time paused by received PFC", "pfc_paused_cycles", pct,
+		  "% of time", AIFAB_STATS_SPLIT_INSTANCE },
+		{ "ECN CE marks", "ecn_marked", 1, "packets/s",
+		  AIFAB_STATS_SPLIT_INSTANCE },
+		{ "Drops (all reasons)", "drop_*", 1, "packets/s",
+		  AIFAB_STATS_SPLIT_PORT },
+	};
+	char tmp[PATH_MAX], title[160], *buf = NULL, *end;
+	size_t len = 0;
+	FILE *m, *f;
+	int rc;
+
+	if (s->hist == NULL)
+		return -EINVAL;
+	snprintf(title, sizeof(title), "dpdk-aifab: %s", s->env->prof->name);
+	m = open_memstream(&buf, &len);
+	if (m == NULL)
+		return -errno;
+	rc = aifab_stats_html_write(m, title, s->hist, charts,
+				    RTE_DIM(charts));
+	if (fclose(m) != 0 && rc == 0)
+		rc = -EIO;
+	if (rc != 0) {
+		free(buf);
+		return rc;
+	}
+	/* Insert our sections before the page's end. */
+	end = strstr(buf, "</body>");
+	if (end != NULL)
+		*end = '\0';
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp)) {
+		free(buf);
+		return -ENAMETOOLONG;
+	}
+	f = fopen(tmp, "w");
+	if (f == NULL) {
+		rc = -errno;
+		free(buf);
+		return rc;
+	}
+	fputs(buf, f);
+	free(buf);
+	if (s->gen != NULL)
+		gen_section(f, s);
+	lcores_section(f, s);
+	fputs("</body></html>\n", f);
+	if (ferror(f))
+		rc = -EIO;
+	if (fclose(f) != 0 && rc == 0)
+		rc = -errno;
+	if (rc == 0 && rename(tmp, path) != 0)
+		rc = -errno;
+	if (rc != 0)
+		unlink(tmp);
+	return rc;
+}

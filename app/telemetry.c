@@ -1,0 +1,538 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rte_telemetry commands under /aifab/ (see README "Statistics"):
+ *
+ *   /aifab/ports[,<port>]   per port rx/tx (the JSON report's figures),
+ *                           drops, ECN marks, PFC; one port: every counter
+ *   /aifab/tc[,<port>]      per (port, TC) counters and queue depth
+ *   /aifab/pfc[,<port>]     per (port, priority) PFC counters, paused time
+ *   /aifab/ecmp             packets and bytes per ECMP group member
+ *   /aifab/generator        the collective's figures so far
+ *   /aifab/lcores           per lcore busy/idle cycles, polls, packets
+ *   /aifab/<set>[,<name>]   a pipeline's whole set (lib/stats), e.g. /aifab/sw
+ *
+ * Requests run on DPDK's telemetry thread and read the counter blocks as
+ * any reader does. DPDK 22.11 callbacks get no user pointer: the running
+ * app is found through the one static pointer below, under a mutex so
+ * that app_telemetry_stop() waits for a request in flight. Telemetry keeps
+ * a command for the life of the process: later requests answer null.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_telemetry.h>
+
+#include "export.h"
+
+static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct app_stats *tel_app;
+static bool tel_registered;
+
+typedef int (*tel_fill_fn)(struct app_stats *s, const char *params,
+			   struct rte_tel_data *d);
+
+static uint64_t
+tel_now(void)
+{
+	return rte_rdtsc();
+}
+
+static int
+tel_run(tel_fill_fn fn, const char *params, struct rte_tel_data *d)
+{
+	int rc = -ENODEV;
+
+	pthread_mutex_lock(&tel_lock);
+	if (tel_app != NULL)
+		rc = fn(tel_app, params != NULL && params[0] != '\0' ?
+			params : NULL, d);
+	pthread_mutex_unlock(&tel_lock);
+	return rc;
+}
+
+/* ---- helpers --------------------------------------------------------------- */
+
+static int
+add_u64s(struct rte_tel_data *d, const char *name, const uint64_t *v,
+	 unsigned int n)
+{
+	struct rte_tel_data *a = rte_tel_data_alloc();
+	unsigned int i;
+	int rc;
+
+	if (a == NULL)
+		return -ENOMEM;
+	rc = rte_tel_data_start_array(a, RTE_TEL_U64_VAL);
+	for (i = 0; rc == 0 && i < n; i++)
+		rc = rte_tel_data_add_array_u64(a, v[i]);
+	if (rc == 0)
+		rc = rte_tel_data_add_dict_container(d, name, a, 0);
+	if (rc != 0)
+		rte_tel_data_free(a);
+	return rc;
+}
+
+static int
+add_port_names(struct app_stats *s, struct rte_tel_data *d)
+{
+	struct rte_tel_data *a = rte_tel_data_alloc();
+	unsigned int p;
+	int rc;
+
+	if (a == NULL)
+		return -ENOMEM;
+	rc = rte_tel_data_start_array(a, RTE_TEL_STRING_VAL);
+	for (p = 0; rc == 0 && p < s->env->n_ports; p++)
+		rc = rte_tel_data_add_array_string(a, s->env->ports[p].name);
+	if (rc == 0)
+		rc = rte_tel_data_add_dict_container(d, "ports", a, 0);
+	if (rc != 0)
+		rte_tel_data_free(a);
+	return rc;
+}
+
+static int
+port_index(const struct app_stats *s, const char *name)
+{
+	unsigned int p;
+
+	for (p = 0; p < s->env->n_ports; p++)
+		if (strcmp(s->env->ports[p].name, name) == 0)
+			return (int)p;
+	return -1;
+}
+
+/* A fresh snapshot of set @p i (caller frees). */
+static struct aifab_stats_snap *
+snap_of(const struct app_stats *s, int i)
+{
+	struct aifab_stats_snap *snap;
+
+	if (i < 0)
+		return NULL;
+	snap = aifab_stats_snap_alloc(s->set[i].set);
+	if (snap != NULL)
+		aifab_stats_read(s->set[i].set, snap, rte_rdtsc());
+	return snap;
+}
+
+/* ---- /aifab/ports ------------------------------------------------------------ */
+
+static int
+ports_all(struct app_stats *s, const struct aifab_port_counters *pc,
+	  const struct aifab_stats_snap *snap, struct rte_tel_data *d)
+{
+	static const char *const sums[] = {
+		"drops", "drop_*", "ecn_marked", "ecn_marked", "pfc_tx",
+		"pfc_tx", "pfc_rx", "pfc_rx", "pfc_paused_cycles",
+		"pfc_paused_cycles",
+	};
+	uint64_t v[AIFAB_MAX_PORTS];
+	unsigned int p, k, n = s->env->n_ports;
+	int rc = add_port_names(s, d);
+
+#define COL(field) do { \
+		for (p = 0; p < n; p++) \
+			v[p] = pc[p].field; \
+		if (rc == 0) \
+			rc = add_u64s(d, #field, v, n); \
+	} while (0)
+	COL(rx_packets);
+	COL(tx_packets);
+	COL(rx_bytes);
+	COL(tx_bytes);
+#undef COL
+	for (k = 0; snap != NULL && rc == 0 && k < RTE_DIM(sums); k += 2) {
+		for (p = 0; p < n; p++)
+			v[p] = app_stats_sum(s->set[s->sw].set, snap,
+					     sums[k + 1], (int)p);
+		rc = add_u64s(d, sums[k], v, n);
+	}
+	return rc;
+}
+
+/* One port: the report's rx/tx, then every port-scoped switch counter
+ * (per-TC and per-priority ones summed over the port's instances). */
+static int
+ports_one(struct app_stats *s, int port, const struct aifab_port_counters *pc,
+	  const struct aifab_stats_snap *snap, struct rte_tel_data *d)
+{
+	const struct aifab_stats_set *set;
+	unsigned int id, i;
+	int rc;
+
+	rc = rte_tel_data_add_dict_string(d, "port", s->env->ports[port].name);
+	if (rc == 0)
+		rc = rte_tel_data_add_dict_u64(d, "rx_packets",
+					       pc[port].rx_packets);
+	if (rc == 0)
+		rc = rte_tel_data_add_dict_u64(d, "tx_packets",
+					       pc[port].tx_packets);
+	if (rc == 0)
+		rc = rte_tel_data_add_dict_u64(d, "rx_bytes", pc[port].rx_bytes);
+	if (rc == 0)
+		rc = rte_tel_data_add_dict_u64(d, "tx_bytes", pc[port].tx_bytes);
+	if (snap == NULL)
+		return rc;
+	set = s->set[s->sw].set;
+	for (id = 0; rc == 0 && id < aifab_stats_n_counters(set); id++) {
+		uint64_t v = 0;
+
+		if (aifab_stats_instance_port(set, id, 0) < 0)
+			continue;
+		for (i = 0; i < aifab_stats_n_instances(set, id); i++)
+			if (aifab_stats_instance_port(set, id, i) == port)
+				v += aifab_stats_value(set, snap, id, i);
+		rc = rte_tel_data_add_dict_u64(d, aifab_stats_desc(set, id)->name,
+					       v);
+	}
+	return rc;
+}
+
+static int
+fill_ports(struct app_stats *s, const char *params, struct rte_tel_data *d)
+{
+	struct aifab_port_counters pc[AIFAB_MAX_PORTS];
+	struct aifab_stats_snap *snap = snap_of(s, s->sw);
+	int port = params != NULL ? port_index(s, params) : -1;
+	int rc;
+
+	if (params != NULL && port < 0) {
+		rc = -EINVAL;
+		goto out;
+	}
+	app_port_counters(s, pc);
+	rc = rte_tel_data_start_dict(d);
+	if (rc == 0)
+		rc = rte_tel_data_add_dict_u64(d, "tsc", rte_rdtsc());
+	if (rc == 0)
+		rc = port < 0 ? ports_all(s, pc, snap, d) :
+			ports_one(s, port, pc, snap, d);
+out:
+	aifab_stats_snap_free(snap);
+	return rc;
+}
+
+/* ---- /aifab/tc, /aifab/pfc ------------------------------------------------- */
+
+/* Counters of @p scope: all ports port-major, or one port's n_tcs. */
+static int
+fill_scope(struct app_stats *s, const char *params, struct rte_tel_data *d,
+	   enum aifab_stats_scope scope)
+{
+	struct aifab_stats_snap *snap = snap_of(s, s->sw);
+	const struct aifab_stats_set *set;
+	uint64_t v[AIFAB_STATS_MAX_PORTS * 8];
+	int port = params != NULL ? port_index(s, params) : -1;
+	unsigned int id, i, n, from;
+	int rc;
+
+	if (params != NULL && port < 0)
+		rc = -EINVAL;
+	else
+		rc = rte_tel_data_start_dict(d);
+	if (rc != 0 || snap == NULL)
+		goto out;
+	set = s->set[s->sw].set;
+	rc = rte_tel_data_add_dict_u64(d, "tsc", snap->tsc);
+	if (rc == 0)
+		rc = port < 0 ? add_port_names(s, d) :
+			rte_tel_data_add_dict_string(d, "port", params);
+	for (id = 0; rc == 0 && id < aifab_stats_n_counters(set); id++) {
+		if (aifab_stats_desc(set, id)->scope != scope)
+			continue;
+		n = port < 0 ? aifab_stats_n_instances(set, id) :
+			aifab_stats_n_tcs(set);
+		from = port < 0 ? 0 : (unsigned int)port * aifab_stats_n_tcs(set);
+		for (i = 0; i < n && i < RTE_DIM(v); i++)
+			v[i] = aifab_stats_value(set, snap, id, from + i);
+		rc = add_u64s(d, aifab_stats_desc(set, id)->name, v,
+			      RTE_MIN(n, (unsigned int)RTE_TEL_MAX_ARRAY_ENTRIES));
+	}
+out:
+	aifab_stats_snap_free(snap);
+	return rc;
+}
+
+static int
+fill_tc(struct app_stats *s, const char *params, struct rte_tel_data *d)
+{
+	return fill_scope(s, params, d, AIFAB_STATS_PORT_TC);
+}
+
+static int
+fill_pfc(struct app_stats *s, const char *params, struct rte_tel_data *d)
+{
+	return fill_scope(s, params, d, AIFAB_STATS_PORT_PRIO);
+}
+
+/* ---- /aifab/ecmp -------------------------------------------------------------- */
+
+struct ecmp_acc {
+	struct rte_tel_data *names;
+	unsigned int n;
+	uint64_t packets[RTE_TEL_MAX_ARRAY_ENTRIES];
+	uint64_t bytes[RTE_TEL_MAX_ARRAY_ENTRIES];
+};
+
+static void
+nop_port(void *ctx, uint16_t port, const char *group, const char *name,
+	 uint64_t value)
+{
+	RTE_SET_USED(ctx);
+	RTE_SET_USED(port);
+	RTE_SET_USED(group);
+	RTE_SET_USED(name);
+	RTE_SET_USED(value);
+}
+
+static void
+nop_tc(void *ctx, uint16_t port, unsigned int tc, const char *name,
+       uint64_t value)
+{
+	RTE_SET_USED(ctx);
+	RTE_SET_USED(port);
+	RTE_SET_USED(tc);
+	RTE_SET_USED(name);
+	RTE_SET_USED(value);
+}
+
+static void
+ecmp_member(void *ctx, const char *group, const char *member,
+	    uint64_t packets, uint64_t bytes)
+{
+	struct ecmp_acc *a = ctx;
+	char label[RTE_TEL_MAX_STRING_LEN];
+
+	if (a->n == RTE_TEL_MAX_ARRAY_ENTRIES)
+		return;
+	snprintf(label, sizeof(label), "%s %s", group, member);
+	if (rte_tel_data_add_array_string(a->names, label) != 0)
+		return;
+	a->packets[a->n] = packets;
+	a->bytes[a->n] = bytes;
+	a->n++;
+}
+
+static int
+fill_ecmp(struct app_stats *s, const char *params, struct rte_tel_data *d)
+{
+	struct ecmp_acc *a = calloc(1, sizeof(*a));
+	struct aifab_report_sink sink = {
+		.ctx = a, .port_u64 = nop_port, .port_tc_u64 = nop_tc,
+		.ecmp_member = ecmp_member,
+	};
+	unsigned int i;
+	int rc = a != NULL ? 0 : -ENOMEM;
+
+	RTE_SET_USED(params);
+	if (rc == 0)
+		a->names = rte_tel_data_alloc();
+	if (rc == 0 && a->names == NULL)
+		rc = -ENOMEM;
+	if (rc == 0)
+		rc = rte_tel_data_start_array(a->names, RTE_TEL_STRING_VAL);
+	for (i = 0; rc == 0 && i < s->n_pipes; i++)
+		if (strcmp(s->pipe[i].ops->name, "switch") == 0)
+			s->pipe[i].ops->report(s->pipe[i].st, &sink);
+	if (rc == 0)
+		rc = rte_tel_data_start_dict(d);
+	if (rc == 0) {
+		rc = rte_tel_data_add_dict_container(d, "members", a->names, 0);
+		if (rc == 0)
+			a->names = NULL;
+	}
+	if (rc == 0)
+		rc = add_u64s(d, "packets", a->packets, a->n);
+	if (rc == 0)
+		rc = add_u64s(d, "bytes", a->bytes, a->n);
+	if (a != NULL)
+		rte_tel_data_free(a->names);
+	free(a);
+	return rc;
+}
+
+/* ---- /aifab/generator ------------------------------------------------------ */
+
+static int
+fill_generator(struct app_stats *s, const char *params, struct rte_tel_data *d)
+{
+	struct aifab_gen_summary g;
+	int rc;
+
+	RTE_SET_USED(params);
+	rc = rte_tel_data_start_dict(d);
+	if (rc == 0)
+		rc = rte_tel_data_add_dict_int(d, "running", s->gen != NULL);
+	if (rc != 0 || s->gen == NULL)
+		return rc;
+	aifab_gen_summary(s->gen, &g);
+	rc = rte_tel_data_add_dict_string(d, "op", g.op != NULL ? g.op : "?");
+#define U(name, val) do { \
+		if (rc == 0) \
+			rc = rte_tel_data_add_dict_u64(d, name, (uint64_t)(val)); \
+	} while (0)
+	U("size", g.size);
+	U("ranks", g.n_ranks);
+	U("iterations", g.iterations);
+	U("time_ns_min", g.time_us_min * 1e3);
+	U("time_ns_avg", g.time_us_avg * 1e3);
+	U("time_ns_max", g.time_us_max * 1e3);
+	U("algbw_mbps", g.algbw_gbps * 1e3); /* MB/s: 1e6 bytes/s */
+	U("busbw_mbps", g.busbw_gbps * 1e3);
+	U("tx_packets", g.tx_packets);
+	U("tx_bytes", g.tx_bytes);
+	U("tx_dropped", g.tx_dropped);
+	U("rx_packets", g.rx_packets);
+	U("rx_roce", g.rx_roce);
+	U("rx_lost", g.rx_lost);
+	U("rx_reordered", g.rx_reordered);
+	U("rx_duplicates", g.rx_duplicates);
+	U("lat_ns_p50", g.lat_p50);
+	U("lat_ns_p99", g.lat_p99);
+#undef U
+	return rc;
+}
+
+/* ---- /aifab/lcores ----------------------------------------------------------- */
+
+static int
+fill_lcores(struct app_stats *s, const char *params, struct rte_tel_data *d)
+{
+	static const char *const names[aifab_stats_bi_N] = {
+		"busy_cycles", "idle_cycles", "busy_polls", "idle_polls",
+		"packets",
+	};
+	struct aifab_stats_snap *snap = snap_of(s, s->lc);
+	const struct aifab_stats_set *set;
+	struct rte_tel_data *ids = NULL;
+	uint64_t v[AIFAB_STATS_MAX_BLOCKS];
+	unsigned int k, b, n, base;
+	int rc;
+
+	RTE_SET_USED(params);
+	rc = rte_tel_data_start_dict(d);
+	if (rc != 0 || snap == NULL)
+		goto out;
+	set = s->set[s->lc].set;
+	n = aifab_stats_n_blocks(set);
+	base = aifab_stats_n_counters(set) - aifab_stats_bi_N;
+	ids = rte_tel_data_alloc();
+	rc = ids != NULL ? rte_tel_data_start_array(ids, RTE_TEL_INT_VAL) :
+		-ENOMEM;
+	for (b = 0; rc == 0 && b < RTE_MAX_LCORE; b++)
+		if (s->lc_block[b] >= 0)
+			rc = rte_tel_data_add_array_int(ids, (int)b);
+	if (rc == 0) {
+		rc = rte_tel_data_add_dict_container(d, "lcores", ids, 0);
+		if (rc == 0)
+			ids = NULL;
+	}
+	/* Blocks are in lcore order (the app creates them so). */
+	for (k = 0; rc == 0 && k < aifab_stats_bi_N; k++) {
+		for (b = 0; b < n; b++)
+			v[b] = aifab_stats_value(set, snap, base + k, b);
+		rc = add_u64s(d, names[k], v, n);
+	}
+	for (b = 0; rc == 0 && b < n; b++) {
+		uint64_t busy = aifab_stats_value(set, snap, base +
+			aifab_stats_bi_lcore_busy_cycles, b);
+		uint64_t all = busy + aifab_stats_value(set, snap, base +
+			aifab_stats_bi_lcore_idle_cycles, b);
+
+		v[b] = all ? busy * 100 / all : 0;
+	}
+	if (rc == 0)
+		rc = add_u64s(d, "busy_percent", v, n);
+out:
+	rte_tel_data_free(ids);
+	aifab_stats_snap_free(snap);
+	return rc;
+}
+
+/* ---- registration -------------------------------------------------------------- */
+
+#define TEL_CB(name) \
+	static int tel_##name(const char *cmd, const char *params, \
+			      struct rte_tel_data *d) \
+	{ \
+		RTE_SET_USED(cmd); \
+		return tel_run(fill_##name, params, d); \
+	}
+TEL_CB(ports)
+TEL_CB(tc)
+TEL_CB(pfc)
+TEL_CB(ecmp)
+TEL_CB(generator)
+TEL_CB(lcores)
+#undef TEL_CB
+
+static const struct {
+	const char *cmd;
+	telemetry_cb fn;
+	const char *help;
+} tel_cmds[] = {
+	/* DPDK 22.11: help texts under 128 characters. */
+	{ "/aifab/ports", tel_ports, "Per port rx/tx, drops, ECN marks, PFC. "
+	  "Params: a port name for all its counters." },
+	{ "/aifab/tc", tel_tc, "Per (port, TC) counters and queue depth. "
+	  "Params: a port name." },
+	{ "/aifab/pfc", tel_pfc, "Per (port, priority) PFC counters, paused "
+	  "cycles. Params: a port name." },
+	{ "/aifab/ecmp", tel_ecmp, "Packets and bytes per ECMP route member." },
+	{ "/aifab/generator", tel_generator, "Collective generator figures "
+	  "so far (ns, MB/s)." },
+	{ "/aifab/lcores", tel_lcores, "Per lcore busy/idle cycles and "
+	  "polls, packets, busy percent." },
+};
+
+int
+app_telemetry_start(struct app_stats *s)
+{
+	unsigned int i;
+	int rc = 0, r;
+
+	pthread_mutex_lock(&tel_lock);
+	tel_app = s;
+	pthread_mutex_unlock(&tel_lock);
+	s->live = true;
+	if (!tel_registered) {
+		for (i = 0; rc == 0 && i < RTE_DIM(tel_cmds); i++)
+			rc = rte_telemetry_register_cmd(tel_cmds[i].cmd,
+							tel_cmds[i].fn,
+							tel_cmds[i].help);
+		tel_registered = rc == 0;
+	}
+	/* Each pipeline's whole set: /aifab/<set>[,<counter>]. */
+	for (i = 0; i < s->n_sets; i++) {
+		if (s->set[i].owned)
+			continue;
+		r = aifab_stats_telemetry_register(s->set[i].set, tel_now);
+		s->set[i].tel = r == 0;
+		if (rc == 0)
+			rc = r;
+	}
+	return rc;
+}
+
+void
+app_telemetry_stop(struct app_stats *s)
+{
+	unsigned int i;
+
+	if (!s->live)
+		return;
+	pthread_mutex_lock(&tel_lock);
+	if (tel_app == s)
+		tel_app = NULL;
+	pthread_mutex_unlock(&tel_lock);
+	for (i = 0; i < s->n_sets; i++)
+		if (s->set[i].tel) {
+			aifab_stats_telemetry_unregister(s->set[i].set);
+			s->set[i].tel = false;
+		}
+	s->live = false;
+}

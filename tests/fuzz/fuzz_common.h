@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Shared by the libFuzzer targets in tests/fuzz: a private --no-huge EAL,
+ * an mbuf pool, mbuf chains built from fuzz bytes, a byte reader, and
+ * FUZZ_ASSERT (abort: libFuzzer records the input as a crash).
+ *
+ * Everything here is static: each target is one translation unit.
+ */
+#ifndef AIFAB_FUZZ_COMMON_H
+#define AIFAB_FUZZ_COMMON_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_eal.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "aifab_eal.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define FUZZ_ASSERT(cond) do { \
+	if (!(cond)) { \
+		fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, \
+			__LINE__, #cond); \
+		abort(); \
+	} } while (0)
+
+/* Reads bytes off the front of the input; past the end reads zeros. */
+struct fuzz_in {
+	const uint8_t *p;
+	size_t n;
+};
+
+static inline uint8_t
+fuzz_u8(struct fuzz_in *in)
+{
+	uint8_t v = 0;
+
+	if (in->n > 0) {
+		v = *in->p++;
+		in->n--;
+	}
+	return v;
+}
+
+static inline uint16_t
+fuzz_u16(struct fuzz_in *in)
+{
+	uint16_t v = (uint16_t)(fuzz_u8(in) << 8);
+
+	return (uint16_t)(v | fuzz_u8(in));
+}
+
+static inline uint32_t
+fuzz_u32(struct fuzz_in *in)
+{
+	uint32_t v = (uint32_t)fuzz_u16(in) << 16;
+
+	return v | fuzz_u16(in);
+}
+
+/* Up to @p want bytes; *got says how many there were. */
+static inline const uint8_t *
+fuzz_bytes(struct fuzz_in *in, size_t want, size_t *got)
+{
+	const uint8_t *p = in->p;
+
+	*got = RTE_MIN(want, in->n);
+	in->p += *got;
+	in->n -= *got;
+	return p;
+}
+
+/* EAL's runtime directory (fuzz_eal() only). */
+static char fuzz_run_dir[PATH_MAX] __rte_unused;
+
+static inline void
+fuzz_eal_cleanup_cb(void)
+{
+	rte_eal_cleanup();
+	aifab_eal_remove_runtime_dir(fuzz_run_dir);
+}
+
+/* Start a private EAL once (no hugepages, no PCI, own file prefix). */
+static inline void
+fuzz_eal(const char *name)
+{
+	if (aifab_eal_init_private(name, fuzz_run_dir,
+				   sizeof(fuzz_run_dir)) != 0) {
+		fprintf(stderr, "%s: EAL init failed\n", name);
+		abort();
+	}
+	/* EAL leaves megabytes per file prefix: remove them at exit. */
+	atexit(fuzz_eal_cleanup_cb);
+}
+
+/*
+ * Segment sizes of a chain: @p seg_seed picks how @p len bytes are cut
+ * (0: one segment when it fits; else pseudo-random cuts of 1..N bytes).
+ */
+static inline struct rte_mbuf *
+fuzz_mbuf_chain(struct rte_mempool *mp, const uint8_t *buf, uint32_t len,
+		uint8_t seg_seed)
+{
+	struct rte_mbuf *head = NULL, *m;
+	uint32_t off = 0, room, cut, x = seg_seed * 2654435761u + 1;
+
+	do {
+		m = rte_pktmbuf_alloc(mp);
+		if (m == NULL)
+			goto fail;
+		room = rte_pktmbuf_tailroom(m);
+		if (seg_seed == 0) {
+			cut = RTE_MIN(len - off, room);
+		} else {
+			x = x * 1103515245u + 12345u;
+			/* small cuts first: headers split across segments */
+			cut = 1 + (x >> 8) % (seg_seed & 1 ? 64 : room);
+			cut = RTE_MIN(RTE_MIN(cut, len - off), room);
+		}
+		memcpy(rte_pktmbuf_mtod(m, uint8_t *), buf + off, cut);
+		m->data_len = (uint16_t)cut;
+		m->pkt_len = cut;
+		off += cut;
+		if (head == NULL)
+			head = m;
+		else if (rte_pktmbuf_chain(head, m) != 0) {
+			rte_pktmbuf_free(m);
+			goto fail;
+		}
+	} while (off < len);
+	return head;
+fail:
+	rte_pktmbuf_free(head);
+	return NULL;
+}
+
+#endif /* AIFAB_FUZZ_COMMON_H */

@@ -1,0 +1,325 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""The collective generator run by the real binary (profiles/gen-open-loop.ini
+over two net_pcap ports), judged by independent tools.
+
+Usage: test_generator_app.py PATH/TO/dpdk-aifab
+
+For ring AllReduce, halving-doubling AllReduce, all-to-all and ring
+AllGather:
+* every frame of every tx_pcap passes check_generator.py (ICRC = scapy
+  compute_icrc = zlib; tshark opcode / dest QP / PSN; opcode order
+  first/middle*/last or only per message; PSN +1 per packet; RETH DMA
+  length; DSCP 26 / ECN 2);
+* payload bytes per rank read from the pcap (struct, headers, RETH, pad and
+  ICRC taken off) = nccl-tests' schedule: 2(N-1)/N x S per iteration for
+  AllReduce (ring and halving-doubling), (N-1)/N x S for all-to-all and
+  AllGather; the peers each rank sends to (ring successor, r XOR 2^k, every
+  other rank, evenly); each rank's frames leave from port r % 2;
+* dest QPs are receiver QPNs qpn_base + 2i + 1, UDP source ports the Linux
+  formula of (qpn_base + 2i, qpn_base + 2i + 1);
+* the JSON report: tx_packets / tx_bytes = the pcaps; time_us min <= avg <=
+  max, each at least the wire time of one rank's share at its rate (open
+  loop: time = time to send); algbw = S / avg time; busbw = algbw x
+  2(N-1)/N (AllReduce) or (N-1)/N (all-to-all, AllGather).
+Loss / reordering / duplicates: a first run's own frames, fed back into the
+generator's RX (net_pcap rx_pcap) with one frame dropped, two swapped and
+one duplicated (plus an ARP and a RoCE frame to an unknown QP), must come
+out in the report as exactly qps.lost 1, reordered 1, duplicates 1.
+"""
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+from lib_aifab import (Checks, _remove_runtime_dir, exe_path, file_prefix,
+                       read_pcap, source_root, write_pcap)
+
+N_PORTS = 2
+RANKS = 4
+QPN_BASE = 256
+MTU = 1024
+BASE_IP = (10 << 24) | (100 << 16) | 1
+HERE = os.path.dirname(os.path.abspath(__file__))
+OP_FIRST, OP_MIDDLE, OP_LAST, OP_ONLY = 0x06, 0x07, 0x08, 0x0A
+FACTOR = {"allreduce_ring": lambda n: 2 * (n - 1) / n,
+          "allreduce_hd": lambda n: 2 * (n - 1) / n,
+          "alltoall": lambda n: (n - 1) / n,
+          "allgather_ring": lambda n: (n - 1) / n}
+OP_NAME = {"allreduce_ring": "allreduce", "allreduce_hd": "allreduce",
+           "alltoall": "alltoall", "allgather_ring": "allgather"}
+
+
+def linux_sport(l, r):
+    fl = l * r
+    fl ^= fl >> 20
+    fl ^= fl >> 40
+    fl &= 0xFFFFF
+    return ((fl & 0x3FFF) ^ ((fl & 0xFC000) >> 14)) | 0xC000
+
+
+def profile():
+    return os.path.join(source_root(), "profiles", "gen-open-loop.ini")
+
+
+def run(exe, d, sets, rx=None, tag="gen"):
+    """One run; rx: frames fed into p0's RX (rx_pcap), else TX only."""
+    prefix = file_prefix(tag)
+    cmd = [exe, "--no-huge", "-m", "512", "--no-pci", "--file-prefix", prefix]
+    for i in range(N_PORTS):
+        spec = "net_pcap%d,tx_pcap=%s" % (i, os.path.join(d, "out%d.pcap" % i))
+        if rx is not None and i == 0:
+            write_pcap(os.path.join(d, "in0.pcap"), rx)
+            spec += ",rx_pcap=" + os.path.join(d, "in0.pcap")
+        cmd += ["--vdev", spec]
+    cmd += ["--", "--profile", profile(), "--quiet", "--report-json",
+            os.path.join(d, "report.json")]
+    for s in sets:
+        cmd += ["--set", s]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=120)
+    _remove_runtime_dir(prefix)
+    rep = None
+    rp = os.path.join(d, "report.json")
+    if os.path.exists(rp):
+        with open(rp) as f:
+            rep = json.load(f)
+    outs = [read_pcap(os.path.join(d, "out%d.pcap" % i)) or []
+            for i in range(N_PORTS)]
+    return p, rep, outs, " ".join(cmd)
+
+
+def ok_run(ck, what, p, rep, cmd):
+    good = ck.eq(p.returncode, 0, "%s: exit status" % what)
+    if not good:
+        print("command: %s\nstderr:\n%s" % (cmd, "\n".join(
+            p.stderr.splitlines()[-15:])))
+    good = ck.check(isinstance(rep, dict) and "generator" in rep,
+                    "%s: report with a generator block" % what) and good
+    if good:
+        ck.eq(rep.get("end"), "input_consumed", "%s: end" % what)
+        ck.eq(rep.get("mempool_in_use_at_exit"), 0,
+              "%s: mempool_in_use_at_exit" % what)
+    return good
+
+
+def parse(fr):
+    """(src rank, dst rank, dqpn, sport, opcode, payload bytes) of a frame
+    (IPv4 IHL 5, untagged: what the generator sends), by struct."""
+    ihl = (fr[14] & 0xf) * 4
+    src, dst = struct.unpack_from("!II", fr, 14 + 12)
+    u = 14 + ihl
+    sport, _dport, ulen = struct.unpack_from("!HHH", fr, u)
+    bth = u + 8
+    op = fr[bth]
+    pad = (fr[bth + 1] >> 4) & 3
+    dqpn = int.from_bytes(fr[bth + 5:bth + 8], "big")
+    reth = 16 if op in (OP_FIRST, OP_ONLY) else 0
+    pay = ulen - 8 - 12 - reth - pad - 4
+    return src - BASE_IP, dst - BASE_IP, dqpn, sport, op, pay
+
+
+def expected_peers(coll, r, n):
+    if coll in ("allreduce_ring", "allgather_ring"):
+        return {(r + 1) % n}
+    if coll == "allreduce_hd":
+        out, k = set(), 1
+        while k < n:
+            out.add(r ^ k)
+            k *= 2
+        return out
+    return set(range(n)) - {r}
+
+
+def check_collective(ck, exe, coll, size, iters, warmup, rate_gbps):
+    what = coll
+    sets = ["generator.collective=%s" % coll,
+            "generator.size_bytes=%d" % size,
+            "generator.iterations=%d" % iters,
+            "generator.warmup=%d" % warmup,
+            "generator.rate_gbps=%s" % rate_gbps,
+            "generator.rx=false"]
+    with tempfile.TemporaryDirectory(prefix="aifab-it-gen-") as d:
+        p, rep, outs, cmd = run(exe, d, sets)
+        if not ok_run(ck, what, p, rep, cmd):
+            return
+        ck.section(what + ": every frame (check_generator.py)")
+        for i in range(N_PORTS):
+            c = subprocess.run(
+                ["/usr/bin/python3", os.path.join(HERE, "check_generator.py"),
+                 "--mtu", str(MTU), "--dscp", "26", "--ecn", "2",
+                 os.path.join(d, "out%d.pcap" % i)],
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                timeout=600)
+            ck.check(c.returncode == 0, "%s: out%d.pcap passes "
+                     "check_generator.py (%s)" % (what, i,
+                                                 c.stdout.strip().splitlines()
+                                                 [-1] if c.stdout else ""),
+                     c.stdout[-1500:])
+        ck.section(what + ": the schedule, from the pcaps")
+        total = iters + warmup
+        pay = {}                       # (src, dst) -> payload bytes
+        bad_port, bad_qp = [], set()
+        conn_of = {}
+        for i in range(N_PORTS):
+            for fr in outs[i]:
+                s, t, dqpn, sport, _op, n = parse(fr)
+                pay[(s, t)] = pay.get((s, t), 0) + n
+                if s % N_PORTS != i:
+                    bad_port.append((i, s))
+                if (dqpn < QPN_BASE or (dqpn - QPN_BASE) % 2 != 1 or
+                        sport != linux_sport(dqpn - 1, dqpn)):
+                    bad_qp.add((dqpn, sport))
+                conn_of.setdefault(dqpn, set()).add((s, t))
+        ck.check(not bad_port, what + ": rank r sends from port r % 2",
+                 repr(bad_port[:5]))
+        ck.check(not bad_qp, what + ": dest QPs qpn_base + 2i + 1, sport = "
+                 "Linux formula(qpn_base + 2i, qpn_base + 2i + 1)",
+                 repr(sorted(bad_qp)[:5]))
+        ck.check(all(len(v) == 1 for v in conn_of.values()),
+                 what + ": one (source, destination) rank pair per QP")
+        f = FACTOR[coll](RANKS)
+        for r in range(RANKS):
+            mine = {t: b for (s, t), b in pay.items() if s == r}
+            ck.eq(sum(mine.values()), round(f * size * total),
+                  "%s: rank %d payload = %s x S x %d iterations" %
+                  (what, r, "2(N-1)/N" if f > 1 else "(N-1)/N", total))
+            ck.eq(set(mine), expected_peers(coll, r, RANKS),
+                  "%s: rank %d's peers" % (what, r))
+            if coll == "alltoall":
+                ck.check(all(b == size // RANKS * total for b in
+                             mine.values()), "%s: rank %d sends S/N to each"
+                         % (what, r), repr(mine))
+        ck.section(what + ": report")
+        g = rep["generator"]
+        col = g.get("collective", {})
+        frames = sum(len(o) for o in outs)
+        nbytes = sum(len(x) for o in outs for x in o)
+        ck.eq(g.get("tx_packets"), frames, what + ": tx_packets = pcap frames")
+        ck.eq(g.get("tx_bytes"), nbytes, what + ": tx_bytes = pcap bytes")
+        ck.eq(g.get("tx_dropped"), 0, what + ": tx_dropped")
+        for i in range(N_PORTS):
+            pr = rep["ports"]["p%d" % i]
+            ck.eq((pr["tx_packets"], pr["tx_bytes"]),
+                  (len(outs[i]), sum(len(x) for x in outs[i])),
+                  what + ": p%d tx counters = out%d.pcap" % (i, i))
+        ck.eq(col.get("op"), OP_NAME[coll], what + ": op")
+        ck.eq(col.get("size"), size, what + ": size")
+        ck.eq(col.get("ranks"), RANKS, what + ": ranks")
+        ck.eq(col.get("iterations"), iters, what + ": timed iterations")
+        t = col.get("time_us", {})
+        tmin, tavg, tmax = t.get("min", 0), t.get("avg", 0), t.get("max", 0)
+        ck.check(0 < tmin <= tavg <= tmax, what + ": time_us min <= avg <= max",
+                 repr(t))
+        # Open loop: an iteration lasts at least one rank's bytes on the
+        # wire at its rate (the busiest rank; 24 = FCS + preamble + IFG).
+        wire = max(sum(len(x) + 24 for x in outs[r % N_PORTS]
+                       if parse(x)[0] == r) for r in range(RANKS))
+        # (less two MTU frames: the bucket starts full)
+        floor_us = (wire / total - 2 * (MTU + 90)) * 8 / \
+            (float(rate_gbps) * 1e3)
+        ck.check(tmin >= floor_us, "%s: time_us min %.1f >= wire "
+                 "time of a rank's share %.1f us at %s Gbit/s" %
+                 (what, tmin, floor_us, rate_gbps))
+        algbw = size / (tavg * 1e-6) / 1e9
+        ck.check(abs(col.get("algbw_gbps", 0) - algbw) <= algbw * 1e-3,
+                 "%s: algbw_gbps %.6f = S / avg time %.6f" %
+                 (what, col.get("algbw_gbps", 0), algbw))
+        ck.check(abs(col.get("busbw_gbps", 0) - algbw * f) <= algbw * f * 1e-3,
+                 "%s: busbw_gbps %.6f = algbw x %s = %.6f" %
+                 (what, col.get("busbw_gbps", 0),
+                  "2(N-1)/N" if f > 1 else "(N-1)/N", algbw * f))
+
+
+def psn_of(fr):
+    return int.from_bytes(fr[14 + 20 + 8 + 9:14 + 20 + 8 + 12], "big")
+
+
+def dqpn_of(fr):
+    return int.from_bytes(fr[14 + 20 + 8 + 5:14 + 20 + 8 + 8], "big")
+
+
+def check_rx(ck, exe):
+    """The generator's own frames back into its RX, with a gap, a swap and a
+    duplicate on three different QPs."""
+    what = "rx psn"
+    sets = ["generator.size_bytes=65536", "generator.iterations=1",
+            "generator.warmup=0", "generator.rate_gbps=0.05",
+            "generator.rx=true"]
+    with tempfile.TemporaryDirectory(prefix="aifab-it-gen-") as d:
+        p, rep, outs, cmd = run(exe, d, sets, tag="gen1")
+        if not ok_run(ck, what + " (first run)", p, rep, cmd):
+            return
+        frames = outs[0] + outs[1]
+        ck.check(len(frames) > 50, what + ": first run sent %d frames" %
+                 len(frames))
+        by_qp = {}
+        for n, fr in enumerate(frames):
+            by_qp.setdefault(dqpn_of(fr), []).append(n)
+        qps = sorted(q for q, v in by_qp.items() if len(v) >= 6)
+        if not ck.check(len(qps) >= 3, what + ": three QPs with 6+ frames",
+                        repr({q: len(v) for q, v in by_qp.items()})):
+            return
+        qa, qb, qc = qps[:3]
+        drop = by_qp[qa][2]                   # a middle frame: a gap
+        sw1, sw2 = by_qp[qb][2], by_qp[qb][3]  # a swap
+        dup = by_qp[qc][4]                    # a duplicate
+        crafted = []
+        for n, fr in enumerate(frames):
+            if n == drop:
+                continue
+            if n == sw1:
+                crafted.append(frames[sw2])
+                crafted.append(fr)
+                continue
+            if n == sw2:
+                continue
+            crafted.append(fr)
+            if n == dup:
+                crafted.append(fr)
+        # Not RoCE, and RoCE to a sender QP (even offset: nobody receives).
+        crafted.append(bytes.fromhex("ffffffffffff0e00000000090806") +
+                       bytes(46))
+        unk = bytearray(frames[0])
+        unk[14 + 20 + 8 + 5:14 + 20 + 8 + 8] = QPN_BASE.to_bytes(3, "big")
+        crafted.append(bytes(unk))
+    with tempfile.TemporaryDirectory(prefix="aifab-it-gen-") as d:
+        p, rep, outs2, cmd = run(exe, d, sets, rx=crafted, tag="gen2")
+        if not ok_run(ck, what + " (crafted RX)", p, rep, cmd):
+            return
+        def key(fs):   # ranks interleave by timing: compare as sets
+            return sorted((dqpn_of(f), psn_of(f), len(f)) for f in fs)
+        ck.check(key(outs2[0] + outs2[1]) == key(frames), what + ": same "
+                 "seed, same QPs, PSNs and lengths sent as the first run")
+        g = rep["generator"]
+        q = g.get("qps", {})
+        ck.eq(g.get("rx_packets"), len(crafted), what + ": rx_packets")
+        ck.eq(g.get("rx_roce"), len(crafted) - 1, what + ": rx_roce")
+        ck.eq(q.get("lost"), 1, what + ": qps.lost (one frame dropped)")
+        ck.eq(q.get("reordered"), 1, what + ": qps.reordered (one swap)")
+        ck.eq(q.get("duplicates"), 1, what + ": qps.duplicates (one copy)")
+        ck.eq(q.get("stale"), 0, what + ": qps.stale")
+        gp = rep["ports"]["p0"].get("generator", {})
+        ck.eq(gp.get("rx_not_roce"), 1, what + ": p0 rx_not_roce (the ARP)")
+        ck.eq(gp.get("rx_unknown_qp"), 1,
+              what + ": p0 rx_unknown_qp (a sender's QPN)")
+
+
+def main():
+    exe = os.path.abspath(exe_path())
+    ck = Checks("test_generator_app")
+    # 256 KiB with 1 warm-up + 2 timed iterations: a few thousand frames
+    # for check_generator.py; rate 10 Gbit/s per rank.
+    for coll in ("allreduce_ring", "allreduce_hd", "alltoall",
+                 "allgather_ring"):
+        ck.section(coll)
+        check_collective(ck, exe, coll, 262144, 2, 1, "10")
+    ck.section("loss / reordering / duplicates from PSNs")
+    check_rx(ck, exe)
+    ck.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

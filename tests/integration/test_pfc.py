@@ -1,0 +1,676 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""PFC in virtual time: lossless incast, honouring received PFC, watchdog.
+
+Usage: test_pfc.py PATH/TO/dpdk-aifab [incast|pause|watchdog|all]
+
+incast:   10^6 small RoCEv2 frames (122 bytes: 64-byte payload; DSCP 26 ->
+          TC3, lossless) from p0, p2 and p3 at line rate into p1, with
+          profiles/incast-lossless.ini (pcap-leaf's ports, a 1 MiB shared
+          buffer). The
+          pcaps are written with struct and zlib (an ICRC per frame, the PSN
+          varies), never with scapy per packet. The switch must send PFC
+          that tshark decodes (macc.opcode 0x0101, macc.cbfc.enbv 0x0008,
+          pause_time.c3 65535 for XOFF, 0 for XON, counts equal to the
+          report's pfc_xoff_sent / pfc_xon_sent), drop nothing (every drop
+          counter 0, every input frame in the capture exactly once, routed
+          byte for byte), while the same input with --set
+          tc.3.lossless=false tail-drops (tail_drops > 0, no PFC) and
+          forwarded + tail_drops = 10^6.
+pause:    p0 sends TC3 and p2 TC0 to p1 at line rate (1026-byte frames:
+          84 ns each at 100G); scapy-free PFC frames (PROTOCOLS.md layout)
+          arrive on p1: XOFF c3 = 20000 quanta at T1 (TC0's timer set but
+          its class not enabled: ignored), then XOFF c3 = 65535 at T2 and
+          XON at T3. TC3 departures stop from T1 to T1 + 20000 x 512 / 100e9 s
+          and from T2 to T3, TC0 fills the link meanwhile; pfc_rx = 3 and
+          paused_ns = 102400 + (T3 - T2) on p1 TC3, 0 on TC0.
+watchdog: a storm of XOFF c3 = 65535 (335.5 us at 100G) every 160 us for
+          150 ms on p1 (--set pfc.detection_ms=100 pfc.restoration_ms=100)
+          while p0 sends one TC3 frame to p1 every 100 us and p2 one TC0
+          frame every 100 us: the storm is detected at first XOFF + 100 ms,
+          the queue is flushed and TC3 to p1 dropped (pfcwd_drops = frames
+          that arrived from the storm's start until restoration), restored
+          at the first event >= last XOFF + 100 ms (pfcwd_restored = 1), and
+          TC3 flows again afterwards; TC0 flows throughout; every count and
+          instant is computed from the inputs.
+"""
+import os
+import shutil
+import struct
+import sys
+import tempfile
+import zlib
+
+from lib_aifab import (N_PORTS, NBR_IP4, NBR_MAC, PORT_MAC,
+                       PORT_NAMES, VT_EPOCH_NS, Checks, Departures,
+                       PcapWriter, RoceFlow, RoceMatch, VRun,
+                       check_xon_hysteresis, exe_path, icrc_scapy, icrc_zlib,
+                       iter_pcap_ns, pfc_episodes, pfc_frame, quanta_ns,
+                       read_pcap_ns, run_ok, source_root, tshark_fields,
+                       wire_ns)
+
+DST = NBR_IP4[1]
+GBPS = 100
+QUANTUM_NS = quanta_ns(1, GBPS)          # 5.12 ns at 100G
+
+PFC_FIELDS = ["frame.len", "eth.dst", "eth.src", "eth.type", "macc.opcode",
+              "macc.cbfc.enbv"] + ["macc.cbfc.pause_time.c%d" % i
+                                   for i in range(8)]
+
+
+def all_drops(rep_port):
+    return {k: v for k, v in rep_port.get("drops", {}).items() if v}
+
+
+def check_pfc_frames(ck, run, port, what, xoff_quanta=65535):
+    """tshark decodes every frame the switch sent out of `port` as PFC for
+    priority 3; returns (xoff, xon) counts."""
+    rows = tshark_fields(run.cap_path(port), PFC_FIELDS)
+    pn = PORT_NAMES[port]
+    xoff = xon = 0
+    bad = []
+    seq = []
+    for i, r in enumerate(rows):
+        ok = (r["frame.len"] == "60" and r["eth.dst"] == "01:80:c2:00:00:01"
+              and r["eth.src"] == PORT_MAC[port] and r["eth.type"] == "0x8808"
+              and r["macc.opcode"] == "0x0101"
+              and r["macc.cbfc.enbv"] == "0x0008"
+              and all(r["macc.cbfc.pause_time.c%d" % c] == "0"
+                      for c in range(8) if c != 3))
+        c3 = r["macc.cbfc.pause_time.c3"]
+        if ok and c3 == str(xoff_quanta):
+            xoff += 1
+            seq.append("F")
+        elif ok and c3 == "0":
+            xon += 1
+            seq.append("N")
+        else:
+            bad.append((i, r))
+    ck.check(rows and not bad, "%s: tshark decodes all %d frames sent on %s "
+             "as PFC: 60 bytes to 01:80:c2:00:00:01 from %s, macc.opcode "
+             "0x0101, macc.cbfc.enbv 0x0008, c3 %d (XOFF) or 0 (XON), other "
+             "timers 0" % (what, len(rows), pn, PORT_MAC[port], xoff_quanta),
+             "bad: %r" % bad[:3] if bad else "no frames")
+    s = "".join(seq)
+    ck.check(s.startswith("F") and "NN" not in s,
+             "%s: %s: an XON only ever follows an XOFF" % (what, pn), s[:80])
+    tc3 = run.tc(port, 3)
+    ck.eq((xoff, xon), (tc3.get("pfc_xoff_sent"), tc3.get("pfc_xon_sent")),
+          "%s: %s: tshark XOFF/XON counts = tc.3.pfc_xoff_sent/xon_sent" %
+          (what, pn))
+    ck.eq(run.port_rep(port).get("tx_packets"), len(rows),
+          "%s: %s tx_packets = PFC frames captured" % (what, pn))
+    return xoff, xon
+
+
+# ---- incast ----------------------------------------------------------------
+
+INCAST_TOTAL = 10**6
+INCAST_PAYLEN = 64                       # 122-byte frames
+# profiles/incast-lossless.ini: pcap-leaf's ports, virtual time on, a
+# 1 MiB shared buffer, TC3 lossless with ECN (the test restates the buffer
+# so that it does not depend on the profile's comment being kept true).
+INCAST_PROFILE = os.path.join(source_root(), "profiles", "incast-lossless.ini")
+INCAST_SETS = ["qos.buffer_bytes=1048576"]
+
+
+def incast_flows():
+    n = [INCAST_TOTAL // 3 + (1 if i < INCAST_TOTAL % 3 else 0)
+         for i in range(3)]
+    return [(RoceFlow(p, DST, 0x600 + p, 0xC600 + p, paylen=INCAST_PAYLEN,
+                      dscp=26, ecn=2), k) for p, k in zip((0, 2, 3), n)]
+
+
+def write_incast(dirname, flows):
+    """One pcap per sender, every frame stamped at the epoch: the switch
+    takes them at line rate (wire time (122 + 24) x 8 / 100 = 11.68 ns).
+    Same as PcapWriter.add(f.frame(psn), VT_EPOCH_NS) per frame, with the
+    constant record header and frame head hoisted out of the loop."""
+    for f, n in flows:
+        w = PcapWriter(os.path.join(dirname, "in%d.pcap" % f.port))
+        rec = struct.pack("<IIII", VT_EPOCH_NS // 10**9, 0, f.len, f.len)
+        pre, pay, crc0 = rec + f.head, f.payload, f.crc0
+        crc32, pack = zlib.crc32, struct.Struct("<I").pack
+        assert pre[16:] + f.frame(7)[len(f.head):] == f.frame(7)
+        for lo in range(0, n, 65536):
+            out = []
+            for psn in range(lo, min(n, lo + 65536)):
+                tail = psn.to_bytes(3, "big") + pay
+                out.append(pre + tail + pack(crc32(tail, crc0)))
+            w.f.write(b"".join(out))
+        w.close()
+
+
+def link_inputs(src_dir):
+    def writer(run):
+        for f in os.listdir(src_dir):
+            os.link(os.path.join(src_dir, f), run.path(f))
+    return writer
+
+
+def verify_big_capture(ck, run, flows, what):
+    """Stream tx_p1.pcap: each input exactly once, routed, ECN only ECT(0)
+    -> CE; returns the number of marked frames."""
+    fl = {f.dqpn: (f, n) for f, n in flows}
+    seen = {q: bytearray(n) for q, (f, n) in fl.items()}
+    heads = {q: (f.out_head(1, False), f.out_head(1, True))
+             for q, (f, n) in fl.items()}
+    hl = len(flows[0][0].head)
+    marked = total = dups = 0
+    bad = []
+    last_t = 0
+    back = 0
+    deps = Departures()
+    crc32, pack = zlib.crc32, struct.Struct("<I").pack
+    for t, fr in iter_pcap_ns(run.cap_path(1)):
+        total += 1
+        deps.add(t, len(fr))
+        if t < last_t:
+            back += 1
+        last_t = t
+        q = int.from_bytes(fr[47:50], "big")
+        psn = int.from_bytes(fr[51:54], "big")
+        ent = fl.get(q)
+        if ent is None or psn >= ent[1]:
+            bad.append("frame %d: unknown QP %#x PSN %d" % (total, q, psn))
+            continue
+        if seen[q][psn]:
+            dups += 1
+            continue
+        seen[q][psn] = 1
+        h = fr[:hl]
+        if h == heads[q][1]:
+            marked += 1
+        elif h != heads[q][0]:
+            bad.append("frame %d QP %#x PSN %d: headers are not the routed "
+                       "input's" % (total, q, psn))
+        # PSN, payload, ICRC: the input's (the ICRC recomputed with zlib
+        # from the flow's invariant prefix and this PSN).
+        if (fr[hl + 3:-4] != ent[0].payload or
+                fr[-4:] != pack(crc32(fr[hl:-4], ent[0].crc0))):
+            bad.append("frame %d QP %#x PSN %d: PSN/payload/ICRC changed" %
+                       (total, q, psn))
+    ck.eq(total, INCAST_TOTAL, "%s: %d frames in tx_p1.pcap" %
+          (what, INCAST_TOTAL))
+    ck.eq(dups, 0, "%s: no frame twice" % what)
+    ck.check(not bad, "%s: every frame is a routed input (MACs, TTL-1, "
+             "checksum recomputed, ECN unchanged or ECT(0)->CE, PSN, payload "
+             "and ICRC unchanged)" % what, "%d bad: %s" % (len(bad), bad[:5]))
+    for q, (f, n) in fl.items():
+        ck.eq(n - sum(seen[q]), 0, "%s: every one of %s's %d frames in the "
+              "capture" % (what, PORT_NAMES[f.port], n))
+    ck.eq(back, 0, "%s: departure stamps never go back" % what)
+    return marked, deps
+
+
+def check_incast(ck, exe):
+    flows = incast_flows()
+    tmp = tempfile.mkdtemp(prefix="aifab-it-pfc-in-")
+    try:
+        import time
+        t0 = time.monotonic()
+        write_incast(tmp, flows)
+        print("wrote %d frames (%s) in %.1f s" % (
+            INCAST_TOTAL, ", ".join("%s %d" % (PORT_NAMES[f.port], n)
+                                    for f, n in flows), time.monotonic() - t0))
+        incast_lossless(ck, exe, tmp, flows)
+        incast_lossy(ck, exe, tmp, flows)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def incast_lossless(ck, exe, src, flows):
+    what = "lossless TC3 incast (10^6 x 122 B, 1 MiB buffer)"
+    ck.section(what)
+    run = VRun(exe, writer=link_inputs(src), sets=INCAST_SETS, tag="pfc-in",
+               load=False, profile=INCAST_PROFILE)
+    n_failed = len(ck.failures)
+    try:
+        if not run_ok(ck, run, what, timeout=120):
+            return
+        for f, n in flows:
+            pr = run.port_rep(f.port)
+            ck.eq(pr.get("rx_packets"), n, "%s: %s rx_packets = frames sent"
+                  % (what, PORT_NAMES[f.port]))
+        for p in range(N_PORTS):
+            ck.eq(all_drops(run.port_rep(p)), {}, "%s: %s drops nothing "
+                  "(every drop reason 0)" % (what, PORT_NAMES[p]))
+        t3 = run.tc(1, 3)
+        ck.eq(t3.get("tail_drops"), 0, "%s: p1 tc.3.tail_drops" % what)
+        ck.eq(t3.get("tx_packets"), INCAST_TOTAL, "%s: p1 tc.3.tx_packets" %
+              what)
+        for f, _n in flows:
+            ck.eq(run.tc(f.port, 3).get("headroom_overflow"), 0,
+                  "%s: %s tc.3.headroom_overflow" % (what, PORT_NAMES[f.port]))
+        marked, deps = verify_big_capture(ck, run, flows, what)
+        ck.eq(t3.get("ecn_marked"), marked,
+              "%s: p1 tc.3.ecn_marked = CE frames in the capture" % what)
+        for f, _n in flows:
+            xoff, _xon = check_pfc_frames(ck, run, f.port, what)
+            ck.check(xoff > 0, "%s: %s was sent XOFF" %
+                     (what, PORT_NAMES[f.port]))
+            if t3.get("tail_drops") == 0 and t3.get("headroom_admits") == 0:
+                check_xon_hysteresis(ck, what, f.port, pfc_episodes(
+                    read_pcap_ns(run.cap_path(f.port))), deps)
+        # tshark over the start of the data capture (the whole of it would
+        # take longer than the rest of the test).
+        rows = tshark_fields(run.cap_path(1), [
+            "ip.checksum.status", "infiniband.bth.opcode",
+            "infiniband.invariant.crc"], extra=["-c", "3000"])
+        ck.check(len(rows) == 3000 and all(
+            r["ip.checksum.status"] == "1" and
+            r["infiniband.bth.opcode"] == "7"
+            and r["infiniband.invariant.crc"] for r in rows),
+            "%s: tshark: first 3000 frames RoCEv2 WRITE middle with good IPv4 "
+            "checksums" % what)
+        first = next(iter_pcap_ns(run.cap_path(1)))[1]
+        ck.eq(icrc_zlib(first, 14), first[-4:],
+              "%s: ICRC of the first output valid by zlib" % what)
+        ck.eq(icrc_scapy(first), first[-4:],
+              "%s: ICRC of the first output valid by scapy" % what)
+    finally:
+        if len(ck.failures) > n_failed:
+            print("(run directory not kept: ~0.5 GB of pcaps; set "
+                  "AIFAB_IT_KEEP=1 to keep it)")
+        run.cleanup()
+
+
+def incast_lossy(ck, exe, src, flows):
+    what = "same input, tc.3.lossless=false"
+    ck.section(what)
+    run = VRun(exe, writer=link_inputs(src),
+               sets=INCAST_SETS + ["tc.3.lossless=false"], tag="pfc-lossy",
+               load=False, profile=INCAST_PROFILE)
+    n_failed = len(ck.failures)
+    try:
+        if not run_ok(ck, run, what, timeout=120):
+            return
+        t3 = run.tc(1, 3)
+        drops = t3.get("tail_drops", 0)
+        ck.check(drops > 0, "%s: p1 tc.3.tail_drops > 0" % what, repr(t3))
+        n_out = ce = 0
+        for _t, fr in iter_pcap_ns(run.cap_path(1)):
+            n_out += 1
+            ce += (fr[15] & 3) == 3
+        ck.eq(t3.get("ecn_marked"), ce, "%s: p1 tc.3.ecn_marked = CE frames "
+              "in the capture (a frame dropped after the ECN decision must "
+              "not count as marked)" % what)
+        ck.eq(n_out + drops, INCAST_TOTAL, "%s: frames captured on p1 (%d) "
+              "+ tail_drops = 10^6" % (what, n_out))
+        ck.eq(run.port_rep(1).get("tx_packets"), n_out,
+              "%s: p1 tx_packets = capture" % what)
+        for f, _n in flows:
+            ck.eq(run.tc(f.port, 3).get("pfc_xoff_sent"), 0,
+                  "%s: no XOFF to %s" % (what, PORT_NAMES[f.port]))
+            ck.eq(os.path.getsize(run.cap_path(f.port)), 24,
+                  "%s: nothing sent on %s" % (what, PORT_NAMES[f.port]))
+    finally:
+        if len(ck.failures) > n_failed:
+            print("(run directory not kept: ~0.5 GB of pcaps; set "
+                  "AIFAB_IT_KEEP=1 to keep it)")
+        run.cleanup()
+
+
+# ---- pause -----------------------------------------------------------------
+
+PAYLEN = 968                    # 1026-byte frames: 84 ns at 100G
+LINE_NS = 84
+US = 1000
+
+
+def pause_case():
+    n = 6000                    # 504 us of line rate per sender
+    f3 = RoceFlow(0, DST, 0x700, 0xC700, paylen=PAYLEN, dscp=26, ecn=2)
+    f0 = RoceFlow(2, DST, 0x702, 0xC702, paylen=PAYLEN, dscp=0, ecn=2)
+    t1, q1 = 50 * US, 20000
+    t2, t3 = 200 * US, 260 * US
+    z = [0] * 8
+    pfc = [
+        # c3 = 20000 quanta; c0 carries a timer but class 0 is not enabled.
+        (pfc_frame(NBR_MAC[1], 0x08, [65535, 0, 0, q1, 0, 0, 0, 0]), t1),
+        (pfc_frame(NBR_MAC[1], 0x08, [0, 0, 0, 65535, 0, 0, 0, 0]), t2),
+        (pfc_frame(NBR_MAC[1], 0x08, z), t3),
+    ]
+    inputs = {0: [(f3.frame(k), VT_EPOCH_NS) for k in range(n)],
+              2: [(f0.frame(k), VT_EPOCH_NS) for k in range(n)],
+              1: [(fr, VT_EPOCH_NS + t) for fr, t in pfc]}
+    windows = [(t1, t1 + quanta_ns(q1, GBPS)), (t2, t3)]
+    return f3, f0, n, inputs, windows
+
+
+def check_pause(ck, exe):
+    what = "PFC received on p1"
+    f3, f0, n, inputs, windows = pause_case()
+    ck.section("%s: TC3 from p0 and TC0 from p2 into p1 at line rate; "
+               "pauses %s ns" % (what, ["%d-%d" % (a, b) for a, b in windows]))
+    run = VRun(exe, inputs, tag="pfc-pause")
+    n_failed = len(ck.failures)
+    try:
+        if not run_ok(ck, run, what):
+            return
+        cap = [(t - VT_EPOCH_NS, fr) for t, fr in run.captures[1]]
+        m = RoceMatch([f3, f0])
+        m.add_port(1, [fr for _t, fr in cap], {f3.dqpn: n, f0.dqpn: n})
+        m.report_problems(ck, what)
+        ck.eq(m.count[f3.dqpn], n, "%s: every TC3 frame forwarded "
+              "(lossless)" % what)
+        tc3 = [t for t, fr in cap if RoceFlow.key(fr)[0] == f3.dqpn]
+        tc0 = [t for t, fr in cap if RoceFlow.key(fr)[0] == f0.dqpn]
+        frame_ns = wire_ns(1026, GBPS)
+        # The scheduler may finish TC0's DWRR turn (at most one quantum:
+        # 9216 + 24 bytes) before TC3 goes again, and departures are stamped
+        # at the switch's egress steps (arrivals here, 84 ns apart).
+        slack = frame_ns + (9216 + 24) * 8 / GBPS
+        for a, b in windows:
+            w = "%s: pause %d..%d ns" % (what, a, b)
+            before = [t for t in tc3 if t <= a]
+            ck.check(before and a - before[-1] <= 1 * US,
+                     "%s: TC3 was departing right before the pause "
+                     "(queue backlogged)" % w,
+                     "last TC3 departure before: %s" %
+                     (before[-1] if before else None))
+            inside = [t for t in tc3 if a < t < b]
+            ck.eq(inside, [], "%s: no TC3 departure inside" % w)
+            after = [t for t in tc3 if t >= b]
+            ck.check(after and after[0] <= b + slack,
+                     "%s: TC3 departs again within %.0f ns of the end "
+                     "(one frame + one DWRR quantum)" % (w, slack),
+                     "first after: %s" % (after[0] if after else None))
+            n0 = sum(1 for t in tc0 if a < t < b)
+            want = (b - a) / frame_ns
+            ck.check(abs(n0 - want) <= 2, "%s: TC0 keeps the link busy: %d "
+                     "departures inside, (end - start) / %.2f ns = %.1f" %
+                     (w, n0, frame_ns, want))
+        t3r, t0r = run.tc(1, 3), run.tc(1, 0)
+        paused = int(sum(b - a for a, b in windows))
+        ck.eq(t3r.get("pfc_rx"), 3, "%s: p1 tc.3.pfc_rx" % what)
+        ck.eq(t3r.get("paused_ns"), paused, "%s: p1 tc.3.paused_ns = "
+              "20000 x 5.12 ns + (T3 - T2)" % what)
+        ck.eq((t0r.get("pfc_rx"), t0r.get("paused_ns")), (0, 0),
+              "%s: p1 TC0 not paused (class 0 not enabled, its timer "
+              "ignored)" % what)
+        ck.eq(t3r.get("pfcwd_storms"), 0, "%s: no watchdog storm" % what)
+        pr = run.port_rep(1)
+        ck.eq(pr.get("seen", {}).get("rx_pfc_frames"), 3,
+              "%s: p1 seen.rx_pfc_frames" % what)
+        lost0 = n - m.count[f0.dqpn]
+        want = {"mac_control": 3}
+        if lost0:
+            want["egress_queue"] = lost0
+        ck.eq(all_drops(pr), want, "%s: p1 drops: the 3 PFC frames "
+              "(mac_control) and the TC0 frames missing from the capture "
+              "(egress_queue: lossy TC0 at 2x line rate)" % what)
+        ck.eq(t0r.get("tail_drops"), lost0, "%s: p1 tc.0.tail_drops = TC0 "
+              "frames missing" % what)
+        xoff, xon = check_pfc_frames(ck, run, 0, what)
+        ck.check(xoff > 0, "%s: TC3 backed up: p0 was sent XOFF" % what)
+        # Only p1 sends data; nothing is released without leaving (TC0
+        # drops are refused at admission, ECN is off on TC0).
+        ck.eq((t3r.get("headroom_admits"), t0r.get("ecn_drop_not_ect"),
+               t0r.get("tail_drop_fifo_full")), (0, 0, 0),
+              "%s: no buffer headroom, ECN or FIFO drops on p1" % what)
+        deps = Departures()
+        deps.extend(run.captures[1])
+        check_xon_hysteresis(ck, what, 0, pfc_episodes(run.captures[0]),
+                             deps)
+    finally:
+        if len(ck.failures) > n_failed:
+            run.keep = True
+        run.cleanup()
+
+
+# ---- watchdog --------------------------------------------------------------
+
+MS = 1000 * US
+
+
+def storm_case():
+    storm_start, period, n_pfc = 1 * MS, 160 * US, 938
+    data_off, data_period, n_data = 50 * US, 100 * US, 3500
+    tc0_off, n_tc0 = 70 * US, 3500
+    f3 = RoceFlow(0, DST, 0x800, 0xC800, paylen=256, dscp=26, ecn=2)
+    f0 = RoceFlow(2, DST, 0x802, 0xC802, paylen=256, dscp=0, ecn=2)
+    xoff = pfc_frame(NBR_MAC[1], 0x08, [0, 0, 0, 65535, 0, 0, 0, 0])
+    inputs = {
+        1: [(xoff, VT_EPOCH_NS + storm_start + k * period)
+            for k in range(n_pfc)],
+        0: [(f3.frame(k), VT_EPOCH_NS + data_off + k * data_period)
+            for k in range(n_data)],
+        2: [(f0.frame(k), VT_EPOCH_NS + tc0_off + k * data_period)
+            for k in range(n_tc0)],
+    }
+    last_pfc = storm_start + (n_pfc - 1) * period
+    arrivals3 = [data_off + k * data_period for k in range(n_data)]
+    arrivals0 = [tc0_off + k * data_period for k in range(n_tc0)]
+    events = sorted(set(arrivals3 + arrivals0 +
+                        [storm_start + k * period for k in range(n_pfc)]))
+    return dict(f3=f3, f0=f0, inputs=inputs, start=storm_start,
+                last=last_pfc, n_pfc=n_pfc, a3=arrivals3, a0=arrivals0,
+                events=events)
+
+
+def check_watchdog(ck, exe):
+    what = "PFC storm on p1"
+    c = storm_case()
+    det, res = 100 * MS, 100 * MS
+    # Detection: the first instant the switch runs at or after first XOFF +
+    # detection time (paused throughout: each XOFF lasts 335.5 us and comes
+    # 160 us after the last). Here that instant is an XOFF arrival itself.
+    detect = c["start"] + det
+    ck.check(detect in c["events"], "test setup: an input event falls "
+             "exactly at storm start + detection_ms")
+    # Restoration: the first input event at or after last XOFF + 100 ms (the
+    # stormed queue is empty, so the switch only runs at arrivals).
+    restore = min(t for t in c["events"] if t >= c["last"] + res)
+    a3 = c["a3"]
+    pre = [k for k, t in enumerate(a3) if t < c["start"]]
+    dropped = [k for k, t in enumerate(a3) if c["start"] <= t < restore]
+    post = [k for k, t in enumerate(a3) if t >= restore]
+    pause_ns = int(c["last"] + quanta_ns(65535, GBPS) - c["start"])
+    ck.section("%s: %d XOFF c3=65535 every 160 us from %d us; detection at "
+               "%d us, restoration at %d us; TC3 frames before/dropped/after:"
+               " %d/%d/%d" % (what, c["n_pfc"], c["start"] // US,
+                              detect // US, restore // US, len(pre),
+                              len(dropped), len(post)))
+    run = VRun(exe, c["inputs"], tag="pfc-wd",
+               sets=["pfc.detection_ms=100", "pfc.restoration_ms=100"])
+    n_failed = len(ck.failures)
+    try:
+        if not run_ok(ck, run, what):
+            return
+        f3, f0 = c["f3"], c["f0"]
+        cap = [(t - VT_EPOCH_NS, fr) for t, fr in run.captures[1]]
+        m = RoceMatch([f3, f0])
+        m.add_port(1, [fr for _t, fr in cap],
+                   {f3.dqpn: len(a3), f0.dqpn: len(c["a0"])})
+        m.report_problems(ck, what)
+        got3 = sorted(m.seen[f3.dqpn])
+        ck.eq(got3, pre + post, "%s: TC3 frames that left: those before the "
+              "storm and those from restoration on (by PSN)" % what)
+        ck.eq(m.count[f0.dqpn], len(c["a0"]),
+              "%s: every TC0 frame left (TC0 not stormed)" % what)
+        t3 = sorted((t, RoceFlow.key(fr)[1]) for t, fr in cap
+                    if RoceFlow.key(fr)[0] == f3.dqpn)
+        inside = [x for x in t3 if c["start"] < x[0] < restore]
+        ck.eq(inside, [], "%s: no TC3 departure between the storm's start "
+              "and restoration" % what)
+        after = [x for x in t3 if x[0] >= restore]
+        # The first frame after restoration leaves at the switch's next
+        # egress step: within one shaper half-bucket (32768 B at 100G / 2).
+        step = 32768 * 8 / GBPS / 2
+        ck.check(after and after[0][1] == post[0] and
+                 restore <= after[0][0] <= restore + step,
+                 "%s: first TC3 departure after restoration is PSN %d, "
+                 "within %.0f ns of %d ns" % (what, post[0], step, restore),
+                 "got %r" % (after[:1],))
+        tc0_in = sum(1 for t in c["a0"] if c["start"] < t < restore)
+        tc0_out = sum(1 for t, fr in cap if RoceFlow.key(fr)[0] == f0.dqpn
+                      and c["start"] < t < restore)
+        ck.check(tc0_out >= tc0_in - 1 and tc0_out > 0,
+                 "%s: TC0 departures during the storm (%d) = TC0 arrivals "
+                 "(%d)" % (what, tc0_out, tc0_in))
+        r3 = run.tc(1, 3)
+        ck.eq(r3.get("pfcwd_storms"), 1, "%s: p1 tc.3.pfcwd_storms" % what)
+        ck.eq(r3.get("pfcwd_restored"), 1, "%s: p1 tc.3.pfcwd_restored" %
+              what)
+        ck.eq(r3.get("pfcwd_drops"), len(dropped), "%s: p1 tc.3.pfcwd_drops ="
+              " TC3 frames arrived from the storm's start to restoration" %
+              what)
+        ck.eq(run.port_rep(1).get("drops", {}).get("pfcwd"), len(dropped),
+              "%s: p1 drops.pfcwd" % what)
+        ck.eq(r3.get("pfc_rx"), c["n_pfc"], "%s: p1 tc.3.pfc_rx" % what)
+        ck.eq(r3.get("paused_ns"), pause_ns, "%s: p1 tc.3.paused_ns = last "
+              "XOFF + 65535 x 5.12 ns - first XOFF (the pause the peer asked "
+              "for)" % what)
+        ck.eq(run.tc(1, 0).get("pfcwd_storms"), 0, "%s: TC0 not stormed" %
+              what)
+        ck.eq(run.port_rep(1).get("seen", {}).get("rx_pfc_frames"),
+              c["n_pfc"], "%s: p1 seen.rx_pfc_frames" % what)
+    finally:
+        if len(ck.failures) > n_failed:
+            run.keep = True
+        run.cleanup()
+    check_watchdog_forward(ck, exe, c, detect, restore, pre)
+
+
+def check_watchdog_forward(ck, exe, c, detect, restore, pre):
+    """action=forward: the stormed TC ignores PFC from the detection on, so
+    the frames queued since the storm began leave at the detection instant
+    (this pins it down: with action=drop they are flushed unseen)."""
+    what = "PFC storm on p1, pfc.action=forward"
+    ck.section(what)
+    run = VRun(exe, c["inputs"], tag="pfc-wdf",
+               sets=["pfc.detection_ms=100", "pfc.restoration_ms=100",
+                     "pfc.action=forward"])
+    n_failed = len(ck.failures)
+    try:
+        if not run_ok(ck, run, what):
+            return
+        f3, f0 = c["f3"], c["f0"]
+        cap = [(t - VT_EPOCH_NS, fr) for t, fr in run.captures[1]]
+        m = RoceMatch([f3, f0])
+        m.add_port(1, [fr for _t, fr in cap],
+                   {f3.dqpn: len(c["a3"]), f0.dqpn: len(c["a0"])})
+        m.report_problems(ck, what)
+        ck.eq((m.count[f3.dqpn], m.count[f0.dqpn]),
+              (len(c["a3"]), len(c["a0"])),
+              "%s: every TC3 and TC0 frame leaves" % what)
+        t3 = [(t, RoceFlow.key(fr)[1]) for t, fr in cap
+              if RoceFlow.key(fr)[0] == f3.dqpn and t > c["start"]]
+        ck.check(t3 and t3[0] == (detect, len(pre)),
+                 "%s: the first TC3 departure after the storm began is the "
+                 "first frame queued in it (PSN %d), at exactly first XOFF + "
+                 "detection_ms = %d ns" % (what, len(pre), detect),
+                 "got %r" % (t3[:1],))
+        r3 = run.tc(1, 3)
+        ck.eq((r3.get("pfcwd_storms"), r3.get("pfcwd_restored"),
+               r3.get("pfcwd_drops")), (1, 1, 0),
+              "%s: p1 tc.3 pfcwd_storms/restored/drops" % what)
+    finally:
+        if len(ck.failures) > n_failed:
+            run.keep = True
+        run.cleanup()
+
+
+# ---- XON hysteresis ------------------------------------------------------
+
+def check_hysteresis(ck, exe):
+    """XON only after the ingress use fell pfc_xon_offset_bytes below XOFF:
+    p0 at 100G into p1 at 25G (TC3), so p0 is paused again and again."""
+    n = 6000
+    f = RoceFlow(0, DST, 0x900, 0xC900, paylen=PAYLEN, dscp=26, ecn=2)
+    inputs = {0: [(f.frame(k), VT_EPOCH_NS) for k in range(n)]}
+    for sets, offset, alpha, what in (
+            (["tc.3.pfc_xon_offset_bytes=500000"], 500000, 1.0,
+             "dynamic XOFF (alpha 1 x free), XON offset 500000"),
+            (["tc.3.pfc_xoff_bytes=600000",
+              "tc.3.pfc_xon_offset_bytes=300000"], 300000, 0.0,
+             "static XOFF 600000, XON offset 300000")):
+        ck.section("XON hysteresis: %s" % what)
+        run = VRun(exe, inputs, sets=["port.p1.speed_gbps=25"] + sets,
+                   tag="pfc-hyst")
+        n_failed = len(ck.failures)
+        try:
+            if not run_ok(ck, run, what):
+                continue
+            m = RoceMatch([f])
+            m.add_port(1, [fr for _t, fr in run.captures[1]], {f.dqpn: n})
+            m.report_problems(ck, what)
+            ck.eq(m.count[f.dqpn], n, "%s: every frame forwarded" % what)
+            ck.eq(run.tc(1, 3).get("headroom_admits"), 0,
+                  "%s: no buffer headroom in use" % what)
+            eps = pfc_episodes(run.captures[0])
+            ck.check(len(eps) >= 3, "%s: p0 paused and resumed %d times" %
+                     (what, len(eps)))
+            check_pfc_frames(ck, run, 0, what)
+            deps = Departures()
+            deps.extend(run.captures[1])
+            # Static: XOFF at use >= 600000, XON at use <= 300000 and only
+            # p0's bytes are buffered: 300000 bytes must leave (alpha 0 in
+            # the bound below gives exactly that).
+            check_xon_hysteresis(ck, what, 0, eps, deps, offset=offset,
+                                 alpha=alpha)
+        finally:
+            if len(ck.failures) > n_failed:
+                run.keep = True
+            run.cleanup()
+
+
+# ---- a small mbuf pool ---------------------------------------------------
+
+def check_small_pool(ck, exe):
+    """--set general.mbufs=1024 (the smallest pool allowed) under a lossless
+    incast: fewer mbufs than the buffer could hold. Whatever the switch does
+    when the pool runs dry, no input frame may vanish: rx_packets must equal
+    the frames in each pcap, and (TC3 being lossless) every frame must leave
+    on p1 or be counted in a drop reason."""
+    what = "lossless incast with general.mbufs=1024"
+    ck.section(what)
+    n = 3000
+    flows = [RoceFlow(p, DST, 0xA00 + p, 0xCA00 + p, paylen=232, dscp=26,
+                      ecn=2) for p in (0, 2, 3)]
+    inputs = {f.port: [(f.frame(k), VT_EPOCH_NS) for k in range(n)]
+              for f in flows}
+    run = VRun(exe, inputs, sets=["general.mbufs=1024"], tag="pfc-pool")
+    n_failed = len(ck.failures)
+    try:
+        if not run_ok(ck, run, what):
+            return
+        for f in flows:
+            ck.eq(run.port_rep(f.port).get("rx_packets"), n,
+                  "%s: %s rx_packets = frames in its pcap (none lost "
+                  "uncounted)" % (what, PORT_NAMES[f.port]))
+        m = RoceMatch(flows)
+        m.add_port(1, [fr for _t, fr in run.captures[1]],
+                   {f.dqpn: n for f in flows})
+        m.report_problems(ck, what)
+        dropped = sum(sum(run.port_rep(p).get("drops", {}).values())
+                      for p in range(N_PORTS))
+        ck.eq(sum(m.count.values()) + dropped, 3 * n,
+              "%s: frames out on p1 + frames counted as dropped = frames "
+              "sent" % what)
+    finally:
+        if len(ck.failures) > n_failed:
+            run.keep = True
+        run.cleanup()
+
+
+SCENARIOS = {"incast": check_incast, "pause": check_pause,
+             "watchdog": check_watchdog, "hysteresis": check_hysteresis,
+             "small_pool": check_small_pool}
+
+
+def main():
+    exe = exe_path()
+    which = sys.argv[2] if len(sys.argv) > 2 else "all"
+    names = list(SCENARIOS) if which == "all" else [which]
+    ck = Checks("test_pfc " + which)
+    for n in names:
+        if n not in SCENARIOS:
+            ck.fatal("scenario %r" % n, "known: %s" % list(SCENARIOS))
+        SCENARIOS[n](ck, exe)
+    ck.finish()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/fault: the decision (index, period, seeded probability, only
+ * matching frames numbered) against hand-counted expectations, and the
+ * mbuf stage against frames written byte by byte here: dropped frames are
+ * freed and removed in order, CE is set only on ECT frames with the IPv4
+ * checksum recomputed from scratch, IPv6 gets its traffic class bits.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+/* assert_non_null() that the compiler knows does not return. */
+#define MUST(x) do { if ((x) == NULL) { fail_msg("%s is NULL", #x); \
+			 abort(); } } while (0)
+
+#include <rte_eal.h>
+#include <rte_mbuf.h>
+
+#include "aifab_eal.h"
+#include "aifab_fault.h"
+
+static struct rte_mempool *pool;
+static char run_dir[512];
+
+static void
+test_params(void **state)
+{
+	struct aifab_fault f;
+	struct aifab_fault_params p = { 0 };
+
+	(void)state;
+	assert_int_equal(aifab_fault_init(&f, &p, 0), 0);
+	assert_false(aifab_fault_active(&f));
+	p.match = AIFAB_FAULT_MATCH_MAX;
+	assert_int_equal(aifab_fault_init(&f, &p, 0), -EINVAL);
+	p.match = 0;
+	p.drop_ppm = 1000001;
+	assert_int_equal(aifab_fault_init(&f, &p, 0), -EINVAL);
+	assert_string_equal(aifab_fault_cnt_name(AIFAB_FAULT_CNT_DROPPED),
+			    "fault_dropped");
+	assert_string_equal(aifab_fault_match_name(AIFAB_FAULT_MATCH_ROCE),
+			    "roce");
+}
+
+static void
+test_judge_index_every(void **state)
+{
+	struct aifab_fault f;
+	struct aifab_fault_params p = { .drop_index = 3, .drop_every = 5,
+					.ce_every = 2, .ce_index = 7 };
+	/* matching frames 1..10 (with a non-matching one between each) */
+	static const enum aifab_fault_verdict want[10] = {
+		AIFAB_FAULT_PASS, AIFAB_FAULT_MARK_CE, AIFAB_FAULT_DROP,
+		AIFAB_FAULT_MARK_CE, AIFAB_FAULT_DROP, AIFAB_FAULT_MARK_CE,
+		AIFAB_FAULT_MARK_CE, AIFAB_FAULT_MARK_CE, AIFAB_FAULT_PASS,
+		AIFAB_FAULT_DROP,
+	};
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(aifab_fault_init(&f, &p, 0), 0);
+	assert_true(aifab_fault_active(&f));
+	for (i = 0; i < 10; i++) {
+		assert_int_equal(aifab_fault_judge(&f, false),
+				 AIFAB_FAULT_PASS);
+		assert_int_equal(aifab_fault_judge(&f, true), want[i]);
+	}
+	assert_int_equal(f.cnt[AIFAB_FAULT_CNT_SEEN], 20);
+	assert_int_equal(f.cnt[AIFAB_FAULT_CNT_MATCHED], 10);
+	assert_int_equal(f.cnt[AIFAB_FAULT_CNT_DROPPED], 3);
+}
+
+static void
+test_judge_ppm(void **state)
+{
+	struct aifab_fault a, b;
+	struct aifab_fault_params p = { .drop_ppm = 100000, .seed = 42 };
+	unsigned int i, drops = 0, same = 0;
+	const unsigned int n = 100000;
+
+	(void)state;
+	assert_int_equal(aifab_fault_init(&a, &p, 1), 0);
+	assert_int_equal(aifab_fault_init(&b, &p, 1), 0);
+	for (i = 0; i < n; i++) {
+		enum aifab_fault_verdict va = aifab_fault_judge(&a, true);
+
+		same += va == aifab_fault_judge(&b, true);
+		drops += va == AIFAB_FAULT_DROP;
+	}
+	assert_int_equal(same, n);                 /* seeded: repeatable */
+	assert_true(drops > 9400 && drops < 10600); /* 10% +- 6 sigma */
+	/* Adding a CE probability does not move the drop draws. */
+	p.ce_ppm = 500000;
+	assert_int_equal(aifab_fault_init(&b, &p, 1), 0);
+	assert_int_equal(aifab_fault_init(&a, &(struct aifab_fault_params){
+		.drop_ppm = 100000, .seed = 42 }, 1), 0);
+	for (i = 0; i < 1000; i++)
+		assert_int_equal(aifab_fault_judge(&a, true) ==
+				 AIFAB_FAULT_DROP,
+				 aifab_fault_judge(&b, true) ==
+				 AIFAB_FAULT_DROP);
+}
+
+/* ---- mbufs ---------------------------------------------------------------- */
+
+static uint16_t
+ip_csum(const uint8_t *ip)
+{
+	uint32_t sum = 0;
+	int i;
+
+	for (i = 0; i < 20; i += 2)
+		sum += (uint32_t)ip[i] << 8 | ip[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xFFFF) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+/* Ethernet + IPv4 (TOS @p tos) + UDP 4791 + BTH(@p op) + 32 bytes + ICRC. */
+static struct rte_mbuf *
+roce4(uint8_t tos, uint8_t op, uint8_t id)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	uint8_t *f;
+	uint16_t c;
+
+	MUST(m);
+	f = (uint8_t *)rte_pktmbuf_append(m, 14 + 20 + 8 + 12 + 32 + 4);
+	MUST(f);
+	memset(f, 0, m->pkt_len);
+	memcpy(f, "\x02\0\0\0\0\x02\x02\0\0\0\0\x01\x08\x00", 14);
+	f[14] = 0x45;
+	f[15] = tos;
+	f[16] = 0;
+	f[17] = 20 + 8 + 12 + 32 + 4;
+	f[19] = id;
+	f[22] = 64;
+	f[23] = 17;
+	memcpy(f + 26, "\x0a\0\0\x01\x0a\0\0\x02", 8);
+	c = ip_csum(f + 14);
+	f[24] = (uint8_t)(c >> 8);
+	f[25] = (uint8_t)c;
+	f[34] = 0xc0;
+	f[36] = 0x12;
+	f[37] = 0xb7;                 /* 4791 */
+	f[39] = 8 + 12 + 32 + 4;
+	f[42] = op;
+	f[44] = f[45] = 0xff;
+	return m;
+}
+
+static struct rte_mbuf *
+arp(void)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	uint8_t *f;
+
+	MUST(m);
+	f = (uint8_t *)rte_pktmbuf_append(m, 60);
+	MUST(f);
+	memset(f, 0, 60);
+	f[12] = 0x08;
+	f[13] = 0x06;
+	return m;
+}
+
+static void
+test_burst(void **state)
+{
+	struct aifab_fault f;
+	struct aifab_fault_params p = { .match = AIFAB_FAULT_MATCH_DATA,
+					.drop_index = 2, .ce_every = 1 };
+	struct rte_mbuf *pk[6];
+	uint16_t n;
+	uint8_t *ip;
+
+	(void)state;
+	assert_int_equal(aifab_fault_init(&f, &p, 0), 0);
+	pk[0] = roce4(26 << 2 | 2, 0x0A, 1);    /* data 1: ECT(0) -> CE */
+	pk[1] = roce4(26 << 2 | 2, 0x11, 2);    /* ACK: not matched */
+	pk[2] = arp();                          /* not matched */
+	pk[3] = roce4(26 << 2 | 2, 0x06, 4);    /* data 2: dropped */
+	pk[4] = roce4(26 << 2 | 0, 0x07, 5);    /* data 3: Not-ECT */
+	pk[5] = roce4(26 << 2 | 3, 0x08, 6);    /* data 4: already CE */
+	n = aifab_fault_burst(&f, pk, 6, (uint8_t[256]){ 0 });
+	assert_int_equal(n, 5);
+	/* order kept, the dropped one gone */
+	assert_int_equal(rte_pktmbuf_mtod(pk[0], uint8_t *)[19], 1);
+	assert_int_equal(rte_pktmbuf_mtod(pk[1], uint8_t *)[19], 2);
+	assert_int_equal(rte_pktmbuf_mtod(pk[2], uint8_t *)[13], 0x06);
+	assert_int_equal(rte_pktmbuf_mtod(pk[3], uint8_t *)[19], 5);
+	assert_int_equal(rte_pktmbuf_mtod(pk[4], uint8_t *)[19], 6);
+	ip = rte_pktmbuf_mtod_offset(pk[0], uint8_t *, 14);
+	assert_int_equal(ip[1], 26 << 2 | 3);
+	assert_int_equal(ip_csum(ip), 0);       /* checksum still valid */
+	assert_int_equal(rte_pktmbuf_mtod(pk[1], uint8_t *)[15], 26 << 2 | 2);
+	assert_int_equal(rte_pktmbuf_mtod(pk[3], uint8_t *)[15], 26 << 2);
+	assert_int_equal(f.cnt[AIFAB_FAULT_CNT_SEEN], 6);
+	assert_int_equal(f.cnt[AIFAB_FAULT_CNT_MATCHED], 4);
+	assert_int_equal(f.cnt[AIFAB_FAULT_CNT_DROPPED], 1);
+	assert_int_equal(f.cnt[AIFAB_FAULT_CNT_CE_MARKED], 1);
+	assert_int_equal(f.cnt[AIFAB_FAULT_CNT_CE_NOT_ECT], 1);
+	assert_int_equal(f.cnt[AIFAB_FAULT_CNT_CE_ALREADY], 1);
+	rte_pktmbuf_free_bulk(pk, n);
+	assert_int_equal(rte_mempool_in_use_count(pool), 0);
+}
+
+static void
+test_burst_ipv6_all(void **state)
+{
+	struct aifab_fault f;
+	struct aifab_fault_params p = { .match = AIFAB_FAULT_MATCH_ALL,
+					.ce_index = 1, .drop_index = 2 };
+	struct rte_mbuf *pk[2];
+	uint8_t *b;
+
+	(void)state;
+	assert_int_equal(aifab_fault_init(&f, &p, 0), 0);
+	pk[0] = rte_pktmbuf_alloc(pool);
+	MUST(pk[0]);
+	b = (uint8_t *)rte_pktmbuf_append(pk[0], 14 + 40 + 8);
+	MUST(b);
+	memset(b, 0, 14 + 40 + 8);
+	b[12] = 0x86;
+	b[13] = 0xdd;
+	/* version 6, traffic class 0x6a (DSCP 26, ECT(0)), flow label 0 */
+	b[14] = 0x66;
+	b[15] = 0xa0;
+	b[19] = 8;                    /* payload length */
+	b[20] = 17;
+	b[21] = 64;
+	b[14 + 40 + 5] = 8;
+	pk[1] = arp();
+	assert_int_equal(aifab_fault_burst(&f, pk, 2, (uint8_t[256]){ 0 }), 1);
+	b = rte_pktmbuf_mtod(pk[0], uint8_t *);
+	/* traffic class 0x6b: CE */
+	assert_int_equal(b[14], 0x66);
+	assert_int_equal(b[15], 0xb0);
+	assert_int_equal(f.cnt[AIFAB_FAULT_CNT_CE_MARKED], 1);
+	assert_int_equal(f.cnt[AIFAB_FAULT_CNT_DROPPED], 1);
+	rte_pktmbuf_free(pk[0]);
+	assert_int_equal(rte_mempool_in_use_count(pool), 0);
+}
+
+static int
+eal_up(void **state)
+{
+	(void)state;
+	if (aifab_eal_init_private("test_fault", run_dir, sizeof(run_dir)) != 0)
+		return -1;
+	pool = rte_pktmbuf_pool_create("tf_pool", 255, 0, 0,
+				       RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+	return pool == NULL ? -1 : 0;
+}
+
+static int
+eal_down(void **state)
+{
+	(void)state;
+	rte_mempool_free(pool);
+	rte_eal_cleanup();
+	aifab_eal_remove_runtime_dir(run_dir);
+	return 0;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest pure[] = {
+		cmocka_unit_test(test_params),
+		cmocka_unit_test(test_judge_index_every),
+		cmocka_unit_test(test_judge_ppm),
+	};
+	const struct CMUnitTest mbufs[] = {
+		cmocka_unit_test(test_burst),
+		cmocka_unit_test(test_burst_ipv6_all),
+	};
+	int fails = 0;
+
+	fails += cmocka_run_group_tests_name("fault", pure, NULL, NULL);
+	fails += cmocka_run_group_tests_name("fault_mbufs", mbufs, eal_up,
+					     eal_down);
+	return fails;
+}
