@@ -116,13 +116,6 @@ struct app_capture *app_capture_start(const struct aifab_env *env,
 /** Stop and close the captures (after workers stopped). NULL is fine. */
 void app_capture_stop(struct app_capture *cap);
 
-/**
- * The built-in sample for a bare run: write pcaps from the profile's
- * addresses into a new directory @p dir and hot-plug net_pcap vdevs on them.
- */
-int app_sample_prepare(const struct aifab_profile *prof, struct app_args *args,
-		       char *dir, size_t dirlen, char *err, size_t errlen);
-
 /* export.c: live statistics (console, files, telemetry, HTML report). */
 #define APP_MAX_PIPES 4
 struct app_stats;

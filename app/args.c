@@ -59,7 +59,7 @@ app_usage(FILE *f, const char *prog)
 "A software RoCEv2 AI-fabric leaf switch on DPDK.\n"
 "\n"
 "Options:\n"
-"  --profile FILE         INI profile (default: the embedded pcap-leaf profile)\n"
+"  --profile FILE         INI profile (default: the embedded demo profile)\n"
 "  --set SECTION.KEY=VAL  override one profile key; repeatable, applied in order\n"
 "                         (e.g. --set port.p0.speed_gbps=25)\n"
 "  --duration SECONDS     stop after this long (default: when every pcap input\n"

@@ -56,8 +56,8 @@ struct app {
 	unsigned int n_pipes;
 	struct app_pipe pipe[APP_MAX_SLOTS];
 	void *gen;                  /* the generator's state, if it runs */
+	const struct app_pipe *src; /* the traffic source (generator/replay) */
 	struct lcore_plan plan[RTE_MAX_LCORE];
-	char sample_dir[PATH_MAX];  /* set when running the built-in sample */
 	char run_dir[PATH_MAX];     /* EAL's runtime files, removed at exit */
 	struct app_capture *cap;    /* --capture */
 	struct app_stats *stats;    /* live counters and their exporters */
@@ -208,6 +208,7 @@ app_start(struct app *app, char *err, size_t errlen)
 			return -1;
 		app->gen = gen;
 		pipe_add(app, ops, st);
+		app->src = &app->pipe[app->n_pipes - 1];
 		plan_add(app, gen_lc, ops, st, 0);
 		if (gen != NULL)
 			printf("generator: %u ranks on lcore %u\n",
@@ -268,11 +269,21 @@ app_launch(struct app *app, char *err, size_t errlen)
 static bool
 app_done(const struct app *app)
 {
+	const struct app_pipe *src = app->n_pipes > 0 ? app->src : NULL;
 	unsigned int i;
 
-	for (i = 0; i < app->n_pipes; i++)
-		if (!app->pipe[i].ops->done(app->pipe[i].st))
+	/* With a traffic source, the others only have to be drained. */
+	if (src != NULL && !src->ops->done(src->st))
+		return false;
+	for (i = 0; i < app->n_pipes; i++) {
+		const struct app_pipe *pp = &app->pipe[i];
+
+		if (pp == src || pp->ops->done(pp->st))
+			continue;
+		if (src == NULL || pp->ops->idle == NULL ||
+		    !pp->ops->idle(pp->st))
 			return false;
+	}
 	return app->n_pipes > 0;
 }
 
@@ -333,6 +344,7 @@ app_pipes_fini(struct app *app)
 		app->pipe[i].ops->fini(app->pipe[i].st);
 	app->n_pipes = 0;
 	app->gen = NULL;
+	app->src = NULL;
 }
 
 static int
@@ -432,17 +444,7 @@ main(int argc, char **argv)
 		       rte_strerror(rte_errno));
 	printf("dpdk-aifab: profile %s (%s), %u lcores\n", app.prof.name,
 	       app.prof.path, rte_lcore_count());
-	if (!app.args.eal_given && app.args.profile == NULL &&
-	    rte_eth_dev_count_avail() == 0) {
-		rc = app_sample_prepare(&app.prof, &app.args, app.sample_dir,
-					sizeof(app.sample_dir), err,
-					sizeof(err));
-		if (rc == 0)
-			printf("no ports given: replaying the built-in sample "
-			       "(pcaps made from the profile's addresses) in "
-			       "%s\n", app.sample_dir);
-	}
-	if (rc < 0 || app_start(&app, err, sizeof(err)) != 0 ||
+	if (app_start(&app, err, sizeof(err)) != 0 ||
 	    app_launch(&app, err, sizeof(err)) != 0) {
 		fprintf(stderr, "dpdk-aifab: %s\n", err);
 		__atomic_store_n(&app.quit, 1, __ATOMIC_RELAXED);
@@ -461,9 +463,6 @@ main(int argc, char **argv)
 	}
 	end = app_loop(&app, &elapsed);
 	rc = app_finish(&app, end, elapsed);
-	if (app.sample_dir[0] != '\0')
-		printf("sample input and output pcaps: %s/{in,out}_*.pcap "
-		       "(read them with tshark -r)\n", app.sample_dir);
 	if (app.pdump)
 		rte_pdump_uninit();
 	rte_eal_cleanup();

@@ -143,6 +143,33 @@ gen_params_closed(const struct aifab_profile *prof, struct aifab_gen_params *gp)
 	gp->gpu_hour_usd = g->gpu_hour_cents / 100.0;
 }
 
+/*
+ * A generator port cabled ([port] wire) to a switch port sends to that
+ * port's MAC: the switch routes on IP, so it is the ranks' gateway.
+ */
+static void
+gen_gateways(const struct aifab_profile *prof, const struct aifab_env *env,
+	     struct aifab_gen_params *gp)
+{
+	unsigned int i;
+	int j;
+
+	for (i = 0; i < env->n_ports; i++) {
+		if (!env->ports[i].gen_owned)
+			continue;
+		j = aifab_profile_port_index(prof, prof->ports[i].wire);
+		if (j < 0)
+			for (j = 0; j < (int)prof->n_ports; j++)
+				if (strcmp(prof->ports[j].wire,
+					   prof->ports[i].name) == 0)
+					break;
+		if (j < 0 || j >= (int)env->n_ports || env->ports[j].gen_owned)
+			continue;
+		gp->has_gw[i] = true;
+		gp->gw_mac[i] = env->ports[j].mac;
+	}
+}
+
 /* The profile's [generator] as the pipeline's params. */
 static void
 gen_params(const struct aifab_profile *prof, const struct aifab_env *env,
@@ -153,6 +180,8 @@ gen_params(const struct aifab_profile *prof, const struct aifab_env *env,
 
 	aifab_gen_params_defaults(gp);
 	gp->n_ranks = g->ranks;
+	gp->ip_stride = g->ip_stride;
+	gen_gateways(prof, env, gp);
 	if (g->has_base_mac)
 		gp->base_mac = g->base_mac;
 	if (g->has_base_ip)

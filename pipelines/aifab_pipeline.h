@@ -80,6 +80,12 @@ struct aifab_pipeline_ops {
 	void (*drain)(void *st, unsigned int w, uint64_t now);
 	/** True when every finite source is consumed and nothing is held. */
 	bool (*done)(const void *st);
+	/**
+	 * Optional: true when nothing is queued or held right now. A run with
+	 * a traffic source (the generator) ends when the source is done and
+	 * the other pipelines are done or idle. NULL: idle is done().
+	 */
+	bool (*idle)(const void *st);
 	/** Sum counters per port (any lcore, while running or after). */
 	void (*port_counters)(const void *st, struct aifab_port_counters *out);
 	/** Named per-port details for the report (drops by reason, ...). */

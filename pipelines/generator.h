@@ -57,6 +57,12 @@ struct aifab_gen_params {
 	uint32_t n_ranks;               /**< N, 2..AIFAB_GEN_MAX_RANKS */
 	struct rte_ether_addr base_mac; /**< rank r: + r in the low 24 bits */
 	uint32_t base_ip;               /**< IPv4 host order; rank r: + r */
+	/** Rank r's IPv4 is base_ip + r x ip_stride (0 or 1: consecutive). */
+	uint32_t ip_stride;
+	/** Per env port: frames sent from it go to this MAC (a switch port
+	 * it is cabled to) instead of the peer rank's. */
+	bool has_gw[AIFAB_MAX_PORTS];
+	struct rte_ether_addr gw_mac[AIFAB_MAX_PORTS];
 	/** Optional explicit addresses (NULL: from base_*), n_ranks each. */
 	const struct rte_ether_addr *rank_mac;
 	const uint32_t *rank_ip;

@@ -201,7 +201,15 @@ rank_addr(const struct aifab_gen_params *p, uint32_t r,
 		mac->addr_bytes[4] = (uint8_t)(low >> 8);
 		mac->addr_bytes[5] = (uint8_t)low;
 	}
-	*ip = p->rank_ip != NULL ? p->rank_ip[r] : p->base_ip + r;
+	*ip = p->rank_ip != NULL ? p->rank_ip[r] :
+		p->base_ip + r * RTE_MAX(p->ip_stride, 1u);
+}
+
+/* The env port rank @p r sends from and receives on. */
+static uint16_t
+rank_port(const struct gen *g, uint32_t r)
+{
+	return g->used_ports[r % g->n_used_ports];
 }
 
 static int
@@ -223,6 +231,14 @@ conn_qp_init(struct gen *g, uint32_t i, struct aifab_rng *rng)
 		qp.sport = (uint16_t)(g->p.sport_base + i % g->p.sport_count);
 	rank_addr(&g->p, cn->src, &qp.smac, &qp.sip);
 	rank_addr(&g->p, cn->dst, &qp.dmac, &qp.dip);
+	/* Through a switch: each end sends to its own port's gateway. */
+	qp.has_rev = true;
+	qp.rsmac = qp.dmac;
+	qp.rdmac = qp.smac;
+	if (g->p.has_gw[rank_port(g, cn->src)])
+		qp.dmac = g->p.gw_mac[rank_port(g, cn->src)];
+	if (g->p.has_gw[rank_port(g, cn->dst)])
+		qp.rdmac = g->p.gw_mac[rank_port(g, cn->dst)];
 	if (aifab_roce_qp_init(&cn->qp, &qp, g->pl) != 0)
 		return -1;
 	aifab_roce_rx_init(&cn->rx, qp.start_psn);

@@ -756,6 +756,19 @@ sw_done(const void *st)
 	return n > 0;
 }
 
+static bool
+sw_idle(const void *st)
+{
+	const struct sw *sw = st;
+	unsigned int w;
+
+	/* Read from another lcore: a stale answer only delays the end. */
+	for (w = 0; w < sw->n_workers; w++)
+		if (!sw_queues_empty(sw, &sw->w[w]))
+			return false;
+	return true;
+}
+
 /* ---- control ------------------------------------------------------------- */
 
 static int
@@ -1104,6 +1117,7 @@ const struct aifab_pipeline_ops aifab_switch_ops = {
 	.poll = sw_poll,
 	.drain = sw_drain,
 	.done = sw_done,
+	.idle = sw_idle,
 	.port_counters = sw_port_counters,
 	.report = sw_report,
 	.fini = sw_fini,

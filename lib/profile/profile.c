@@ -25,7 +25,7 @@
 #include "profile_priv.h"
 #include "profile_default.h" /* generated: AIFAB_PROFILE_DEFAULT_TEXT */
 
-#define EMBEDDED_FILE "<embedded pcap-leaf.ini>"
+#define EMBEDDED_FILE "<embedded demo.ini>"
 #define SET_FILE "--set"
 #define COMMENT_CHAR ';'
 /* rte_cfgfile reads lines into a CFG_NAME_LEN + CFG_VALUE_LEN + 4 buffer. */

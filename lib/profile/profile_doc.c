@@ -19,7 +19,7 @@ static const char doc_head[] =
 "     build/tests/unit/test_profile --write-doc > docs/profiles.md -->\n"
 "\n"
 "A profile is an INI file read with DPDK's `rte_cfgfile`. Without a profile\n"
-"file, `dpdk-aifab` uses a copy of `profiles/pcap-leaf.ini` embedded at\n"
+"file, `dpdk-aifab` uses a copy of `profiles/demo.ini` embedded at\n"
 "build time, loaded through the same parser.\n"
 "\n"
 "## Syntax\n"

@@ -455,6 +455,9 @@ const struct profile_key profile_keys[] = {
 	  .off_has = P_OFF(gen.has_base_ip), .def = NULL, .unit = "",
 	  .help = "IPv4 of rank 0 with its prefix length; rank r adds r "
 		  "(default 10.100.0.1/16)." },
+	G_U32("ip_stride", ip_stride, 1, 16777216, "1", "addresses",
+	      "Rank r's IPv4 is base_ip + r x ip_stride (256: one /24 per "
+	      "rank, so each rank can sit behind its own switch port)."),
 	G_U32("qpn_base", qpn_base, 1, 0xFFF000, "256", "",
 	      "First QP number; connection i uses qpn_base + 2i (sender) "
 	      "and + 2i + 1 (receiver)."),

@@ -96,6 +96,11 @@ struct aifab_roce_qp_params {
 	uint8_t ttl;                  /**< 0: 64 */
 	uint16_t mtu;                 /**< IB MTU: 256, 512, 1024, 2048, 4096 */
 	struct rte_ether_addr smac, dmac;
+	/** Reverse direction (ACK/NAK/CNP from the responder end): with
+	 * has_rev, source rsmac and destination rdmac (e.g. its gateway);
+	 * without, the data frame's MACs swapped. */
+	bool has_rev;
+	struct rte_ether_addr rsmac, rdmac;
 	uint32_t sip, dip;            /**< IPv4, host order */
 	uint64_t remote_va;           /**< RETH VA of message offset 0 */
 	uint32_t rkey;

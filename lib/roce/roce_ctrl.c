@@ -34,6 +34,19 @@ aifab_roce_seg_make(struct aifab_roce_seg *seg, uint64_t va, uint32_t msg_len,
 	seg->ack_req = last;
 }
 
+/* MACs of frames from the responder end back to the requester. */
+static inline const struct rte_ether_addr *
+rev_dst(const struct aifab_roce_qp_params *c)
+{
+	return c->has_rev ? &c->rdmac : &c->smac;
+}
+
+static inline const struct rte_ether_addr *
+rev_src(const struct aifab_roce_qp_params *c)
+{
+	return c->has_rev ? &c->rsmac : &c->dmac;
+}
+
 uint16_t
 aifab_roce_ack_write(const struct aifab_roce_qp *qp, uint8_t *buf,
 		     uint32_t psn, uint8_t syndrome, uint32_t msn, uint8_t tos)
@@ -43,7 +56,7 @@ aifab_roce_ack_write(const struct aifab_roce_qp *qp, uint8_t *buf,
 	uint16_t off;
 
 	/* The responder's end: the requester's destination is our source. */
-	off = aifab_build_eth(buf, &c->smac, &c->dmac, -1, 0,
+	off = aifab_build_eth(buf, rev_dst(c), rev_src(c), -1, 0,
 			      RTE_ETHER_TYPE_IPV4);
 	off += aifab_build_ipv4(buf + off, rte_cpu_to_be_32(c->dip),
 				rte_cpu_to_be_32(c->sip), IPPROTO_UDP, tos,
@@ -62,7 +75,7 @@ aifab_roce_cnp_write(const struct aifab_roce_qp *qp, uint8_t *buf, uint8_t tos)
 {
 	const struct aifab_roce_qp_params *c = &qp->cfg;
 
-	return aifab_build_cnp_ipv4(buf, &c->smac, &c->dmac,
+	return aifab_build_cnp_ipv4(buf, rev_dst(c), rev_src(c),
 				    rte_cpu_to_be_32(c->dip),
 				    rte_cpu_to_be_32(c->sip), c->sport, tos,
 				    c->qpn);

@@ -282,10 +282,16 @@ test_embedded_equals_file(void **state)
 	struct fixture *fx = *state;
 	char path[PATH_MAX];
 
-	leaf_path(path, sizeof(path));
+	/* The embedded default is the in-memory fabric demo. */
+	snprintf(path, sizeof(path), "%s/profiles/demo.ini", src_root());
 	assert_int_equal(aifab_profile_load(&fx->p, NULL, NULL, 0, fx->err,
 					    sizeof(fx->err)), 0);
-	check_leaf_plan(&fx->p);
+	assert_string_equal(fx->p.name, "demo");
+	assert_int_equal(fx->p.n_ports, 16);
+	assert_true(fx->p.gen.enabled);
+	assert_int_equal(fx->p.gen.ranks, 8);
+	assert_string_equal(fx->p.ports[1].wire, "s0");
+	assert_int_equal(fx->p.n_neighs, 8);
 	assert_int_equal(aifab_profile_load(&fx->q, path, NULL, 0, fx->err,
 					    sizeof(fx->err)), 0);
 	assert_string_not_equal(fx->p.path, fx->q.path);

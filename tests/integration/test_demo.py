@@ -1,0 +1,72 @@
+#!/usr/bin/python3
+"""The main job: a bare dpdk-aifab runs the embedded in-memory fabric demo
+(8 ranks cabled to a leaf, ring AllReduce in closed loop) and ends by itself.
+
+Judged from the JSON report against nccl-tests' formulas (PROTOCOLS.md):
+busbw = algbw x 2(N-1)/N; each rank sends 2(N-1)/N x S of payload; no frame
+dropped anywhere; every mbuf returned."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+exe = sys.argv[1] if len(sys.argv) > 1 else os.environ["AIFAB_EXE"]
+fails = []
+
+
+def check(ok, what, got=""):
+    print("%s  %s%s" % ("ok  " if ok else "FAIL", what,
+                        "" if ok else ": got %s" % (got,)))
+    if not ok:
+        fails.append(what)
+
+
+with tempfile.TemporaryDirectory() as d:
+    rep = os.path.join(d, "r.json")
+    t0 = time.monotonic()
+    # Bare but for the report: no EAL options, no profile.
+    p = subprocess.run([exe, "--report-json", rep, "--quiet"],
+                       capture_output=True, text=True, timeout=120)
+    took = time.monotonic() - t0
+    check(p.returncode == 0, "exit 0", (p.returncode, p.stderr[-500:]))
+    check(took < 60, "ends by itself within a minute", "%.1f s" % took)
+    r = json.load(open(rep))
+
+check(r["end"] == "input_consumed", "ended because the collective completed",
+      r["end"])
+check(r["profile"]["name"] == "demo", "the embedded demo profile ran",
+      r["profile"])
+g = r["generator"]
+c = g["collective"]
+N, S = c["ranks"], c["size"]
+check(N == 8 and c["op"] == "allreduce", "8 ranks of AllReduce", c)
+check(c["iterations"] == 5, "every timed iteration completed", c["iterations"])
+check(g["closed_loop"] is True, "closed loop (ACK/NAK, RC)", g["closed_loop"])
+algbw = S / (c["time_us"]["avg"] * 1e-6) / 1e9
+check(abs(c["algbw_gbps"] - algbw) <= 1e-3 * algbw,
+      "algbw = S / avg time", (c["algbw_gbps"], algbw))
+check(abs(c["busbw_gbps"] - c["algbw_gbps"] * 2 * (N - 1) / N)
+      <= 1e-6 * max(c["busbw_gbps"], 1e-9),
+      "busbw = algbw x 2(N-1)/N", (c["busbw_gbps"], c["algbw_gbps"]))
+check(c["time_us"]["min"] <= c["time_us"]["avg"] <= c["time_us"]["max"],
+      "time min <= avg <= max", c["time_us"])
+check(g["qps"]["lost"] == 0 and g["qps"]["duplicates"] == 0,
+      "no PSN lost or duplicated", g["qps"])
+drops = {p: {k: v for k, v in q["drops"].items() if v}
+         for p, q in r["ports"].items()}
+check(not any(drops.values()), "no frame dropped on any port", drops)
+# Each switch port s<i> forwards what its rank g<i> sent it.
+for i in range(8):
+    s, gp = r["ports"]["s%d" % i], r["ports"]["g%d" % i]
+    check(s["rx_packets"] == gp["tx_packets"] and
+          gp["rx_packets"] == s["tx_packets"],
+          "cable g%d <-> s%d carries what each side sent" % (i, i),
+          (gp["tx_packets"], s["rx_packets"], s["tx_packets"],
+           gp["rx_packets"]))
+check(r["mempool_in_use_at_exit"] == 0, "every mbuf returned",
+      r["mempool_in_use_at_exit"])
+
+print("test_demo: %d failed" % len(fails))
+sys.exit(1 if fails else 0)
