@@ -322,6 +322,114 @@ pfc_setup(struct sw *sw, char *err, size_t errlen)
 	return 0;
 }
 
+/* ---- fault stages ------------------------------------------------------- */
+
+/* [port] fault_<dir>_* as lib/fault link params for one of n workers. */
+static void
+link_params(const struct sw *sw, unsigned int p, unsigned int d,
+	    struct aifab_link_params *lp)
+{
+	const struct aifab_port_fault *f = &sw->env.prof->ports[p].fault[d];
+
+	*lp = (struct aifab_link_params){
+		.loss = { .match = f->match, .drop_ppm = f->drop_ppm,
+			  .drop_every = f->drop_every, .ce_ppm = f->ce_ppm,
+			  .seed = sw->env.prof->seed },
+		.from_ns = (uint64_t)f->from_us * 1000,
+		.until_ns = (uint64_t)f->until_us * 1000,
+		.delay_ns = (uint64_t)f->delay_us * 1000,
+		.jitter_ns = (uint64_t)f->jitter_us * 1000,
+		/* each worker carries 1/n of the traffic, as with the shaper */
+		.rate_mbps = f->rate_mbps == 0 ? 0 :
+			RTE_MAX(f->rate_mbps / sw->n_workers, 1u),
+		.queue = f->queue,
+		.down_at_ns = (uint64_t)f->down_at_us * 1000,
+		.down_for_ns = (uint64_t)f->down_for_us * 1000,
+		.storm_prio = (uint8_t)f->storm_prio,
+		.storm_at_ns = (uint64_t)f->storm_at_us * 1000,
+		.storm_for_ns = (uint64_t)f->storm_for_us * 1000,
+	};
+}
+
+/* Fault keys only where the switch can honour them. */
+static int
+link_check(const struct sw *sw, char *err, size_t errlen)
+{
+	static const char *const dir[2] = { "rx", "tx" };
+	const struct aifab_profile *prof = sw->env.prof;
+	struct aifab_link_params lp;
+	unsigned int p, d;
+
+	for (p = 0; p < sw->env.n_ports; p++)
+		for (d = 0; d < 2; d++) {
+			link_params(sw, p, d, &lp);
+			if (!aifab_link_params_active(&lp))
+				continue;
+			if (sw->env.ports[p].gen_owned) {
+				snprintf(err, errlen, "%s: [port.%s] fault_%s_*: "
+					 "the port is the generator's; allowed: "
+					 "fault keys on switch ports ([generator] "
+					 "fault_* impairs the generator's)",
+					 prof->path, prof->ports[p].name, dir[d]);
+				return -1;
+			}
+			if (sw->virtual_time && d == AIFAB_FAULT_DIR_RX &&
+			    (lp.delay_ns || lp.jitter_ns || lp.rate_mbps)) {
+				snprintf(err, errlen, "%s: [port.%s] fault_rx_"
+					 "delay_us/jitter_us/rate_gbps with "
+					 "[general] virtual_time = true: arrivals "
+					 "are pcap timestamps; allowed: delay and "
+					 "rate on fault_tx_* (or real time)",
+					 prof->path, prof->ports[p].name);
+				return -1;
+			}
+		}
+	return 0;
+}
+
+static int
+link_setup(struct sw *sw, struct sw_worker *wk, unsigned int w, int socket)
+{
+	struct aifab_link_params lp;
+	unsigned int p, d;
+
+	for (p = 0; p < sw->env.n_ports; p++)
+		for (d = 0; d < 2; d++) {
+			struct aifab_link *l;
+
+			link_params(sw, p, d, &lp);
+			if (sw->env.ports[p].gen_owned ||
+			    !aifab_link_params_active(&lp))
+				continue;
+			l = rte_zmalloc_socket("aifab_sw_link", sizeof(*l),
+					       RTE_CACHE_LINE_SIZE, socket);
+			if (l == NULL)
+				return -1;
+			wk->link[p][d] = l;
+			wk->n_links++;
+			/* streams apart per (worker, port, direction) */
+			if (aifab_link_init(l, &lp, (w * AIFAB_MAX_PORTS + p) * 2
+					    + d, socket) != 0)
+				return -1;
+		}
+	return 0;
+}
+
+static void
+link_free(struct sw_worker *wk)
+{
+	unsigned int p, d;
+
+	for (p = 0; p < AIFAB_MAX_PORTS; p++)
+		for (d = 0; d < 2; d++)
+			if (wk->link[p][d] != NULL) {
+				aifab_link_fini(wk->link[p][d]);
+				rte_free(wk->link[p][d]);
+				wk->link[p][d] = NULL;
+			}
+	wk->n_links = 0;
+}
+
 static int
 worker_setup(struct sw *sw, struct sw_worker *wk, unsigned int w, int socket)
 {
@@ -388,7 +496,7 @@ worker_setup(struct sw *sw, struct sw_worker *wk, unsigned int w, int socket)
 		aifab_pfc_wd_init(&eg->wd, &sw->wd);
 		aifab_pfc_gen_init(&eg->pfc_gen, &sw->pfc_gen[p]);
 	}
-	return 0;
+	return link_setup(sw, wk, w, socket);
 }
 
 static void
@@ -404,6 +512,7 @@ worker_free(struct sw *sw, struct sw_worker *wk)
 			rte_pktmbuf_free(wk->tx[p].pkts[tc]);
 		wk->tx[p].n = 0;
 	}
+	link_free(wk);
 	rte_free(wk->buf);
 	rte_free(wk->ecmp);
 }
@@ -432,16 +541,24 @@ sw_note_empty(const struct sw *sw, struct sw_rxq *q)
 		__atomic_store_n(&q->exhausted, true, __ATOMIC_RELEASE);
 }
 
+/* One RX burst, through the port's RX fault stage if it has one (frames
+ * it delays come back through sw_link_rx_release()). */
 static uint16_t
-sw_rx(struct sw *sw, struct sw_rxq *rq, struct rte_mbuf **pkts, uint16_t n)
+sw_rx(struct sw *sw, struct sw_worker *wk, struct sw_rxq *rq,
+      struct rte_mbuf **pkts, uint16_t n)
 {
+	struct aifab_link *l = wk->link[rq->port][AIFAB_FAULT_DIR_RX];
 	uint16_t got = rte_eth_rx_burst(sw->env.ports[rq->port].port_id,
 					rq->queue, pkts, n);
 
-	if (got == 0)
+	if (got == 0) {
 		sw_note_empty(sw, rq);
-	else
-		rq->empty_polls = 0;
+		return 0;
+	}
+	rq->empty_polls = 0;
+	if (unlikely(l != NULL))
+		got = aifab_link_in(l, pkts, got, sw_ns(sw, wk->now),
+				    wk->scratch[0]);
 	return got;
 }
 
@@ -461,13 +578,15 @@ sw_poll_real(struct sw *sw, struct sw_worker *wk, uint64_t now)
 		if (rq->exhausted)
 			continue;
 		do {
-			n = sw_rx(sw, rq, pkts, (uint16_t)RTE_MIN(budget,
+			n = sw_rx(sw, wk, rq, pkts, (uint16_t)RTE_MIN(budget,
 						(uint32_t)SW_CHUNK));
 			sw_ingress(sw, wk, rq->port, pkts, n);
 			handled += n;
 			budget -= n;
 		} while (n == SW_CHUNK && budget > 0);
 	}
+	if (unlikely(wk->n_links != 0))
+		sw_link_rx_release(sw, wk);
 	sw_egress_run(sw, wk, now);
 	return handled;
 }
@@ -606,7 +725,7 @@ sw_poll_virtual(struct sw *sw, struct sw_worker *wk)
 					sw_advance(sw, wk, wk->now + sw->vt_step);
 					return handled;
 				}
-				rq->st_n = sw_rx(sw, rq, rq->st, SW_CHUNK);
+				rq->st_n = sw_rx(sw, wk, rq, rq->st, SW_CHUNK);
 				rq->st_next = 0;
 				rq->head_tc = -1;
 				/* Empty but not known to be over: wait. */
@@ -645,6 +764,37 @@ static uint64_t
 sw_ns_to_tsc(uint64_t ns, uint64_t hz)
 {
 	return ns / NS_PER_S * hz + ns % NS_PER_S * hz / NS_PER_S;
+}
+
+/* The ports' fault stages, RX + TX summed per port. */
+static void
+sw_stats_sync_links(struct sw *sw, struct sw_worker *wk)
+{
+	uint64_t *const *cb = wk->cb;
+	unsigned int p, d;
+
+	for (p = 0; p < sw->env.n_ports; p++) {
+		uint64_t v[6] = { 0 };
+
+		for (d = 0; d < 2; d++) {
+			const struct aifab_link *l = wk->link[p][d];
+
+			if (l == NULL)
+				continue;
+			v[0] += l->loss.cnt[AIFAB_FAULT_CNT_DROPPED];
+			v[1] += l->cnt[AIFAB_LINK_CNT_DOWN_DROPPED];
+			v[2] += l->cnt[AIFAB_LINK_CNT_QUEUE_DROPPED];
+			v[3] += l->loss.cnt[AIFAB_FAULT_CNT_CE_MARKED];
+			v[4] += l->cnt[AIFAB_LINK_CNT_DELAYED];
+			v[5] += l->cnt[AIFAB_LINK_CNT_STORM_FRAMES];
+		}
+		cb[sw_st_drop_fault_loss][p] = v[0];
+		cb[sw_st_drop_link_down][p] = v[1];
+		cb[sw_st_drop_link_queue][p] = v[2];
+		cb[sw_st_fault_ce_marked][p] = v[3];
+		cb[sw_st_fault_delayed][p] = v[4];
+		cb[sw_st_fault_pfc_storm_frames][p] = v[5];
+	}
 }
 
 /*
@@ -687,6 +837,8 @@ sw_stats_sync(struct sw *sw, struct sw_worker *wk)
 		}
 	}
 	cb[sw_st_buffer_used_bytes][0] = wk->buf->used;
+	if (wk->n_links != 0)
+		sw_stats_sync_links(sw, wk);
 }
 
 static unsigned int
@@ -728,6 +880,7 @@ sw_drain(void *st, unsigned int w, uint64_t now)
 	sw_flush_queues(sw, wk);
 	for (p = 0; p < sw->env.n_ports; p++)
 		sw_tx_flush(sw, wk, p);
+	sw_link_drain(sw, wk);
 	sw_stats_sync(sw, wk);
 }
 
@@ -938,6 +1091,7 @@ sw_init(const struct aifab_env *env, unsigned int n_workers, char *err,
 		goto nomem;
 	if (sw_stats_setup(sw, err, errlen) != 0 ||
 	    rxq_assign(sw, err, errlen) != 0 ||
+	    link_check(sw, err, errlen) != 0 ||
 	    fib_build(sw, socket, err, errlen) != 0 ||
 	    ecmp_setup(sw, err, errlen) != 0 ||
 	    qos_setup(sw, err, errlen) != 0 ||
@@ -1082,6 +1236,12 @@ sw_report(const void *st, const struct aifab_report_sink *sink)
 		     id++)
 			sink->port_u64(sink->ctx, (uint16_t)p, "seen",
 				       sw_st_descs[id].name, sw_sum(sw, id, p));
+		for (id = sw_st_fault_ce_marked;
+		     id <= sw_st_fault_pfc_storm_frames; id++)
+			if (sw_sum(sw, id, p) != 0)
+				sink->port_u64(sink->ctx, (uint16_t)p, "fault",
+					       sw_st_descs[id].name + 6,
+					       sw_sum(sw, id, p));
 		report_tc(sw, p, sink);
 	}
 	report_ecmp(sw, sink);

@@ -129,24 +129,64 @@ sw_enqueue(struct sw *sw, struct sw_worker *wk, uint16_t out_port,
 
 /* ---- TX ----------------------------------------------------------------- */
 
+/* Hand @p n frames to the PMD; what it refuses is dropped, counted. */
+static void
+sw_tx_burst(struct sw *sw, struct sw_worker *wk, uint16_t port,
+	    struct rte_mbuf **pkts, uint16_t n, uint64_t bytes)
+{
+	uint16_t i, sent;
+
+	sent = rte_eth_tx_burst(sw->env.ports[port].port_id, wk->txq, pkts, n);
+	for (i = sent; i < n; i++) {
+		bytes -= pkts[i]->pkt_len;
+		sw_drop(wk, port, SW_DROP(tx_full), pkts[i]);
+	}
+	SW_ADD(wk, sw_st_tx_pkts, port, sent);
+	SW_ADD(wk, sw_st_tx_bytes, port, bytes);
+}
+
+/* TX through the port's fault stage: loss, link down, the delay line. */
+static void
+sw_tx_link(struct sw *sw, struct sw_worker *wk, uint16_t port,
+	   struct aifab_link *l)
+{
+	struct sw_txbuf *tb = &wk->tx[port];
+	uint64_t ns = sw_ns(sw, wk->now), bytes = 0;
+	struct rte_mbuf *out[SW_TXBUF];
+	uint16_t n, i;
+
+	n = aifab_link_in(l, tb->pkts, tb->n, ns, wk->scratch[0]);
+	tb->n = 0;
+	tb->bytes = 0;
+	if (n == 0)
+		n = aifab_link_out(l, tb->pkts, SW_TXBUF, ns);
+	while (n > 0) {
+		for (i = 0; i < n; i++)
+			bytes += tb->pkts[i]->pkt_len;
+		sw_tx_burst(sw, wk, port, tb->pkts, n, bytes);
+		if (!l->delaying || n < SW_TXBUF)
+			break;
+		bytes = 0;
+		n = aifab_link_out(l, out, SW_TXBUF, ns);
+		rte_memcpy(tb->pkts, out, sizeof(out[0]) * n);
+	}
+}
+
 void
 sw_tx_flush(struct sw *sw, struct sw_worker *wk, uint16_t port)
 {
 	struct sw_txbuf *tb = &wk->tx[port];
+	struct aifab_link *l = wk->link[port][AIFAB_FAULT_DIR_TX];
 	uint64_t bytes = tb->bytes; /* summed by sw_tx(): the PMD may free */
-	uint16_t i, sent;
 
+	if (unlikely(l != NULL)) {
+		sw_tx_link(sw, wk, port, l);
+		return;
+	}
 	if (tb->n == 0)
 		return;
 	tb->bytes = 0;
-	sent = rte_eth_tx_burst(sw->env.ports[port].port_id, wk->txq,
-				tb->pkts, tb->n);
-	for (i = sent; i < tb->n; i++) {
-		bytes -= tb->pkts[i]->pkt_len;
-		sw_drop(wk, port, SW_DROP(tx_full), tb->pkts[i]);
-	}
-	SW_ADD(wk, sw_st_tx_pkts, port, sent);
-	SW_ADD(wk, sw_st_tx_bytes, port, bytes);
+	sw_tx_burst(sw, wk, port, tb->pkts, tb->n, bytes);
 	tb->n = 0;
 }
 
@@ -294,6 +334,35 @@ sw_port_dequeue(struct sw *sw, struct sw_worker *wk, uint16_t port,
 	}
 }
 
+/*
+ * Configured PFC storms: TX, the port sends XOFF to its peer; RX, the
+ * port acts as if its peer had sent one (the egress pauses, the watchdog
+ * sees it).
+ */
+static void
+sw_link_storms(struct sw *sw, struct sw_worker *wk, uint16_t port)
+{
+	struct aifab_link *rx = wk->link[port][AIFAB_FAULT_DIR_RX];
+	struct aifab_link *tx = wk->link[port][AIFAB_FAULT_DIR_TX];
+	uint64_t ns = sw_ns(sw, wk->now);
+	uint8_t prio, i;
+
+	if (rx != NULL && aifab_link_storm(rx, ns, &prio)) {
+		struct aifab_pkt_info pi = { .pfc_enable = prio };
+
+		for (i = 0; i < AIFAB_PFC_NUM_PRIO; i++)
+			pi.pfc_time[i] = (prio >> i & 1) ? 0xffff : 0;
+		sw_pfc_received(sw, wk, port, &pi);
+	}
+	if (tx != NULL && aifab_link_storm(tx, ns, &prio)) {
+		struct aifab_pfc_frame f = { .enable = prio };
+
+		for (i = 0; i < AIFAB_PFC_NUM_PRIO; i++)
+			f.quanta[i] = (prio >> i & 1) ? 0xffff : 0;
+		sw_pfc_send(sw, wk, port, &f);
+	}
+}
+
 void
 sw_egress_run(struct sw *sw, struct sw_worker *wk, uint64_t now)
 {
@@ -301,7 +370,11 @@ sw_egress_run(struct sw *sw, struct sw_worker *wk, uint64_t now)
 
 	wk->now = now;
 	for (p = 0; p < sw->env.n_ports; p++) {
-		uint8_t eligible = sw_pfc_poll(sw, wk, p, now);
+		uint8_t eligible;
+
+		if (unlikely(wk->n_links != 0))
+			sw_link_storms(sw, wk, p);
+		eligible = sw_pfc_poll(sw, wk, p, now);
 
 		if (wk->eg[p].nonempty != 0)
 			sw_port_dequeue(sw, wk, p, eligible, now);
@@ -327,8 +400,57 @@ sw_queues_empty(const struct sw *sw, const struct sw_worker *wk)
 {
 	uint16_t p;
 
-	for (p = 0; p < sw->env.n_ports; p++)
+	for (p = 0; p < sw->env.n_ports; p++) {
 		if (wk->eg[p].nonempty != 0 || wk->tx[p].n != 0)
 			return false;
+		if (unlikely(wk->n_links != 0) &&
+		    ((wk->link[p][0] != NULL &&
+		      aifab_link_held(wk->link[p][0]) != 0) ||
+		     (wk->link[p][1] != NULL &&
+		      aifab_link_held(wk->link[p][1]) != 0)))
+			return false;
+	}
 	return true;
+}
+
+/* Real time: RX frames whose delay has passed go through ingress. */
+void
+sw_link_rx_release(struct sw *sw, struct sw_worker *wk)
+{
+	struct rte_mbuf *pkts[SW_CHUNK];
+	uint64_t ns = sw_ns(sw, wk->now);
+	uint16_t p, n;
+
+	for (p = 0; p < sw->env.n_ports; p++) {
+		struct aifab_link *l = wk->link[p][AIFAB_FAULT_DIR_RX];
+
+		if (l == NULL || !l->delaying)
+			continue;
+		while ((n = aifab_link_out(l, pkts, SW_CHUNK, ns)) > 0)
+			sw_ingress(sw, wk, p, pkts, n);
+	}
+}
+
+/* Stopping: what the delay lines hold is freed and counted. */
+void
+sw_link_drain(struct sw *sw, struct sw_worker *wk)
+{
+	struct rte_mbuf *pkts[SW_CHUNK];
+	uint16_t p, n, i;
+	unsigned int d;
+
+	for (p = 0; p < sw->env.n_ports; p++)
+		for (d = 0; d < 2; d++) {
+			struct aifab_link *l = wk->link[p][d];
+
+			if (l == NULL)
+				continue;
+			while ((n = aifab_link_out(l, pkts, SW_CHUNK,
+						   UINT64_MAX)) > 0)
+				for (i = 0; i < n; i++)
+					sw_drop(wk, p,
+						SW_DROP(flushed_at_stop),
+						pkts[i]);
+		}
+	RTE_SET_USED(sw);
 }

@@ -21,6 +21,7 @@
 
 #include "aifab_ecmp.h"
 #include "aifab_fib.h"
+#include "aifab_link.h"
 #include "aifab_pfc.h"
 #include "aifab_pipeline.h"
 #include "aifab_pkt.h"
@@ -123,6 +124,9 @@ struct sw_worker {
 	struct sw_peer peer[AIFAB_MAX_PORTS];
 	struct sw_ecmp_ctr *ecmp;     /* [n_groups] */
 	struct aifab_rng rng;
+	/* [port] fault_rx_* / fault_tx_*: NULL where none is configured */
+	struct aifab_link *link[AIFAB_MAX_PORTS][2];
+	uint32_t n_links;             /* non-NULL entries of link[][] */
 	uint64_t now;                 /* last clock value used */
 	uint16_t n_rxq;
 	uint16_t txq;
@@ -177,7 +181,19 @@ void sw_pfc_received(struct sw *sw, struct sw_worker *wk, uint16_t port,
 		     const struct aifab_pkt_info *pi);
 void sw_tx_flush(struct sw *sw, struct sw_worker *wk, uint16_t port);
 void sw_flush_queues(struct sw *sw, struct sw_worker *wk);
+void sw_link_rx_release(struct sw *sw, struct sw_worker *wk);
+void sw_link_drain(struct sw *sw, struct sw_worker *wk);
 bool sw_queues_empty(const struct sw *sw, const struct sw_worker *wk);
+
+/* The clock in ns (the virtual clock already is). */
+static inline uint64_t
+sw_ns(const struct sw *sw, uint64_t now)
+{
+	if (sw->virtual_time)
+		return now;
+	return now / sw->hz * 1000000000ull +
+	       now % sw->hz * 1000000000ull / sw->hz;
+}
 
 static inline void
 sw_drop(struct sw_worker *wk, uint16_t port, unsigned int reason,

@@ -75,6 +75,13 @@
 	  "PFC frame not sent: no mbuf") \
 	X(p, drop_tx_full, COUNTER, PORT, "packets", \
 	  "Dropped at egress: the PMD refused the frame") \
+	/* the ports' fault stages (lib/fault aifab_link, mirrored) */ \
+	X(p, drop_fault_loss, COUNTER, PORT, "packets", \
+	  "Dropped by the port's fault stage (loss rules, RX + TX)") \
+	X(p, drop_link_down, COUNTER, PORT, "packets", \
+	  "Lost while the port's link was down (fault stage, RX + TX)") \
+	X(p, drop_link_queue, COUNTER, PORT, "packets", \
+	  "Lost: the port's fault delay line was full (RX + TX)") \
 	/* seen on receive, not dropped for it */ \
 	X(p, rx_vlan_tagged, COUNTER, PORT, "packets", "802.1Q tagged frames") \
 	X(p, rx_qinq, COUNTER, PORT, "packets", "QinQ frames") \
@@ -86,6 +93,13 @@
 	X(p, rx_pfc_frames, COUNTER, PORT, "packets", "PFC frames received") \
 	X(p, rx_pause_frames, COUNTER, PORT, "packets", \
 	  "802.3x PAUSE frames received") \
+	/* the ports' fault stages (mirrored) */ \
+	X(p, fault_ce_marked, COUNTER, PORT, "packets", \
+	  "Marked CE by the port's fault stage (RX + TX)") \
+	X(p, fault_delayed, COUNTER, PORT, "packets", \
+	  "Frames through the port's fault delay line (RX + TX)") \
+	X(p, fault_pfc_storm_frames, COUNTER, PORT, "frames", \
+	  "XOFF of a configured PFC storm: sent (TX) or acted on (RX)") \
 	/* per egress (port, TC); the order of lib/qos' counters */ \
 	X(p, tc_tx_pkts, COUNTER, PORT_TC, "packets", \
 	  "Frames dequeued from the TC's queue") \

@@ -88,6 +88,29 @@ enum aifab_port_role {
 };
 
 /** [port.<name>] */
+/** `[port.<name>] fault_rx_*` / `fault_tx_*`: one direction's link
+ * impairments (lib/fault aifab_link), in profile units. */
+struct aifab_port_fault {
+	uint8_t match;              /**< enum aifab_fault_match */
+	uint32_t drop_ppm;
+	uint32_t drop_every;
+	uint32_t ce_ppm;
+	uint32_t delay_us;
+	uint32_t jitter_us;
+	uint32_t rate_mbps;         /**< 0: no limit */
+	uint32_t queue;             /**< delay line, frames */
+	uint32_t from_us;           /**< loss/delay/rate window */
+	uint32_t until_us;          /**< 0: to the end */
+	uint32_t down_at_us;
+	uint32_t down_for_us;       /**< 0: never down */
+	uint32_t storm_prio;        /**< bit i: PFC priority i */
+	uint32_t storm_at_us;
+	uint32_t storm_for_us;      /**< 0: to the end */
+};
+
+/** Index of aifab_port_params.fault[]. */
+enum { AIFAB_FAULT_DIR_RX = 0, AIFAB_FAULT_DIR_TX = 1 };
+
 struct aifab_port_params {
 	char name[AIFAB_NAME_LEN];  /**< section suffix, e.g. "p0" */
 	char device[64];            /**< ethdev name to bind; "" = by order */
@@ -107,6 +130,7 @@ struct aifab_port_params {
 	uint16_t tx_desc;
 	uint8_t trust;              /**< enum aifab_trust */
 	uint32_t cable_m;           /**< cable length, for PFC headroom */
+	struct aifab_port_fault fault[2]; /**< [AIFAB_FAULT_DIR_RX/TX] */
 };
 
 /** [tc.<n>]: one traffic class, the same on every port. */

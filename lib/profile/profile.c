@@ -245,11 +245,20 @@ keys_of(enum profile_sect kind, char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (i = 0; i < profile_n_keys; i++) {
+		const char *name = profile_keys[i].name;
+
 		if (profile_keys[i].sect != kind)
 			continue;
+		/* The fault keys are one family per direction: name it once. */
+		if (strncmp(name, "fault_rx_", 9) == 0 ||
+		    strncmp(name, "fault_tx_", 9) == 0) {
+			if (strstr(buf, "fault_rx_*") != NULL)
+				continue;
+			name = "fault_rx_* and fault_tx_* (docs/profiles.md)";
+		}
 		if (buf[0] != '\0')
 			strlcat(buf, ", ", len);
-		strlcat(buf, profile_keys[i].name, len);
+		strlcat(buf, name, len);
 	}
 }
 

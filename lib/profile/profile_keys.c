@@ -42,6 +42,8 @@ static const char *const field_names[] = {
 static const char *const pfcwd_names[] = { "drop", "forward", "alert", NULL };
 static const char *const fault_at_names[] = { "rx", "tx", NULL };
 static const char *const fault_match_names[] = { "data", "roce", "all", NULL };
+static const char *const prio_names[] = {
+	"0", "1", "2", "3", "4", "5", "6", "7", NULL };
 
 _Static_assert(AIFAB_HF_SIP == 1 << 0 && AIFAB_HF_DIP == 1 << 1 &&
 	       AIFAB_HF_PROTO == 1 << 2 && AIFAB_HF_SPORT == 1 << 3 &&
@@ -170,6 +172,74 @@ const struct profile_key profile_keys[] = {
 	  .min = 0, .max = 10000, .def = "3", .unit = "metres",
 	  .help = "Cable length to the peer, for the computed PFC headroom "
 		  "(`[tc.<n>] pfc_headroom_bytes = 0`)." },
+
+	/* [port.<name>] fault_rx_* / fault_tx_*: one direction's impairments */
+#define LF_U32(d, i, key, field, lo, hi, z, dflt, u, h) \
+	{ .sect = PROFILE_SECT_PORT, .name = "fault_" d "_" key, \
+	  .type = PROFILE_T_U32, .off = PP_OFF(fault[i].field), \
+	  .size = PP_SZ(fault[i].field), .off_has = SIZE_MAX, .min = lo, \
+	  .max = hi, .zero_ok = z, .def = dflt, .unit = u, .help = h }
+#define LF_KEYS(d, i, dirtext) \
+	{ .sect = PROFILE_SECT_PORT, .name = "fault_" d "_match", \
+	  .type = PROFILE_T_ENUM, .off = PP_OFF(fault[i].match), \
+	  .size = PP_SZ(fault[i].match), .off_has = SIZE_MAX, \
+	  .names = fault_match_names, .def = "data", .unit = "", \
+	  .help = "Frames " dirtext " that the loss and CE rules number and " \
+		  "may hit: `data` (RoCEv2 SEND/WRITE), `roce` (also ACK, " \
+		  "NAK, CNP) or `all`. Delay, rate and link down take every " \
+		  "frame." }, \
+	LF_U32(d, i, "drop_ppm", drop_ppm, 0, 1000000, false, "0", \
+	       "per million", "Loss: probability of dropping a matching " \
+	       "frame " dirtext " (seeded by `[general] seed`)."), \
+	LF_U32(d, i, "drop_every", drop_every, 1, UINT32_MAX, true, "0", \
+	       "frames", "Loss: drop every Nth matching frame " dirtext \
+	       "; 0 = off."), \
+	LF_U32(d, i, "ce_ppm", ce_ppm, 0, 1000000, false, "0", \
+	       "per million", "Probability of marking an ECT matching frame " \
+	       dirtext " CE."), \
+	LF_U32(d, i, "delay_us", delay_us, 0, 10000000, false, "0", "us", \
+	       "Latency added to every frame " dirtext "; frames wait in a " \
+	       "FIFO delay line (see `queue`), so nothing is reordered."), \
+	LF_U32(d, i, "jitter_us", jitter_us, 0, 10000000, false, "0", "us", \
+	       "Plus a uniform 0..jitter_us per frame (seeded); FIFO order " \
+	       "is kept."), \
+	{ .sect = PROFILE_SECT_PORT, .name = "fault_" d "_rate_gbps", \
+	  .type = PROFILE_T_DECIMAL, .decimals = 3, \
+	  .off = PP_OFF(fault[i].rate_mbps), .size = PP_SZ(fault[i].rate_mbps), \
+	  .off_has = SIZE_MAX, .min = 1, .max = 1600000, .zero_ok = true, \
+	  .def = "0", .unit = "Gbit/s", \
+	  .help = "Bandwidth limit " dirtext " (frames queue in the delay " \
+		  "line at this rate, wire bytes); 0 = none." }, \
+	LF_U32(d, i, "queue", queue, 16, 1048576, false, "8192", "frames", \
+	       "Delay line size " dirtext "; frames beyond it are lost " \
+	       "(counted `link_queue_dropped`)."), \
+	LF_U32(d, i, "from_us", from_us, 0, UINT32_MAX, false, "0", "us", \
+	       "Loss, CE, delay and rate " dirtext " start this long after " \
+	       "the first frame or poll on the port."), \
+	LF_U32(d, i, "until_us", until_us, 1, UINT32_MAX, true, "0", "us", \
+	       "... and stop at this time; 0 = never."), \
+	LF_U32(d, i, "down_at_us", down_at_us, 0, UINT32_MAX, false, "0", \
+	       "us", "Link down " dirtext " from this time ..."), \
+	LF_U32(d, i, "down_for_us", down_for_us, 1, UINT32_MAX, true, "0", \
+	       "us", "... for this long (every frame lost, counted " \
+	       "`link_down_dropped`); 0 = never down."), \
+	{ .sect = PROFILE_SECT_PORT, .name = "fault_" d "_pfc_storm", \
+	  .type = PROFILE_T_FLAGS, .off = PP_OFF(fault[i].storm_prio), \
+	  .size = PP_SZ(fault[i].storm_prio), .off_has = SIZE_MAX, \
+	  .names = prio_names, .zero_ok = true, .def = "", .unit = "", \
+	  .help = "PFC storm (a stuck XOFF) on these priorities, e.g. `3`: " \
+		  dirtext ", one XOFF (quanta 65535) every 100 us during " \
+		  "the storm; empty = none." }, \
+	LF_U32(d, i, "pfc_storm_at_us", storm_at_us, 0, UINT32_MAX, false, \
+	       "0", "us", "The storm starts at this time ..."), \
+	LF_U32(d, i, "pfc_storm_for_us", storm_for_us, 1, UINT32_MAX, true, \
+	       "0", "us", "... and lasts this long; 0 = to the end.")
+	LF_KEYS("rx", AIFAB_FAULT_DIR_RX,
+		"arriving on the port (from its peer)"),
+	LF_KEYS("tx", AIFAB_FAULT_DIR_TX,
+		"leaving the port (to its peer)"),
+#undef LF_KEYS
+#undef LF_U32
 
 	/* [qos] */
 	{ .sect = PROFILE_SECT_QOS, .name = "buffer_bytes", .type = PROFILE_T_U64,

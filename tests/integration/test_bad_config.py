@@ -89,6 +89,16 @@ CASES = [
     ("unknown [generator] port", append("[generator]\n"
                                         "enabled = true\nports = p0 p9"),
      [], None, ["FILE", "[generator]", "ports", "p9", "allowed"]),
+    ("fault on a generator port", append("[generator]\n"
+                                         "enabled = true\nports = p0"),
+     ["port.p0.fault_tx_drop_ppm=10"], None,
+     ["FILE", "[port.p0]", "fault_tx", "generator", "allowed"]),
+    ("fault ppm out of range", edit("[port.p1]",
+                                    "fault_rx_drop_ppm = 2000000"),
+     [], None, ["FILE", "[port.p1]", "fault_rx_drop_ppm", "2000000",
+                "allowed"]),
+    ("--set bad PFC storm priority", None, ["port.p1.fault_tx_pfc_storm=9"],
+     None, ["[port.p1]", "fault_tx_pfc_storm", "9", "allowed"]),
     ("--set bad unit", None, ["port.p0.speed_gbps=fast"], None,
      ["--set", "[port.p0]", "speed_gbps", "fast", "allowed"]),
     ("--set unknown key", None, ["general.colour=red"], None,

@@ -26,6 +26,7 @@
 
 #include "aifab_eal.h"
 #include "aifab_fault.h"
+#include "aifab_link.h"
 
 static struct rte_mempool *pool;
 static char run_dir[512];
@@ -250,6 +251,139 @@ test_burst_ipv6_all(void **state)
 	assert_int_equal(rte_mempool_in_use_count(pool), 0);
 }
 
+/*
+ * lib/fault link stage. Departures from the formula, not from the code:
+ * a frame of L bytes at R Mb/s occupies (L + 24) x 8 / R us of wire
+ * (FCS, preamble + SFD, IFG), a delayed frame leaves at arrival + delay,
+ * and a FIFO line never lets a frame pass the one ahead of it.
+ */
+static void
+test_link_delay_rate(void **state)
+{
+	struct aifab_link l;
+	struct aifab_link_params p = { .delay_ns = 10000, .rate_mbps = 1000 };
+	struct rte_mbuf *pk[4], *out[4];
+	const uint64_t t0 = 5000000; /* any origin: times are relative */
+	/* 90-byte frames at 1 Gb/s: (90 + 24) x 8 = 912 ns each */
+	const uint64_t wire = 912;
+
+	(void)state;
+	assert_int_equal(aifab_link_init(&l, &p, 0, SOCKET_ID_ANY), 0);
+	assert_true(aifab_link_params_active(&p));
+	pk[0] = roce4(2, 0x0A, 1);
+	pk[1] = roce4(2, 0x0A, 2);
+	pk[2] = roce4(2, 0x0A, 3);
+	assert_int_equal(pk[0]->pkt_len, 90);
+	assert_int_equal(aifab_link_in(&l, pk, 3, t0, (uint8_t[256]){ 0 }), 0);
+	assert_int_equal(aifab_link_held(&l), 3);
+	/* first: at t0 + delay (+ its own wire time: the line starts idle,
+	 * last_out = 0, so max(delay, wire) = delay) */
+	assert_int_equal(aifab_link_out(&l, out, 4, t0 + 10000 - 1), 0);
+	assert_int_equal(aifab_link_out(&l, out, 4, t0 + 10000), 1);
+	assert_int_equal(rte_pktmbuf_mtod(out[0], uint8_t *)[19], 1);
+	rte_pktmbuf_free(out[0]);
+	/* second and third: one wire time apart after the first */
+	assert_int_equal(aifab_link_out(&l, out, 4, t0 + 10000 + wire - 1), 0);
+	assert_int_equal(aifab_link_out(&l, out, 4, t0 + 10000 + wire), 1);
+	assert_int_equal(rte_pktmbuf_mtod(out[0], uint8_t *)[19], 2);
+	rte_pktmbuf_free(out[0]);
+	assert_int_equal(aifab_link_out(&l, out, 4, t0 + 10000 + 2 * wire), 1);
+	assert_int_equal(rte_pktmbuf_mtod(out[0], uint8_t *)[19], 3);
+	rte_pktmbuf_free(out[0]);
+	assert_int_equal(l.cnt[AIFAB_LINK_CNT_DELAYED], 3);
+	/* a frame held at stop is freed by fini */
+	pk[3] = roce4(2, 0x0A, 4);
+	aifab_link_in(&l, &pk[3], 1, t0 + 20000, (uint8_t[256]){ 0 });
+	aifab_link_fini(&l);
+	assert_int_equal(rte_mempool_in_use_count(pool), 0);
+}
+
+static void
+test_link_jitter_fifo_queue(void **state)
+{
+	struct aifab_link l;
+	struct aifab_link_params p = { .delay_ns = 1000, .jitter_ns = 50000,
+				       .queue = 8 };
+	struct rte_mbuf *pk[10], *out[10];
+	uint16_t n, got = 0, i;
+	uint64_t t;
+
+	(void)state;
+	assert_int_equal(aifab_link_init(&l, &p, 7, SOCKET_ID_ANY), 0);
+	for (i = 0; i < 10; i++)
+		pk[i] = roce4(2, 0x0A, (uint8_t)i);
+	/* 10 frames, 8 slots: 2 lost to the full line */
+	assert_int_equal(aifab_link_in(&l, pk, 10, 0, (uint8_t[256]){ 0 }), 0);
+	assert_int_equal(l.cnt[AIFAB_LINK_CNT_QUEUE_DROPPED], 2);
+	assert_int_equal(aifab_link_held(&l), 8);
+	/* nothing before delay; all by delay + jitter; ids in order */
+	assert_int_equal(aifab_link_out(&l, out, 10, 999), 0);
+	for (t = 1000; t <= 1000 + 50000; t += 997) {
+		n = aifab_link_out(&l, out + got, (uint16_t)(10 - got), t);
+		got = (uint16_t)(got + n);
+	}
+	got = (uint16_t)(got + aifab_link_out(&l, out + got,
+					     (uint16_t)(10 - got), 51000));
+	assert_int_equal(got, 8);
+	for (i = 0; i < 8; i++)
+		assert_int_equal(rte_pktmbuf_mtod(out[i], uint8_t *)[19], i);
+	rte_pktmbuf_free_bulk(out, 8);
+	aifab_link_fini(&l);
+	assert_int_equal(rte_mempool_in_use_count(pool), 0);
+}
+
+static void
+test_link_down_window_storm(void **state)
+{
+	struct aifab_link l;
+	struct aifab_link_params p = {
+		.down_at_ns = 2000, .down_for_ns = 3000,
+		.loss = { .match = AIFAB_FAULT_MATCH_ALL, .drop_every = 1 },
+		.from_ns = 10000, .until_ns = 20000,
+		.storm_prio = 1 << 3, .storm_at_ns = 1000000,
+		.storm_for_ns = 1000000, .storm_refresh_ns = 100000,
+	};
+	struct rte_mbuf *m;
+	uint64_t t;
+	uint8_t prio = 0;
+	unsigned int storms = 0;
+
+	(void)state;
+	assert_int_equal(aifab_link_init(&l, &p, 0, SOCKET_ID_ANY), 0);
+	/* origin 0 at the first call; down in [2000, 5000) */
+	m = roce4(2, 0x0A, 1);
+	assert_int_equal(aifab_link_in(&l, &m, 1, 0, (uint8_t[256]){ 0 }), 1);
+	rte_pktmbuf_free(m);
+	assert_false(aifab_link_down(&l, 1999));
+	assert_true(aifab_link_down(&l, 2000));
+	assert_true(aifab_link_down(&l, 4999));
+	assert_false(aifab_link_down(&l, 5000));
+	m = roce4(2, 0x0A, 2);
+	assert_int_equal(aifab_link_in(&l, &m, 1, 3000, (uint8_t[256]){ 0 }), 0);
+	assert_int_equal(l.cnt[AIFAB_LINK_CNT_DOWN_DROPPED], 1);
+	/* loss only inside [10000, 20000) */
+	m = roce4(2, 0x0A, 3);
+	assert_int_equal(aifab_link_in(&l, &m, 1, 9999, (uint8_t[256]){ 0 }), 1);
+	rte_pktmbuf_free(m);
+	m = roce4(2, 0x0A, 4);
+	assert_int_equal(aifab_link_in(&l, &m, 1, 10000, (uint8_t[256]){ 0 }), 0);
+	m = roce4(2, 0x0A, 5);
+	assert_int_equal(aifab_link_in(&l, &m, 1, 20000, (uint8_t[256]){ 0 }), 1);
+	rte_pktmbuf_free(m);
+	assert_int_equal(l.loss.cnt[AIFAB_FAULT_CNT_DROPPED], 1);
+	/* storm: one XOFF per 100 us in [1 ms, 2 ms), polled every 10 us */
+	for (t = 0; t < 3000000; t += 10000)
+		if (aifab_link_storm(&l, t, &prio)) {
+			assert_true(t >= 1000000 && t < 2000000);
+			assert_int_equal(prio, 1 << 3);
+			storms++;
+		}
+	assert_int_equal(storms, 10);
+	assert_int_equal(l.cnt[AIFAB_LINK_CNT_STORM_FRAMES], 10);
+	aifab_link_fini(&l);
+	assert_int_equal(rte_mempool_in_use_count(pool), 0);
+}
+
 static int
 eal_up(void **state)
 {
@@ -282,6 +416,9 @@ main(void)
 	const struct CMUnitTest mbufs[] = {
 		cmocka_unit_test(test_burst),
 		cmocka_unit_test(test_burst_ipv6_all),
+		cmocka_unit_test(test_link_delay_rate),
+		cmocka_unit_test(test_link_jitter_fifo_queue),
+		cmocka_unit_test(test_link_down_window_storm),
 	};
 	int fails = 0;
 

@@ -1,0 +1,190 @@
+#!/usr/bin/python3
+"""Issue 8: the shipped scenarios (profiles/scenarios) through
+tools/scenarios.py, each judged from its JSON report, and the switch
+ports' fault stage (link down, bandwidth limit) against the formulas it
+must obey.
+
+Orderings asserted, not absolute times (timing is the TSC of a shared
+machine): latency costs at least its 2(N-1) one-way waits, loss costs
+more than latency (go-back-N re-sends windows, tail losses wait for the
+retransmit timer), lossless incast loses nothing and pauses, lossy incast
+drops and retransmits, ECN marks and DCQCN cuts rates, a PFC storm is
+detected, dropped and restored by the watchdog and the job still ends."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+exe = sys.argv[1] if len(sys.argv) > 1 else os.environ["AIFAB_EXE"]
+root = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+fails = []
+
+
+def check(ok, what, got=""):
+    print("%s  %s%s" % ("ok  " if ok else "FAIL", what,
+                        "" if ok else ": got %s" % (got,)), flush=True)
+    if not ok:
+        fails.append(what)
+
+
+def tc3(rep, port, key):
+    return rep["ports"][port]["tc"]["3"][key]
+
+
+with tempfile.TemporaryDirectory() as d:
+    out = os.path.join(d, "s.json")
+    p = subprocess.run([sys.executable,
+                        os.path.join(root, "tools", "scenarios.py"),
+                        "--exe", exe, "--json", out,
+                        "--only", "clean,latency,loss,latency-loss,"
+                        "incast-lossless,incast-lossy,ecn-dcqcn,pfc-storm"],
+                       capture_output=True, text=True, timeout=900)
+    print(p.stdout)
+    check(p.returncode == 0, "tools/scenarios.py exit 0",
+          (p.returncode, p.stderr[-800:]))
+    res = json.load(open(out))
+rows = {r["scenario"]: r for r in res["rows"]}
+reps = res["reports"]
+
+for n, r in rows.items():
+    check(r["finished"], "%s: the collective completed" % n, r["end"])
+
+# --- the same AllReduce: clean, latency, loss, both -----------------------
+c, lat, loss, ll = (rows[n] for n in ("clean", "latency", "loss",
+                                      "latency-loss"))
+N = reps["clean"]["generator"]["collective"]["ranks"]
+check(c["drops"] == 0 and c["retx_packets"] == 0,
+      "clean: no drop, no retransmit", (c["drops"], c["retx_packets"]))
+check(c["time_us"] >= c["ideal_us"] * 0.99,
+      "clean: not faster than the ideal 2(N-1)/N x S / rate",
+      (c["time_us"], c["ideal_us"]))
+# every one of the 2(N-1) steps waits for a frame that crossed a delayed
+# leaf egress: at least half of 2(N-1) x 200 us more than clean
+check(lat["time_us"] - c["time_us"] >= 0.5 * 2 * (N - 1) * 200,
+      "latency: +200 us one way costs >= (N-1) x 200 us per collective",
+      (lat["time_us"], c["time_us"]))
+check(lat["retx_packets"] == 0 and lat["drops"] == 0,
+      "latency: nothing lost", (lat["retx_packets"], lat["drops"]))
+check(loss["retx_packets"] > 0 and loss["drops"] > 0,
+      "loss: frames dropped by the fault stage and re-sent",
+      (loss["drops"], loss["retx_packets"]))
+fl = sum(p["drops"]["fault_loss"] for p in reps["loss"]["ports"].values())
+check(fl == loss["drops"], "loss: every drop is the fault stage's", fl)
+check(loss["time_us"] > lat["time_us"],
+      "ordering: loss costs more than latency", (loss["time_us"],
+                                                 lat["time_us"]))
+check(loss["retx_packets"] > fl,
+      "go-back-N: more frames re-sent than lost (windows re-sent)",
+      (loss["retx_packets"], fl))
+check(ll["time_us"] > lat["time_us"] and ll["time_us"] > 3 * c["time_us"],
+      "latency+loss: slower than latency alone and > 3x clean",
+      (ll["time_us"], lat["time_us"], c["time_us"]))
+
+# --- incast: lossless vs lossy vs ECN/DCQCN --------------------------------
+il, iy, ec = (reps[n] for n in ("incast-lossless", "incast-lossy",
+                                "ecn-dcqcn"))
+check(rows["incast-lossless"]["drops"] == 0,
+      "lossless incast: zero drops on every port",
+      rows["incast-lossless"]["drops"])
+check(rows["incast-lossless"]["retx_packets"] == 0,
+      "lossless incast: no retransmit", rows["incast-lossless"])
+check(sum(tc3(il, p, "pfc_xoff_sent") for p in il["ports"]
+          if p.startswith("s")) > 0,
+      "lossless incast: the leaf sent PFC XOFF on TC 3",
+      rows["incast-lossless"]["pfc_xoff_sent"])
+check(il["generator"]["pfc"]["rx_frames"] > 0,
+      "lossless incast: the NICs received the pauses",
+      il["generator"]["pfc"])
+check(iy["ports"]["s0"]["drops"]["egress_queue"] > 0,
+      "lossy incast: the slow port's queue drops",
+      iy["ports"]["s0"]["drops"])
+check(rows["incast-lossy"]["retx_packets"] > 0,
+      "lossy incast: drops are retransmitted", rows["incast-lossy"])
+check(rows["incast-lossy"]["pfc_xoff_sent"] == 0,
+      "lossy incast: no PFC", rows["incast-lossy"]["pfc_xoff_sent"])
+check(rows["incast-lossy"]["time_us"] > rows["incast-lossless"]["time_us"],
+      "lossy incast slower than lossless (recoveries cost more than pauses)",
+      (rows["incast-lossy"]["time_us"], rows["incast-lossless"]["time_us"]))
+e = rows["ecn-dcqcn"]
+check(tc3(ec, "s0", "ecn_marked") > 0, "ecn-dcqcn: the slow port marks CE",
+      tc3(ec, "s0", "ecn_marked"))
+check(e["cnps"] > 0 and e["rate_cuts"] > 0,
+      "ecn-dcqcn: CNPs sent and DCQCN cut rates", e)
+check(sum(tc3(ec, p, "tail_drops") + tc3(ec, p, "headroom_overflow")
+          for p in ec["ports"] if p.startswith("s")) == 0,
+      "ecn-dcqcn: nothing lost on the lossless TC", e)
+
+# --- PFC storm: watchdog detects, drops, restores ---------------------------
+ps = reps["pfc-storm"]
+s5 = ps["ports"]["s5"]
+storm_frames = s5.get("fault", {}).get("pfc_storm_frames", 0)
+# 400 ms of storm, one XOFF per 100 us at most
+check(0 < storm_frames <= 400000 // 100 + 1,
+      "pfc-storm: the storm's XOFFs acted on at s5 (<= 1 per 100 us)",
+      storm_frames)
+check(tc3(ps, "s5", "pfcwd_storms") >= 1,
+      "pfc-storm: the watchdog detected the storm on s5 TC 3",
+      s5["tc"]["3"])
+check(tc3(ps, "s5", "pfcwd_drops") > 0,
+      "pfc-storm: the watchdog dropped the stuck queue's traffic",
+      s5["tc"]["3"])
+check(tc3(ps, "s5", "pfcwd_restored") >= 1,
+      "pfc-storm: the queue was restored after the storm", s5["tc"]["3"])
+check(all(tc3(ps, p, "pfcwd_storms") == 0 for p in ps["ports"]
+          if p.startswith("s") and p != "s5"),
+      "pfc-storm: no other port stormed", "")
+check(rows["pfc-storm"]["retx_packets"] > 0,
+      "pfc-storm: what the watchdog dropped was re-sent",
+      rows["pfc-storm"])
+
+
+# --- fault stage on a switch port: bandwidth limit and link down ----------
+def run(sets, name):
+    with tempfile.TemporaryDirectory() as d:
+        rep = os.path.join(d, "r.json")
+        cmd = [exe, "--", "--profile",
+               os.path.join(root, "profiles", "scenarios", "clean.ini"),
+               "--report-json", rep, "--quiet", "--duration", "60",
+               "--set", "generator.size_bytes=1048576",
+               "--set", "generator.iterations=3"]
+        for s in sets:
+            cmd += ["--set", s]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+        check(p.returncode == 0, "%s: exit 0" % name,
+              (p.returncode, p.stderr[-500:]))
+        return json.load(open(rep))
+
+
+S = 1048576
+r = run(["port.s3.fault_tx_rate_gbps=0.5"], "rate limit")
+t = r["generator"]["collective"]["time_us"]["avg"]
+# ring AllReduce puts 2(N-1)/N x S through every link; s3 -> g3 at 0.5 Gb/s
+bound = 2 * (N - 1) / N * S * 8 / 0.5e9 * 1e6
+check(t >= 0.95 * bound,
+      "rate limit: time >= 2(N-1)/N x S / 0.5 Gb/s = %.0f us" % bound, t)
+check(t <= 3 * bound, "rate limit: the limited link is the bottleneck "
+      "(time < 3x its bound)", t)
+check(r["ports"]["s3"]["fault"]["delayed"] ==
+      r["ports"]["s3"]["tx_packets"],
+      "rate limit: every frame s3 sent went through its delay line",
+      (r["ports"]["s3"]["fault"], r["ports"]["s3"]["tx_packets"]))
+check(r["end"] == "input_consumed" and r["mempool_in_use_at_exit"] == 0,
+      "rate limit: completed, every mbuf returned", r["end"])
+
+r = run(["port.s2.fault_tx_down_at_us=1000",
+         "port.s2.fault_tx_down_for_us=5000",
+         "generator.retx_timeout_us=2000"], "link down")
+dn = r["ports"]["s2"]["drops"]["link_down"]
+check(dn > 0, "link down: frames lost while s2 was down", dn)
+check(r["generator"]["rc"]["retx_packets"] > 0,
+      "link down: the lost frames were re-sent", r["generator"]["rc"])
+check(r["end"] == "input_consumed" and r["mempool_in_use_at_exit"] == 0,
+      "link down: the job recovered and completed, every mbuf returned",
+      (r["end"], r["mempool_in_use_at_exit"]))
+check(r["generator"]["qps"]["lost"] == 0,
+      "link down: nothing lost end to end (RC)", r["generator"]["qps"])
+
+print("%d failed" % len(fails))
+sys.exit(1 if fails else 0)
