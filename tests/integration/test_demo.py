@@ -48,7 +48,7 @@ algbw = S / (c["time_us"]["avg"] * 1e-6) / 1e9
 check(abs(c["algbw_gbps"] - algbw) <= 1e-3 * algbw,
       "algbw = S / avg time", (c["algbw_gbps"], algbw))
 check(abs(c["busbw_gbps"] - c["algbw_gbps"] * 2 * (N - 1) / N)
-      <= 1e-6 * max(c["busbw_gbps"], 1e-9),
+      <= 2e-6 + 1e-5 * c["busbw_gbps"],  # JSON keeps 6 decimals
       "busbw = algbw x 2(N-1)/N", (c["busbw_gbps"], c["algbw_gbps"]))
 check(c["time_us"]["min"] <= c["time_us"]["avg"] <= c["time_us"]["max"],
       "time min <= avg <= max", c["time_us"])
