@@ -117,7 +117,7 @@ struct app_capture *app_capture_start(const struct aifab_env *env,
 void app_capture_stop(struct app_capture *cap);
 
 /* export.c: live statistics (console, files, telemetry, HTML report). */
-#define APP_MAX_PIPES 4
+#define APP_MAX_PIPES (AIFAB_MAX_SWITCHES + 2)
 struct app_stats;
 struct aifab_stats_block;
 struct app_stats *app_stats_new(const struct app_args *a,

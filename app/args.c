@@ -82,7 +82,7 @@ app_usage(FILE *f, const char *prog)
 "\n"
 "EAL defaults, each added only when the user gave none of its kind:\n"
 "  --file-prefix aifab-<pid>     always, unless --file-prefix is given\n"
-"  --no-huge -m 512              when no hugepages are free (or no hugetlbfs\n"
+"  --no-huge -m 1024             when no hugepages are free (or no hugetlbfs\n"
 "                                is mounted) and no memory option (-m,\n"
 "                                --socket-mem, --no-huge) is given\n"
 "  --no-pci                      when no EAL options are given at all\n"
@@ -198,7 +198,7 @@ eal_defaults(struct app_args *a)
 	if (!eal_has(a, "--no-huge") && !eal_has(a, "-m") &&
 	    !eal_has(a, "--socket-mem") && !hugepages_free()) {
 		if (eal_push(a, "--no-huge") != 0 || eal_push(a, "-m") != 0 ||
-		    eal_push(a, "512") != 0)
+		    eal_push(a, "1024") != 0)
 			return -1;
 	}
 	if (!a->eal_given && eal_push(a, "--no-pci") != 0)

@@ -78,7 +78,8 @@ app_stats_add_pipe(struct app_stats *s, const struct aifab_pipeline_ops *ops,
 	set = ops->stats != NULL ? ops->stats(st) : NULL;
 	if (set == NULL)
 		return 0;
-	if (strcmp(ops->name, "switch") == 0)
+	/* Port views (console, /aifab/ports) read the first switch's set. */
+	if (strcmp(ops->name, "switch") == 0 && s->sw < 0)
 		s->sw = (int)s->n_sets;
 	s->set[s->n_sets++].set = set;
 	return 0;

@@ -55,6 +55,9 @@ struct app {
 	struct aifab_env env;
 	unsigned int n_pipes;
 	struct app_pipe pipe[APP_MAX_SLOTS];
+	/* Each switch instance's profile view (its routes, neighbours, ECMP),
+	 * alive until the pipelines are freed. */
+	struct aifab_profile *sw_prof[AIFAB_MAX_SWITCHES];
 	void *gen;                  /* the generator's state, if it runs */
 	const struct app_pipe *src; /* the traffic source (generator/replay) */
 	struct lcore_plan plan[RTE_MAX_LCORE];
@@ -132,12 +135,60 @@ pipe_add(struct app *app, const struct aifab_pipeline_ops *ops, void *st)
 	app->n_pipes++;
 }
 
-/* The switch only runs when some port is left to it. */
+/* Switch instance @p k only runs when some port is left to it. */
 static bool
-switch_wanted(const struct aifab_profile *p, uint32_t gen_mask)
+switch_wanted(const struct aifab_profile *p, uint32_t gen_mask, unsigned int k)
 {
-	return p->switch_enabled &&
-	       gen_mask != ((p->n_ports >= 32 ? 0u : 1u << p->n_ports) - 1);
+	unsigned int i;
+
+	if (!p->switch_enabled)
+		return false;
+	for (i = 0; i < p->n_ports; i++)
+		if (!((gen_mask >> i) & 1) && p->ports[i].sw == k)
+			return true;
+	return false;
+}
+
+/* One switch pipeline per instance, all on the switch lcores. */
+static int
+app_start_switches(struct app *app, const unsigned int *ids, unsigned int n,
+		   uint32_t gen_mask, char *err, size_t errlen)
+{
+	const struct aifab_profile *prof = &app->prof;
+	struct aifab_env env;
+	unsigned int k, i;
+	void *sw;
+
+	for (k = 0; k < prof->n_switches; k++) {
+		const char *name = prof->switches[k].name;
+
+		if (!switch_wanted(prof, gen_mask, k))
+			continue;
+		app->sw_prof[k] = malloc(sizeof(*app->sw_prof[k]));
+		if (app->sw_prof[k] == NULL ||
+		    aifab_profile_switch_view(prof, k, app->sw_prof[k]) != 0) {
+			snprintf(err, errlen, "out of memory for switch %s",
+				 name);
+			return -1;
+		}
+		env = app->env;
+		env.prof = app->sw_prof[k];
+		env.sw_index = (uint8_t)k;
+		snprintf(env.sw_name, sizeof(env.sw_name), "%s", name);
+		env.worker_lcores = ids; /* stats labels, during init */
+		sw = aifab_switch_ops.init(&env, n, err, errlen);
+		if (sw == NULL)
+			return -1;
+		pipe_add(app, &aifab_switch_ops, sw);
+		for (i = 0; i < n; i++)
+			plan_add(app, ids[i], &aifab_switch_ops, sw, i);
+		printf("switch%s%s: %u worker%s on lcore%s", name[0] ? " " : "",
+		       name, n, n > 1 ? "s" : "", n > 1 ? "s" : "");
+		for (i = 0; i < n; i++)
+			printf(" %u", ids[i]);
+		printf("\n");
+	}
+	return 0;
 }
 
 static int
@@ -148,11 +199,12 @@ app_start(struct app *app, char *err, size_t errlen)
 	uint32_t gen_mask;
 	uint64_t ts_flag;
 	int n = 1, ts_off;
-	bool sw_on;
+	bool sw_on = false;
 
 	if (app_gen_port_mask(prof, &gen_mask, err, errlen) != 0)
 		return -1;
-	sw_on = switch_wanted(prof, gen_mask);
+	for (i = 0; i < prof->n_switches; i++)
+		sw_on |= switch_wanted(prof, gen_mask, i);
 	if (sw_on) {
 		n = app_switch_lcores(prof, app_ports_max_workers(prof,
 				      &app->args), ids, err, errlen);
@@ -177,24 +229,9 @@ app_start(struct app *app, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot register the mbuf timestamp field");
 		return -1;
 	}
-	if (sw_on) {
-		void *sw;
-
-		app->env.worker_lcores = ids; /* stats labels, during init */
-		sw = aifab_switch_ops.init(&app->env, (unsigned int)n, err,
-					   errlen);
-		app->env.worker_lcores = NULL;
-		if (sw == NULL)
-			return -1;
-		pipe_add(app, &aifab_switch_ops, sw);
-		for (i = 0; i < (unsigned int)n; i++)
-			plan_add(app, ids[i], &aifab_switch_ops, sw, i);
-		printf("switch: %d worker%s on lcore%s", n, n > 1 ? "s" : "",
-		       n > 1 ? "s" : "");
-		for (i = 0; i < (unsigned int)n; i++)
-			printf(" %u", ids[i]);
-		printf("\n");
-	}
+	if (sw_on && app_start_switches(app, ids, (unsigned int)n, gen_mask,
+					err, errlen) != 0)
+		return -1;
 	if (prof->gen.enabled) {
 		const struct aifab_pipeline_ops *ops;
 		void *st, *gen;
@@ -343,6 +380,10 @@ app_pipes_fini(struct app *app)
 	for (i = 0; i < app->n_pipes; i++)
 		app->pipe[i].ops->fini(app->pipe[i].st);
 	app->n_pipes = 0;
+	for (i = 0; i < AIFAB_MAX_SWITCHES; i++) {
+		free(app->sw_prof[i]);
+		app->sw_prof[i] = NULL;
+	}
 	app->gen = NULL;
 	app->src = NULL;
 }

@@ -37,7 +37,7 @@ app_gen_port_mask(const struct aifab_profile *p, uint32_t *mask, char *err,
 		*mask |= 1u << i;
 	}
 	if (*mask == 0)
-		*mask = (1u << p->n_ports) - 1;
+		*mask = p->n_ports >= 32 ? ~0u : (1u << p->n_ports) - 1;
 	return 0;
 }
 

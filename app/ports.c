@@ -344,6 +344,7 @@ app_ports_setup(const struct aifab_profile *prof, const struct app_args *args,
 			snprintf(rt->device, sizeof(rt->device), "port%u", ids[i]);
 		rt->finite_rx = is_finite(args, rt->device);
 		rt->gen_owned = (gen_mask >> i) & 1;
+		rt->sw = prof->ports[i].sw;
 		rt->pool = pool_for(rte_eth_dev_socket_id(ids[i]), n,
 				    prof->mbuf_cache, prof->mbuf_data_bytes,
 				    err, errlen);

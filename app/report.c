@@ -32,6 +32,7 @@ struct rep_port {
 };
 
 struct rep_ecmp {
+	char sw[AIFAB_NAME_LEN];   /* switch instance, "" = the default */
 	char group[48];
 	char member[96];
 	uint64_t packets, bytes;
@@ -53,6 +54,7 @@ struct app_report {
 	struct rep_port port[AIFAB_MAX_PORTS];
 	unsigned int n_ecmp;
 	struct rep_ecmp ecmp[REP_MAX_ECMP];
+	char cur_sw[AIFAB_NAME_LEN];  /* switch of the next ecmp members */
 };
 
 static void
@@ -101,10 +103,19 @@ rep_ecmp_member(void *ctx, const char *group, const char *member,
 	if (r->n_ecmp == REP_MAX_ECMP)
 		return;
 	e = &r->ecmp[r->n_ecmp++];
+	snprintf(e->sw, sizeof(e->sw), "%s", r->cur_sw);
 	snprintf(e->group, sizeof(e->group), "%s", group);
 	snprintf(e->member, sizeof(e->member), "%s", member);
 	e->packets = packets;
 	e->bytes = bytes;
+}
+
+static void
+rep_switch_begin(void *ctx, const char *sw)
+{
+	struct app_report *r = ctx;
+
+	snprintf(r->cur_sw, sizeof(r->cur_sw), "%s", sw);
 }
 
 struct app_report *
@@ -119,6 +130,7 @@ app_report_new(const struct aifab_env *env)
 	r->sink.port_u64 = rep_port_u64;
 	r->sink.port_tc_u64 = rep_port_tc_u64;
 	r->sink.ecmp_member = rep_ecmp_member;
+	r->sink.switch_begin = rep_switch_begin;
 	return r;
 }
 
@@ -342,32 +354,105 @@ json_tcs(FILE *f, const struct rep_port *rp, const char **groups,
 		fprintf(f, "\n      }");
 }
 
-/* "ecmp": {"<route>": {"members": {...}, "imbalance": x}} */
-static void
-json_ecmp(FILE *f, const struct app_report *r)
+/* Members of one group: entries i..(end - 1) of switch @p sw. */
+static unsigned int
+ecmp_group_end(const struct app_report *r, unsigned int i)
 {
-	uint64_t bytes[AIFAB_MAX_ECMP];
-	unsigned int i, k, n;
+	unsigned int k;
 
-	fprintf(f, "  \"ecmp\": {");
-	for (i = 0; i < r->n_ecmp; i = k) {
-		fprintf(f, "%s\n    ", i ? "," : "");
+	for (k = i; k < r->n_ecmp &&
+	     strcmp(r->ecmp[k].group, r->ecmp[i].group) == 0 &&
+	     strcmp(r->ecmp[k].sw, r->ecmp[i].sw) == 0; k++)
+		;
+	return k;
+}
+
+/* max/mean of the members' packets (or bytes) of group i..end-1. */
+static double
+ecmp_imb(const struct app_report *r, unsigned int i, unsigned int end,
+	 bool packets)
+{
+	uint64_t v[AIFAB_MAX_ECMP];
+	unsigned int k, n = 0;
+
+	for (k = i; k < end && n < AIFAB_MAX_ECMP; k++)
+		v[n++] = packets ? r->ecmp[k].packets : r->ecmp[k].bytes;
+	return aifab_ecmp_imbalance(v, n);
+}
+
+/*
+ * {"<route>": {"members": {...}, "imbalance": x, "imbalance_packets": y}}
+ * for the groups of switch @p sw; the largest packet imbalance of a group
+ * with several members in @p max.
+ */
+static void
+json_ecmp_groups(FILE *f, const struct app_report *r, const char *sw,
+		 const char *ind, double *max)
+{
+	unsigned int i, k, end;
+	bool first = true;
+
+	*max = 0.0;
+	fputc('{', f);
+	for (i = 0; i < r->n_ecmp; i = end) {
+		end = ecmp_group_end(r, i);
+		if (strcmp(r->ecmp[i].sw, sw) != 0)
+			continue;
+		fprintf(f, "%s\n%s  ", first ? "" : ",", ind);
+		first = false;
 		json_str(f, r->ecmp[i].group);
-		fprintf(f, ": {\n      \"members\": {");
-		for (k = i, n = 0; k < r->n_ecmp &&
-		     strcmp(r->ecmp[k].group, r->ecmp[i].group) == 0; k++) {
-			fprintf(f, "%s\n        ", k > i ? "," : "");
+		fprintf(f, ": {\n%s    \"members\": {", ind);
+		for (k = i; k < end; k++) {
+			fprintf(f, "%s\n%s      ", k > i ? "," : "", ind);
 			json_str(f, r->ecmp[k].member);
 			fprintf(f, ": {\"packets\": %" PRIu64 ", \"bytes\": %"
 				PRIu64 "}", r->ecmp[k].packets,
 				r->ecmp[k].bytes);
-			if (n < AIFAB_MAX_ECMP)
-				bytes[n++] = r->ecmp[k].bytes;
 		}
-		fprintf(f, "\n      },\n      \"imbalance\": %.6f\n    }",
-			aifab_ecmp_imbalance(bytes, n));
+		fprintf(f, "\n%s    },\n%s    \"imbalance\": %.6f,\n%s    "
+			"\"imbalance_packets\": %.6f\n%s  }", ind, ind,
+			ecmp_imb(r, i, end, false), ind,
+			ecmp_imb(r, i, end, true), ind);
+		if (end - i > 1)
+			*max = RTE_MAX(*max, ecmp_imb(r, i, end, true));
 	}
-	fprintf(f, "%s},\n", r->n_ecmp ? "\n  " : "");
+	fprintf(f, "%s}", first ? "" : "\n");
+	if (!first)
+		fputs(ind, f);
+}
+
+/* "ecmp": the default switch's groups (max/mean of member bytes, and of
+ * packets); "switches": each named switch instance's ports and groups. */
+static void
+json_ecmp(FILE *f, const struct app_report *r, const struct aifab_profile *prof)
+{
+	unsigned int s, p;
+	double max;
+	bool first_port;
+
+	fprintf(f, "  \"ecmp\": ");
+	json_ecmp_groups(f, r, "", "  ", &max);
+	fprintf(f, ",\n");
+	if (prof->n_switches <= 1)
+		return;
+	fprintf(f, "  \"switches\": {");
+	for (s = 1; s < prof->n_switches; s++) {
+		fprintf(f, "%s\n    ", s > 1 ? "," : "");
+		json_str(f, prof->switches[s].name);
+		fprintf(f, ": {\n      \"stats_set\": \"sw_%s\",\n      "
+			"\"ports\": [", prof->switches[s].name);
+		for (p = 0, first_port = true; p < prof->n_ports; p++) {
+			if (prof->ports[p].sw != s)
+				continue;
+			fprintf(f, "%s", first_port ? "" : ", ");
+			json_str(f, prof->ports[p].name);
+			first_port = false;
+		}
+		fprintf(f, "],\n      \"ecmp\": ");
+		json_ecmp_groups(f, r, prof->switches[s].name, "      ", &max);
+		fprintf(f, ",\n      \"ecmp_imbalance_max\": %.6f\n    }", max);
+	}
+	fprintf(f, "\n  },\n");
 }
 
 static void
@@ -432,7 +517,7 @@ app_report_write_json(const struct app_report *r, const char *path,
 		fprintf(f, "%s\n", p + 1 < r->env->n_ports ? "," : "");
 	}
 	fprintf(f, "  },\n");
-	json_ecmp(f, r);
+	json_ecmp(f, r, prof);
 	json_generator(f, r);
 	json_lcores(f, r);
 	fprintf(f, "  \"mempool_in_use_at_exit\": %u\n}\n", mbufs_in_use);
@@ -444,6 +529,31 @@ app_report_write_json(const struct app_report *r, const char *path,
 	if (rc != 0)
 		remove(tmp);
 	return rc;
+}
+
+/* Groups with several members: packets per member and max/mean. */
+static void
+app_report_print_ecmp(const struct app_report *r, FILE *f)
+{
+	unsigned int i, k, end;
+	bool head = false;
+
+	for (i = 0; i < r->n_ecmp; i = end) {
+		end = ecmp_group_end(r, i);
+		if (end - i < 2)
+			continue;
+		if (!head)
+			fprintf(f, "\n%-8s %-20s %9s  %s\n", "ecmp", "group",
+				"imbalance", "member packets");
+		head = true;
+		fprintf(f, "%-8s %-20s %9.3f ", r->ecmp[i].sw[0] ?
+			r->ecmp[i].sw : "switch", r->ecmp[i].group,
+			ecmp_imb(r, i, end, true));
+		for (k = i; k < end; k++)
+			fprintf(f, " %s=%" PRIu64, r->ecmp[k].member,
+				r->ecmp[k].packets);
+		fputc('\n', f);
+	}
 }
 
 void
@@ -472,4 +582,5 @@ app_report_print(const struct app_report *r, FILE *f)
 					rp->e[i].value);
 		fputc('\n', f);
 	}
+	app_report_print_ecmp(r, f);
 }

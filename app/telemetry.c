@@ -272,6 +272,7 @@ fill_pfc(struct app_stats *s, const char *params, struct rte_tel_data *d)
 /* ---- /aifab/ecmp -------------------------------------------------------------- */
 
 struct ecmp_acc {
+	char sw[AIFAB_NAME_LEN];    /* switch instance of the members */
 	struct rte_tel_data *names;
 	unsigned int n;
 	uint64_t packets[RTE_TEL_MAX_ARRAY_ENTRIES];
@@ -309,12 +310,21 @@ ecmp_member(void *ctx, const char *group, const char *member,
 
 	if (a->n == RTE_TEL_MAX_ARRAY_ENTRIES)
 		return;
-	snprintf(label, sizeof(label), "%s %s", group, member);
+	snprintf(label, sizeof(label), "%s%s%s %s", a->sw, a->sw[0] ? " " : "",
+		 group, member);
 	if (rte_tel_data_add_array_string(a->names, label) != 0)
 		return;
 	a->packets[a->n] = packets;
 	a->bytes[a->n] = bytes;
 	a->n++;
+}
+
+static void
+ecmp_switch(void *ctx, const char *sw)
+{
+	struct ecmp_acc *a = ctx;
+
+	snprintf(a->sw, sizeof(a->sw), "%s", sw);
 }
 
 static int
@@ -323,7 +333,7 @@ fill_ecmp(struct app_stats *s, const char *params, struct rte_tel_data *d)
 	struct ecmp_acc *a = calloc(1, sizeof(*a));
 	struct aifab_report_sink sink = {
 		.ctx = a, .port_u64 = nop_port, .port_tc_u64 = nop_tc,
-		.ecmp_member = ecmp_member,
+		.ecmp_member = ecmp_member, .switch_begin = ecmp_switch,
 	};
 	unsigned int i;
 	int rc = a != NULL ? 0 : -ENOMEM;

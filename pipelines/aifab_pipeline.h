@@ -30,7 +30,9 @@ struct aifab_port_rt {
 	uint16_t mtu;
 	uint32_t speed_mbps;          /**< profile value, else the NIC's */
 	bool finite_rx;               /**< rx ends by itself (pcap file) */
-	bool gen_owned;               /**< the generator's port, not the switch's */
+	bool gen_owned;               /**< the generator's port, not a switch's */
+	uint8_t sw;                   /**< else: the switch instance owning it
+					   (profile switches[] index) */
 	struct rte_ether_addr mac;    /**< the port's MAC (profile or NIC) */
 	struct rte_mempool *pool;     /**< pool for this port's socket */
 };
@@ -44,7 +46,19 @@ struct aifab_env {
 	/** lcore of each worker, for stats labels; valid during init() only
 	 * (NULL: workers are labelled 0, 1, ...). */
 	const unsigned int *worker_lcores;
+	/** For a switch pipeline: which instance it is (profile switches[]
+	 * index; it owns the ports with !gen_owned and sw == sw_index) and
+	 * its name ("" = the default switch). */
+	uint8_t sw_index;
+	char sw_name[AIFAB_NAME_LEN];
 };
+
+/** Port @p p is another pipeline's: the generator's or another switch's. */
+static inline bool
+aifab_env_port_foreign(const struct aifab_env *env, unsigned int p)
+{
+	return env->ports[p].gen_owned || env->ports[p].sw != env->sw_index;
+}
 
 /** One port's counters, summed over a pipeline's workers. */
 struct aifab_port_counters {
@@ -64,6 +78,9 @@ struct aifab_report_sink {
 	/** One member of an ECMP group (a route), with what it carried. */
 	void (*ecmp_member)(void *ctx, const char *group, const char *member,
 			    uint64_t packets, uint64_t bytes);
+	/** Optional (NULL: ignored): the ecmp_member() calls that follow are
+	 * switch instance @p sw's ("" = the default switch). */
+	void (*switch_begin)(void *ctx, const char *sw);
 };
 
 struct aifab_pipeline_ops {

@@ -96,12 +96,20 @@ group_add(struct sw *sw, const uint16_t *nh, unsigned int n)
 	return g;
 }
 
+/* Port @p p belongs to another switch instance (not the generator). */
+static bool
+other_switch(const struct aifab_env *env, unsigned int p)
+{
+	return !env->ports[p].gen_owned && env->ports[p].sw != env->sw_index;
+}
+
 static int
 fib_build(struct sw *sw, int socket, char *err, size_t errlen)
 {
 	const struct aifab_profile *prof = sw->env.prof;
+	char fib_name[24];
 	struct aifab_fib_params fp = {
-		.name = "aifab_sw",
+		.name = fib_name, /* LPM names are process-wide: one per instance */
 		.socket_id = socket,
 		.max_routes4 = prof->n_routes + prof->n_neighs +
 			2u * prof->n_ports + 16,
@@ -115,6 +123,7 @@ fib_build(struct sw *sw, int socket, char *err, size_t errlen)
 	unsigned int i, k;
 	int rc, g;
 
+	snprintf(fib_name, sizeof(fib_name), "aifab_sw%u", sw->env.sw_index);
 	sw->fib = aifab_fib_create(&fp);
 	if (sw->fib == NULL) {
 		snprintf(err, errlen, "switch: cannot create FIB: %s",
@@ -122,7 +131,8 @@ fib_build(struct sw *sw, int socket, char *err, size_t errlen)
 		return -1;
 	}
 	for (i = 0; i < prof->n_ports; i++)
-		if (fib_add_port(sw->fib, &prof->ports[i]) != 0)
+		if (!other_switch(&sw->env, i) &&
+		    fib_add_port(sw->fib, &prof->ports[i]) != 0)
 			goto fail;
 	for (i = 0; i < prof->n_neighs; i++) {
 		const struct aifab_neigh_params *n = &prof->neighs[i];
@@ -459,6 +469,10 @@ worker_setup(struct sw *sw, struct sw_worker *wk, unsigned int w, int socket)
 		return -1;
 	for (p = 0; p < sw->env.n_ports; p++) {
 		struct sw_egress *eg = &wk->eg[p];
+		/* Another instance's port is never routed to: smallest FIFOs. */
+		bool other = other_switch(&sw->env, p);
+		uint32_t pcap = other ? SW_FIFO_MIN : cap;
+		size_t psz = other ? aifab_qos_fifo_memsize(pcap) : fsz;
 
 		for (tc = 0; tc < AIFAB_QOS_N_TC; tc++) {
 			const struct aifab_tc_params *t = &prof->tc[tc];
@@ -481,11 +495,11 @@ worker_setup(struct sw *sw, struct sw_worker *wk, unsigned int w, int socket)
 			if (aifab_qos_buf_queue_config(wk->buf,
 					p * AIFAB_QOS_N_TC + tc, &qp, &why))
 				return -1;
-			eg->q[tc] = rte_zmalloc_socket("aifab_sw_q", fsz,
+			eg->q[tc] = rte_zmalloc_socket("aifab_sw_q", psz,
 						       RTE_CACHE_LINE_SIZE,
 						       socket);
 			if (eg->q[tc] == NULL ||
-			    aifab_qos_fifo_init(eg->q[tc], cap) != 0)
+			    aifab_qos_fifo_init(eg->q[tc], pcap) != 0)
 				return -1;
 		}
 		aifab_qos_shaper_init(&sw->shaper[p], &eg->shaper, 0);
@@ -931,7 +945,7 @@ rxq_assign(struct sw *sw, char *err, size_t errlen)
 	unsigned int p, q;
 
 	for (p = 0; p < env->n_ports; p++) {
-		if (env->ports[p].gen_owned)
+		if (aifab_env_port_foreign(env, p))
 			continue;
 		if (env->ports[p].nb_txq < sw->n_workers) {
 			snprintf(err, errlen,
@@ -1012,13 +1026,15 @@ sw_stats_names_ok(void)
 	return true;
 }
 
-/* The "sw" set: one block per worker, labelled with its lcore. */
+/* The "sw" set ("sw_<name>" for a named switch instance): one block per
+ * worker, labelled with its lcore. */
 static int
 sw_stats_setup(struct sw *sw, char *err, size_t errlen)
 {
 	const char *names[AIFAB_MAX_PORTS];
+	char set_name[AIFAB_NAME_LEN + 4];
 	struct aifab_stats_params sp = {
-		.name = "sw", .descs = sw_st_descs, .n_descs = sw_st_N,
+		.name = set_name, .descs = sw_st_descs, .n_descs = sw_st_N,
 		.n_ports = sw->env.n_ports, .port_names = names,
 		.n_tcs = AIFAB_QOS_N_TC, .n_blocks = sw->n_workers,
 		.block_lcore = sw->env.worker_lcores,
@@ -1031,6 +1047,8 @@ sw_stats_setup(struct sw *sw, char *err, size_t errlen)
 			 "lib/pkt or lib/qos names");
 		return -1;
 	}
+	snprintf(set_name, sizeof(set_name), "sw%s%s",
+		 sw->env.sw_name[0] != '\0' ? "_" : "", sw->env.sw_name);
 	for (p = 0; p < sw->env.n_ports; p++)
 		names[p] = sw->env.ports[p].name;
 	sw->stats = aifab_stats_create(&sp);
@@ -1225,7 +1243,11 @@ sw_report(const void *st, const struct aifab_report_sink *sink)
 	const struct sw *sw = st;
 	unsigned int p, id;
 
+	if (sink->switch_begin != NULL)
+		sink->switch_begin(sink->ctx, sw->env.sw_name);
 	for (p = 0; p < sw->env.n_ports; p++) {
+		if (other_switch(&sw->env, p))
+			continue; /* that switch reports it */
 		/* Every drop_* in list order: the parser's, then the switch's. */
 		for (id = 0; id < sw_st_N; id++)
 			if (strncmp(sw_st_descs[id].name, "drop_", 5) == 0)

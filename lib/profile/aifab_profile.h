@@ -10,6 +10,7 @@
  * Sections:
  *   [general]            run-wide settings
  *   [switch]             the leaf switch pipeline
+ *   [switch.<name>]      a named switch instance's own ECMP hash/seed/fields
  *   [port.<name>]        one per port, in file order
  *   [qos]                shared buffer, classification maps, ECN point
  *   [tc.<0..7>]          per traffic class: scheduling, limits, ECN, PFC
@@ -18,10 +19,20 @@
  *   [generator]          RoCEv2 collective traffic of N emulated GPU ranks
  *   [neighbors]          <ip> = <mac>            (static neighbours)
  *   [routes]             <prefix/len> = <next-hop ip> [<next-hop ip> ...]
+ *   [neighbors.<name>], [routes.<name>]  the same for switch <name>
+ *
+ * Several switches: `[port.X] switch = <name>` gives port X to switch
+ * instance <name> (empty: the default switch). [neighbors] and [routes]
+ * belong to the default switch, [neighbors.<name>] / [routes.<name>] to
+ * <name>; QoS, TCs and PFC are fabric-wide.
  *
  * `--set` splits at the dot that ends a known section name, so
  * `--set port.p0.speed_gbps=25`, `--set tc.3.ecn_kmin_bytes=100000` and
- * `--set routes.0.0.0.0/0=10.0.3.2` work.
+ * `--set routes.0.0.0.0/0=10.0.3.2` work; `switch.<name>.`, `routes.<name>.`
+ * and `neighbors.<name>.` take the name up to the next dot when it is a
+ * switch name (a lower-case letter, then a-z 0-9 _), so
+ * `--set switch.spine0.ecmp_seed=7` and `--set routes.leaf0.0.0.0.0/0=...`
+ * work too.
  */
 #ifndef AIFAB_PROFILE_H
 #define AIFAB_PROFILE_H
@@ -37,7 +48,8 @@
 extern "C" {
 #endif
 
-#define AIFAB_MAX_PORTS 16
+#define AIFAB_MAX_PORTS 32
+#define AIFAB_MAX_SWITCHES 8  /**< switch instances, the default one included */
 #define AIFAB_MAX_NEIGHS 256
 #define AIFAB_MAX_ROUTES 1024
 #define AIFAB_MAX_ECMP 16
@@ -115,6 +127,8 @@ struct aifab_port_params {
 	char name[AIFAB_NAME_LEN];  /**< section suffix, e.g. "p0" */
 	char device[64];            /**< ethdev name to bind; "" = by order */
 	char wire[AIFAB_NAME_LEN];  /**< in-memory cable to this port; "" = none */
+	char sw_name[AIFAB_NAME_LEN]; /**< switch instance; "" = the default */
+	uint8_t sw;                 /**< derived: index into switches[] */
 	bool has_mac;               /**< false: use the NIC's MAC */
 	struct rte_ether_addr mac;
 	bool has_ip4;
@@ -187,6 +201,7 @@ struct aifab_neigh_params {
 	uint8_t addr[16];           /**< IPv4: first 4 bytes, network order */
 	struct rte_ether_addr mac;
 	uint16_t port;              /**< derived: index of the port whose subnet holds addr */
+	uint8_t sw;                 /**< switch instance ([neighbors.<name>]) */
 };
 
 /** One [routes] entry. */
@@ -197,6 +212,19 @@ struct aifab_route_params {
 	uint8_t n_nh;               /**< 1..AIFAB_MAX_ECMP next hops */
 	uint8_t nh_addr[AIFAB_MAX_ECMP][16];
 	uint16_t nh_neigh[AIFAB_MAX_ECMP]; /**< derived: index into neighs[] */
+	uint8_t sw;                 /**< switch instance ([routes.<name>]) */
+};
+
+/**
+ * One switch instance. switches[0] is the default switch (name ""), which
+ * owns the ports with no `switch` key; the others are named by ports'
+ * `switch` keys, in order of first use. Each has its own ECMP hash, seed
+ * and fields ([switch.<name>], else those of [ecmp]).
+ */
+struct aifab_switch_params {
+	char name[AIFAB_NAME_LEN];  /**< "" for the default switch */
+	uint16_t n_ports;           /**< ports it owns */
+	struct aifab_ecmp_profile ecmp;
 };
 
 /** Collective names, in lib/collective's order (profile values). */
@@ -308,6 +336,11 @@ struct aifab_profile {
 	struct aifab_neigh_params neighs[AIFAB_MAX_NEIGHS];
 	uint16_t n_routes;
 	struct aifab_route_params routes[AIFAB_MAX_ROUTES];
+
+	/** Switch instances; switches[0] is the default one (may own no
+	 * port when every port is named or the generator's). */
+	uint8_t n_switches;
+	struct aifab_switch_params switches[AIFAB_MAX_SWITCHES];
 };
 
 /** Fill @p p with every key's default and no ports/neighbours/routes. */
@@ -330,6 +363,15 @@ int aifab_profile_load(struct aifab_profile *p, const char *path,
 
 /** Index of the port named @p name, or -1. */
 int aifab_profile_port_index(const struct aifab_profile *p, const char *name);
+
+/**
+ * The profile as switch instance @p sw sees it: only that switch's
+ * neighbours and routes (route next hops re-indexed), its ECMP settings
+ * as [ecmp]. Ports are unchanged (indices stay the app's).
+ * @return 0, or -1 if @p sw is not a switch index.
+ */
+int aifab_profile_switch_view(const struct aifab_profile *p, unsigned int sw,
+			      struct aifab_profile *out);
 
 /**
  * Write the key reference in Markdown (docs/profiles.md is exactly this

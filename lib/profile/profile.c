@@ -33,7 +33,10 @@
 #define ALLOWED_LEN 384
 
 #define SECTS_ALLOWED "general, switch, port.<name>, qos, tc.<0..7>, " \
-	"ecmp, pfc, generator, neighbors, routes"
+	"ecmp, pfc, generator, neighbors, routes, switch.<name>, " \
+	"neighbors.<name>, routes.<name>"
+#define SW_NAME_ALLOWED "a switch name: a lower-case letter, then a-z 0-9 _ " \
+	"(1..31 characters)"
 #define SET_ALLOWED "section.key=value with section one of " SECTS_ALLOWED
 #define PORT_NAME_ALLOWED "port.<name>, name 1..31 characters of " \
 	"A-Z a-z 0-9 _ -"
@@ -126,6 +129,22 @@ trim(char *s)
 
 /* ---- --set ------------------------------------------------------------ */
 
+/* A switch name: a lower-case letter, then a-z 0-9 _ (a lib/stats set
+ * name "sw_<name>" and a telemetry command). */
+static bool
+sw_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= AIFAB_NAME_LEN || !islower((unsigned char)s[0]))
+		return false;
+	for (; *s != '\0'; s++)
+		if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) &&
+		    *s != '_')
+			return false;
+	return true;
+}
+
 /*
  * Split at the dot that ends a known section name. On error @p sp holds as
  * much as could be split and the reason is returned; NULL on success.
@@ -139,6 +158,9 @@ set_split(const char *s, struct set_parts *sp)
 	};
 	/* Sections with a name or index that runs to the next dot. */
 	static const char *const named[] = { "port.", "tc." };
+	static const char *const sw_named[] = {
+		"switch.", "routes.", "neighbors.",
+	};
 	char lhs[2 * CFG_NAME_LEN + 8];
 	const char *eq = strchr(s, '=');
 	const char *key = NULL;
@@ -162,7 +184,25 @@ set_split(const char *s, struct set_parts *sp)
 		memmove(sp->val, v, strlen(v) + 1);
 	}
 
-	for (i = 0; i < RTE_DIM(fixed); i++) {
+	/* "switch.<name>.", "routes.<name>.", "neighbors.<name>.": a switch
+	 * name up to the next dot (an IPv4 key starts with a digit, an IPv6
+	 * one has ':' before any dot; [switch] keys have no dot). */
+	for (i = 0; i < RTE_DIM(sw_named); i++) {
+		size_t nl = strlen(sw_named[i]);
+		char nm[CFG_NAME_LEN];
+
+		if (strncmp(t, sw_named[i], nl) != 0 ||
+		    (dot = strchr(t + nl, '.')) == NULL ||
+		    (size_t)(dot - t - nl) >= sizeof(nm))
+			continue;
+		memcpy(nm, t + nl, (size_t)(dot - t - nl));
+		nm[dot - t - nl] = '\0';
+		if (sw_name_ok(nm)) {
+			sect_len = (size_t)(dot - t);
+			break;
+		}
+	}
+	for (i = 0; sect_len == 0 && i < RTE_DIM(fixed); i++) {
 		size_t fl = strlen(fixed[i]);
 
 		if (strncmp(t, fixed[i], fl) == 0 && t[fl] == '.') {
@@ -290,6 +330,8 @@ sect_kind(const char *name, unsigned int *idx)
 			return single[i].kind;
 	if (strncmp(name, "port.", 5) == 0)
 		return PROFILE_SECT_PORT;
+	if (strncmp(name, "switch.", 7) == 0)
+		return PROFILE_SECT_SWNAMED;
 	if (strncmp(name, "tc.", 3) == 0) {
 		/* One digit: "tc.03" or "tc.+3" would be a second [tc.3]. */
 		if (name[3] < '0' || name[3] >= '0' + AIFAB_N_TC ||
@@ -603,19 +645,20 @@ prefix_mask(uint8_t *a, unsigned int depth, int len)
 }
 
 static int
-neigh_find(const struct aifab_profile *p, uint8_t family, const uint8_t *a)
+neigh_find(const struct aifab_profile *p, uint8_t sw, uint8_t family,
+	   const uint8_t *a)
 {
 	int i;
 
 	for (i = 0; i < p->n_neighs; i++)
-		if (p->neighs[i].family == family &&
+		if (p->neighs[i].sw == sw && p->neighs[i].family == family &&
 		    memcmp(p->neighs[i].addr, a, 16) == 0)
 			return i;
 	return -1;
 }
 
 static int
-load_neighbors(struct loader *l, const char *sect,
+load_neighbors(struct loader *l, const char *sect, uint8_t sw,
 	       const struct rte_cfgfile_entry *e, int ne)
 {
 	struct aifab_profile *p = l->p;
@@ -629,6 +672,7 @@ load_neighbors(struct loader *l, const char *sect,
 		if (e[j].name[0] == '#')
 			continue;
 		memset(&nb, 0, sizeof(nb));
+		nb.sw = sw;
 		if (profile_parse_addr(e[j].name, &nb.family, nb.addr) != 0)
 			return fail(l, file, sect, e[j].name, e[j].value,
 				    NEIGH_ALLOWED,
@@ -637,7 +681,7 @@ load_neighbors(struct loader *l, const char *sect,
 				      sizeof(why)) != 0)
 			return fail(l, file, sect, e[j].name, e[j].value,
 				    NEIGH_ALLOWED, "%s", why);
-		idx = neigh_find(p, nb.family, nb.addr);
+		idx = neigh_find(p, sw, nb.family, nb.addr);
 		if (idx >= 0 && !from_set(l, sect, e[j].name))
 			return fail(l, file, sect, e[j].name, e[j].value,
 				    "each address once",
@@ -713,7 +757,7 @@ parse_route(struct loader *l, const char *sect,
 }
 
 static int
-load_routes(struct loader *l, const char *sect,
+load_routes(struct loader *l, const char *sect, uint8_t sw,
 	    const struct rte_cfgfile_entry *e, int ne)
 {
 	struct aifab_profile *p = l->p;
@@ -725,9 +769,11 @@ load_routes(struct loader *l, const char *sect,
 			continue;
 		if (parse_route(l, sect, &e[j], &r) != 0)
 			return -1;
+		r.sw = sw;
 		idx = -1;
 		for (i = 0; i < p->n_routes; i++)
-			if (p->routes[i].family == r.family &&
+			if (p->routes[i].sw == sw &&
+			    p->routes[i].family == r.family &&
 			    p->routes[i].depth == r.depth &&
 			    memcmp(p->routes[i].prefix, r.prefix, 16) == 0)
 				idx = i;
@@ -772,6 +818,11 @@ load_section(struct loader *l, int idx, const char *name,
 	}
 	if (kind == PROFILE_SECT_PORT)
 		return load_port(l, name, e, ne);
+	/* Named switches' sections: once every port's switch is known. */
+	if (kind == PROFILE_SECT_SWNAMED ||
+	    strncmp(name, "neighbors.", 10) == 0 ||
+	    strncmp(name, "routes.", 7) == 0)
+		return 0;
 	if (kind == SECT_BAD_INDEX)
 		return fail(l, origin(l, name, k0), name, k0, v0,
 			    TC_INDEX_ALLOWED, "bad TC index '%s'", name + 3);
@@ -779,9 +830,9 @@ load_section(struct loader *l, int idx, const char *name,
 		return load_keys(l, kind, name, sect_base(l->p, kind, tc),
 				 e, ne);
 	if (strcmp(name, "neighbors") == 0)
-		return load_neighbors(l, name, e, ne);
+		return load_neighbors(l, name, 0, e, ne);
 	if (strcmp(name, "routes") == 0)
-		return load_routes(l, name, e, ne);
+		return load_routes(l, name, 0, e, ne);
 	return fail(l, origin(l, name, k0), name, k0, v0, SECTS_ALLOWED,
 		    "unknown section '%s'", name);
 }
@@ -809,6 +860,172 @@ load_sections(struct loader *l)
 		free(e);
 	}
 	return rc;
+}
+
+/* ---- switch instances ------------------------------------------------- */
+
+static int
+sw_find(const struct aifab_profile *p, const char *name)
+{
+	int i;
+
+	for (i = 0; i < p->n_switches; i++)
+		if (strcmp(p->switches[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+/* True if port @p i is one of the [generator] ports. */
+static bool
+gen_port(const struct aifab_profile *p, int i)
+{
+	char buf[sizeof(p->gen.ports)], *tok, *save = NULL;
+
+	if (!p->gen.enabled)
+		return false;
+	if (p->gen.ports[0] == '\0')
+		return true;
+	strlcpy(buf, p->gen.ports, sizeof(buf));
+	for (tok = strtok_r(buf, " ,", &save); tok != NULL;
+	     tok = strtok_r(NULL, " ,", &save))
+		if (strcmp(tok, p->ports[i].name) == 0)
+			return true;
+	return false;
+}
+
+/* switches[0] is the default; the others in order of first use by a port. */
+static int
+build_switches(struct loader *l)
+{
+	struct aifab_profile *p = l->p;
+	int i, s;
+
+	p->n_switches = 1;
+	memset(&p->switches[0], 0, sizeof(p->switches[0]));
+	p->switches[0].ecmp = p->ecmp;
+	for (i = 0; i < p->n_ports; i++) {
+		struct aifab_port_params *pp = &p->ports[i];
+		const char *si = l->port_sect[i];
+
+		if (pp->sw_name[0] == '\0') {
+			pp->sw = 0;
+			p->switches[0].n_ports++;
+			continue;
+		}
+		if (!sw_name_ok(pp->sw_name))
+			return fail(l, origin(l, si, "switch"), si, "switch",
+				    pp->sw_name, SW_NAME_ALLOWED " or empty",
+				    "bad switch name");
+		if (gen_port(p, i))
+			return fail(l, origin(l, si, "switch"), si, "switch",
+				    pp->sw_name, "empty on [generator] ports",
+				    "port %s is a [generator] port", pp->name);
+		s = sw_find(p, pp->sw_name);
+		if (s < 0) {
+			if (p->n_switches >= AIFAB_MAX_SWITCHES)
+				return fail(l, origin(l, si, "switch"), si,
+					    "switch", pp->sw_name, "at most "
+					    RTE_STR(AIFAB_MAX_SWITCHES)
+					    " switches, the default one "
+					    "included", "too many switches");
+			s = p->n_switches++;
+			memset(&p->switches[s], 0, sizeof(p->switches[s]));
+			strlcpy(p->switches[s].name, pp->sw_name,
+				sizeof(p->switches[s].name));
+			p->switches[s].ecmp = p->ecmp;
+		}
+		pp->sw = (uint8_t)s;
+		p->switches[s].n_ports++;
+	}
+	return 0;
+}
+
+/* "a b c": the named switches, for an error's allowed part. */
+static void
+sw_names(const struct aifab_profile *p, char *buf, size_t len)
+{
+	int i;
+
+	strlcpy(buf, "a switch named by some [port.<name>] switch key:", len);
+	for (i = 1; i < p->n_switches; i++) {
+		strlcat(buf, " ", len);
+		strlcat(buf, p->switches[i].name, len);
+	}
+	if (p->n_switches <= 1)
+		strlcat(buf, " (none is)", len);
+}
+
+static int
+load_sw_section(struct loader *l, const char *name,
+		const struct rte_cfgfile_entry *e, int ne)
+{
+	struct aifab_profile *p = l->p;
+	const char *k0 = ne > 0 ? e[0].name : "-";
+	const char *v0 = ne > 0 ? e[0].value : "";
+	const char *sw_name;
+	char allowed[ALLOWED_LEN];
+	int kind = 0, s;
+
+	if (strncmp(name, "switch.", 7) == 0)
+		kind = 1, sw_name = name + 7;
+	else if (strncmp(name, "neighbors.", 10) == 0)
+		kind = 2, sw_name = name + 10;
+	else if (strncmp(name, "routes.", 7) == 0)
+		kind = 3, sw_name = name + 7;
+	else
+		return 0;
+	s = sw_find(p, sw_name);
+	if (s <= 0) {
+		sw_names(p, allowed, sizeof(allowed));
+		return fail(l, origin(l, name, k0), name, k0, v0, allowed,
+			    "no port has switch = '%s'", sw_name);
+	}
+	if (kind == 1)
+		return load_keys(l, PROFILE_SECT_SWNAMED, name,
+				 &p->switches[s], e, ne);
+	if (kind == 2)
+		return load_neighbors(l, name, (uint8_t)s, e, ne);
+	return load_routes(l, name, (uint8_t)s, e, ne);
+}
+
+static int
+load_sw_sections(struct loader *l)
+{
+	int n = rte_cfgfile_num_sections(l->cfg, "", 0);
+	char name[CFG_NAME_LEN];
+	int i, ne, rc = 0;
+
+	for (i = 0; i < n && rc == 0; i++) {
+		struct rte_cfgfile_entry *e = NULL;
+
+		ne = rte_cfgfile_section_num_entries_by_index(l->cfg, name, i);
+		if (strncmp(name, "switch.", 7) != 0 &&
+		    strncmp(name, "neighbors.", 10) != 0 &&
+		    strncmp(name, "routes.", 7) != 0)
+			continue;
+		if (ne > 0) {
+			e = calloc((size_t)ne, sizeof(*e));
+			if (e == NULL)
+				return fail(l, l->file, name, "-", "",
+					    "less", "out of memory");
+			ne = rte_cfgfile_section_entries_by_index(l->cfg, i,
+								  name, e, ne);
+		}
+		rc = load_sw_section(l, name, e, ne < 0 ? 0 : ne);
+		free(e);
+	}
+	return rc;
+}
+
+/* Section of neighbour / route entries of switch @p sw. */
+static void
+sw_sect(const struct aifab_profile *p, const char *base, uint8_t sw,
+	char *buf, size_t len)
+{
+	if (sw == 0)
+		strlcpy(buf, base, len);
+	else
+		snprintf(buf, len, "%s.%s", base, p->switches[sw].name);
 }
 
 /* ---- whole-profile checks --------------------------------------------- */
@@ -857,9 +1074,11 @@ check_port_pair(struct loader *l, int i, int j, uint8_t family)
 		return fail(l, origin(l, si, key), si, key, text_of(l, si, key),
 			    "an address unique among ports",
 			    "duplicate address, also on [%s]", sj);
-	if (prefix_match(a, b, RTE_MIN(da, db)))
+	/* Two switches' ends of one link share a subnet. */
+	if (p->ports[i].sw == p->ports[j].sw &&
+	    prefix_match(a, b, RTE_MIN(da, db)))
 		return fail(l, origin(l, si, key), si, key, text_of(l, si, key),
-			    "port subnets that do not overlap",
+			    "port subnets that do not overlap on one switch",
 			    "subnet overlaps [%s] %s = %s", sj, key,
 			    text_of(l, sj, key));
 	return 0;
@@ -948,33 +1167,39 @@ static int
 check_neighbors(struct loader *l)
 {
 	struct aifab_profile *p = l->p;
-	char allowed[ALLOWED_LEN];
+	char allowed[ALLOWED_LEN], sect[CFG_NAME_LEN];
 	uint8_t net[16], depth;
 	int i, j;
 
 	for (i = 0; i < p->n_neighs; i++) {
 		struct aifab_neigh_params *nb = &p->neighs[i];
 		const char *key = l->neigh_key[i];
-		const char *file = origin(l, "neighbors", key);
+		const char *file;
 		int found = -1;
 
+		sw_sect(p, "neighbors", nb->sw, sect, sizeof(sect));
+		file = origin(l, sect, key);
 		for (j = 0; j < p->n_ports && found < 0; j++) {
-			if (!port_net(&p->ports[j], nb->family, net, &depth) ||
+			if (p->ports[j].sw != nb->sw ||
+			    !port_net(&p->ports[j], nb->family, net, &depth) ||
 			    !prefix_match(net, nb->addr, depth))
 				continue;
 			if (memcmp(net, nb->addr, 16) == 0)
-				return fail(l, file, "neighbors", key,
-					    text_of(l, "neighbors", key),
+				return fail(l, file, sect, key,
+					    text_of(l, sect, key),
 					    "an address other than the ports'",
 					    "neighbour address is [%s]'s own",
 					    l->port_sect[j]);
 			found = j;
 		}
 		if (found < 0) {
-			strlcpy(allowed, "an address inside a port subnet:",
-				sizeof(allowed));
+			strlcpy(allowed, nb->sw == 0 ?
+				"an address inside a port subnet:" :
+				"an address inside a subnet of the switch's "
+				"ports:", sizeof(allowed));
 			for (j = 0; j < p->n_ports; j++) {
-				if (!port_net(&p->ports[j], nb->family, net,
+				if (p->ports[j].sw != nb->sw ||
+				    !port_net(&p->ports[j], nb->family, net,
 					      &depth))
 					continue;
 				strlcat(allowed, " ", sizeof(allowed));
@@ -982,10 +1207,15 @@ check_neighbors(struct loader *l)
 					nb->family == AF_INET ? "ipv4" : "ipv6"),
 					sizeof(allowed));
 			}
-			return fail(l, file, "neighbors", key,
-				    text_of(l, "neighbors", key), allowed,
-				    "neighbour is not inside any port's "
-				    "subnet");
+			if (nb->sw == 0)
+				return fail(l, file, sect, key,
+					    text_of(l, sect, key), allowed,
+					    "neighbour is not inside any "
+					    "port's subnet");
+			return fail(l, file, sect, key, text_of(l, sect, key),
+				    allowed, "neighbour is not inside the "
+				    "subnet of any port of switch %s",
+				    p->switches[nb->sw].name);
 		}
 		nb->port = (uint16_t)found;
 	}
@@ -996,25 +1226,31 @@ static int
 check_routes(struct loader *l)
 {
 	struct aifab_profile *p = l->p;
-	char a[INET6_ADDRSTRLEN];
+	char a[INET6_ADDRSTRLEN], sect[CFG_NAME_LEN], nsect[CFG_NAME_LEN];
+	char allowed[ALLOWED_LEN];
 	int i, j, idx;
 
 	for (i = 0; i < p->n_routes; i++) {
 		struct aifab_route_params *r = &p->routes[i];
 		const char *key = l->route_key[i];
 
+		sw_sect(p, "routes", r->sw, sect, sizeof(sect));
+		sw_sect(p, "neighbors", r->sw, nsect, sizeof(nsect));
 		for (j = 0; j < r->n_nh; j++) {
-			idx = neigh_find(p, r->family, r->nh_addr[j]);
+			idx = neigh_find(p, r->sw, r->family, r->nh_addr[j]);
 			if (idx < 0) {
 				fmt_addr(r->family, r->nh_addr[j], a,
 					 sizeof(a));
-				return fail(l, origin(l, "routes", key),
-					    "routes", key,
-					    text_of(l, "routes", key),
-					    "next hops that are [neighbors] "
-					    "entries", "route to nowhere: "
+				snprintf(allowed, sizeof(allowed),
+					 "next hops that are [%s] entries",
+					 nsect);
+				return fail(l, origin(l, sect, key),
+					    sect, key, text_of(l, sect, key),
+					    allowed, "route to nowhere: "
 					    "next hop %s is not a configured "
-					    "neighbour", a);
+					    "neighbour%s%s", a, r->sw != 0 ?
+					    " of switch " : "",
+					    p->switches[r->sw].name);
 			}
 			r->nh_neigh[j] = (uint16_t)idx;
 		}
@@ -1161,7 +1397,8 @@ aifab_profile_defaults(struct aifab_profile *p)
 		unsigned int n = k->sect == PROFILE_SECT_TC ? AIFAB_N_TC : 1;
 		unsigned int idx;
 
-		if (k->sect == PROFILE_SECT_PORT)
+		if (k->sect == PROFILE_SECT_PORT ||
+		    k->sect == PROFILE_SECT_SWNAMED)
 			continue;
 		for (idx = 0; idx < n; idx++)
 			if (profile_key_def(k, idx) != NULL)
@@ -1180,6 +1417,38 @@ aifab_profile_port_index(const struct aifab_profile *p, const char *name)
 		if (strcmp(p->ports[i].name, name) == 0)
 			return i;
 	return -1;
+}
+
+int
+aifab_profile_switch_view(const struct aifab_profile *p, unsigned int sw,
+			  struct aifab_profile *out)
+{
+	uint16_t map[AIFAB_MAX_NEIGHS];
+	unsigned int i, k;
+
+	if (sw >= p->n_switches)
+		return -1;
+	*out = *p;
+	out->n_neighs = 0;
+	for (i = 0; i < p->n_neighs; i++) {
+		if (p->neighs[i].sw != sw)
+			continue;
+		map[i] = out->n_neighs;
+		out->neighs[out->n_neighs++] = p->neighs[i];
+	}
+	out->n_routes = 0;
+	for (i = 0; i < p->n_routes; i++) {
+		struct aifab_route_params *r;
+
+		if (p->routes[i].sw != sw)
+			continue;
+		r = &out->routes[out->n_routes++];
+		*r = p->routes[i];
+		for (k = 0; k < r->n_nh; k++)
+			r->nh_neigh[k] = map[r->nh_neigh[k]];
+	}
+	out->ecmp = p->switches[sw].ecmp;
+	return 0;
 }
 
 int
@@ -1241,6 +1510,10 @@ aifab_profile_load(struct aifab_profile *p, const char *path,
 		rc = apply_set(l, sets[i]);
 	if (rc == 0)
 		rc = load_sections(l);
+	if (rc == 0)
+		rc = build_switches(l);
+	if (rc == 0)
+		rc = load_sw_sections(l);
 	if (rc == 0)
 		rc = check_ports(l);
 	if (rc == 0)

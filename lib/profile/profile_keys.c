@@ -27,6 +27,8 @@
 #define PP_SZ(f) sizeof(((struct aifab_port_params *)0)->f)
 #define T_OFF(f) offsetof(struct aifab_tc_params, f)
 #define T_SZ(f) sizeof(((struct aifab_tc_params *)0)->f)
+#define S_OFF(f) offsetof(struct aifab_switch_params, f)
+#define S_SZ(f) sizeof(((struct aifab_switch_params *)0)->f)
 
 static const char *const role_names[] = { "downlink", "uplink", NULL };
 static const char *const coll_names[] = { "allreduce_ring", "allreduce_hd",
@@ -123,6 +125,16 @@ const struct profile_key profile_keys[] = {
 		  "pair of rings: what one sends the other receives), for "
 		  "the fabric demo and tests without NICs; naming it on one "
 		  "side is enough. Not with `device`." },
+	{ .sect = PROFILE_SECT_PORT, .name = "switch", .type = PROFILE_T_STRING,
+	  .off = PP_OFF(sw_name), .size = PP_SZ(sw_name), .off_has = SIZE_MAX,
+	  .def = "", .unit = "switch name",
+	  .help = "The switch instance that owns this port: a lower-case "
+		  "letter, then `a-z 0-9 _`; empty = the default switch. "
+		  "Each name is one switch pipeline with its own "
+		  "`[routes.<name>]`, `[neighbors.<name>]` and "
+		  "`[switch.<name>]`; wires between ports of different "
+		  "switches make a fabric. Not on a `[generator] ports` "
+		  "port." },
 	{ .sect = PROFILE_SECT_PORT, .name = "mac", .type = PROFILE_T_MAC,
 	  .off = PP_OFF(mac), .size = PP_SZ(mac), .off_has = PP_OFF(has_mac),
 	  .def = NULL, .unit = "",
@@ -405,6 +417,24 @@ const struct profile_key profile_keys[] = {
 	  .unit = "bytes",
 	  .help = "Toeplitz key; empty = the Microsoft RSS key." },
 
+	/* [switch.<name>] */
+	{ .sect = PROFILE_SECT_SWNAMED, .name = "ecmp_hash",
+	  .type = PROFILE_T_ENUM, .off = S_OFF(ecmp.hash),
+	  .size = S_SZ(ecmp.hash), .off_has = SIZE_MAX, .names = hash_names,
+	  .def = NULL, .unit = "",
+	  .help = "This switch's ECMP hash function; unset = `[ecmp] hash`." },
+	{ .sect = PROFILE_SECT_SWNAMED, .name = "ecmp_seed",
+	  .type = PROFILE_T_U32, .off = S_OFF(ecmp.seed),
+	  .size = S_SZ(ecmp.seed), .off_has = SIZE_MAX, .min = 0,
+	  .max = UINT32_MAX, .def = NULL, .unit = "",
+	  .help = "This switch's ECMP hash seed; unset = `[ecmp] seed`. "
+		  "Two tiers with the same hash, fields and seed polarise." },
+	{ .sect = PROFILE_SECT_SWNAMED, .name = "ecmp_fields",
+	  .type = PROFILE_T_FLAGS, .off = S_OFF(ecmp.fields),
+	  .size = S_SZ(ecmp.fields), .off_has = SIZE_MAX,
+	  .names = field_names, .def = NULL, .unit = "",
+	  .help = "This switch's hashed fields; unset = `[ecmp] fields`." },
+
 	/* [pfc] */
 	{ .sect = PROFILE_SECT_PFC, .name = "watchdog", .type = PROFILE_T_BOOL,
 	  .off = P_OFF(pfc.watchdog), .size = P_SZ(pfc.watchdog),
@@ -675,6 +705,7 @@ profile_sect_name(enum profile_sect s)
 	case PROFILE_SECT_QOS: return "qos";
 	case PROFILE_SECT_TC: return "tc.<0..7>";
 	case PROFILE_SECT_ECMP: return "ecmp";
+	case PROFILE_SECT_SWNAMED: return "switch.<name>";
 	case PROFILE_SECT_PFC: return "pfc";
 	case PROFILE_SECT_GENERATOR: return "generator";
 	default: return "?";

@@ -22,6 +22,7 @@ enum profile_sect {
 	PROFILE_SECT_ECMP,      /**< [ecmp], fields of struct aifab_profile */
 	PROFILE_SECT_PFC,       /**< [pfc], fields of struct aifab_profile */
 	PROFILE_SECT_GENERATOR, /**< [generator], fields of struct aifab_profile */
+	PROFILE_SECT_SWNAMED,   /**< [switch.<name>], struct aifab_switch_params */
 	PROFILE_SECT_KINDS,
 };
 

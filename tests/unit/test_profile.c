@@ -528,6 +528,90 @@ test_set_new_sections(void **state)
 	assert_int_equal(p->ports[3].cable_m, 3);
 }
 
+/* Several switch instances: clos.ini's four named switches, their own
+ * neighbours/routes/seeds, --set into named sections, the per-switch view. */
+static void
+test_switches(void **state)
+{
+	static const char *const sets[] = {
+		"switch.spine0.ecmp_seed=7",
+		"switch.leaf1.ecmp_hash=jhash",
+		"routes.leaf0.10.100.0.0/16=10.200.0.2",
+		"neighbors.spine1.10.200.1.3=02:00:00:00:00:09",
+		"switch.enabled=true",
+	};
+	struct fixture *fx = *state;
+	struct aifab_profile *p = &fx->p, *v = &fx->q;
+	char path[PATH_MAX];
+	uint8_t a[16];
+	int i, s0, l0;
+	unsigned int k, n;
+
+	snprintf(path, sizeof(path), "%s/profiles/clos.ini", src_root());
+	assert_int_equal(aifab_profile_load(p, path, sets, RTE_DIM(sets),
+					    fx->err, sizeof(fx->err)), 0);
+	assert_int_equal(p->n_switches, 5); /* the default + 4 named */
+	assert_string_equal(p->switches[0].name, "");
+	assert_int_equal(p->switches[0].n_ports, 8); /* g0..g7 */
+	assert_string_equal(p->switches[1].name, "leaf0");
+	assert_int_equal(p->switches[1].n_ports, 6);
+	l0 = 1;
+	for (s0 = 0; s0 < p->n_switches; s0++)
+		if (strcmp(p->switches[s0].name, "spine0") == 0)
+			break;
+	assert_true(s0 < p->n_switches);
+	assert_int_equal(p->switches[s0].ecmp.seed, 7);
+	assert_int_equal(p->switches[l0].ecmp.seed, 101);
+	assert_int_equal(p->switches[2].ecmp.hash, AIFAB_HASH_JHASH);
+	assert_int_equal(p->switches[l0].ecmp.hash, AIFAB_HASH_CRC32C);
+	i = aifab_profile_port_index(p, "s0l1");
+	assert_true(i >= 0);
+	assert_int_equal(p->ports[i].sw, s0);
+	assert_int_equal(p->ports[aifab_profile_port_index(p, "g3")].sw, 0);
+
+	/* leaf0's view: its 4 ranks + 2 spine neighbours, its 2 routes. */
+	assert_int_equal(aifab_profile_switch_view(p, (unsigned int)l0, v), 0);
+	assert_int_equal(v->n_neighs, 6);
+	assert_int_equal(v->n_routes, 2);
+	assert_int_equal(v->ecmp.seed, 101);
+	for (k = 0; k < v->n_neighs; k++) {
+		assert_int_equal(v->neighs[k].sw, l0);
+		assert_int_equal(p->ports[v->neighs[k].port].sw, l0);
+	}
+	for (k = 0, n = 0; k < v->n_routes; k++) {
+		const struct aifab_route_params *r = &v->routes[k];
+		unsigned int j;
+
+		for (j = 0; j < r->n_nh; j++) {
+			assert_true(r->nh_neigh[j] < v->n_neighs);
+			assert_memory_equal(v->neighs[r->nh_neigh[j]].addr,
+					    r->nh_addr[j], 16);
+			n++;
+		}
+	}
+	assert_int_equal(n, 3); /* the /22 over 2 spines, the --set /16 */
+	/* spine1 got the --set neighbour; nobody else did. */
+	addr(AF_INET, "10.200.1.3", a);
+	for (k = 0, n = 0; k < p->n_neighs; k++)
+		if (memcmp(p->neighs[k].addr, a, 16) == 0) {
+			assert_string_equal(p->switches[p->neighs[k].sw].name,
+					    "spine1");
+			n++;
+		}
+	assert_int_equal(n, 1);
+	assert_int_equal(aifab_profile_switch_view(p, p->n_switches, v), -1);
+
+	/* A profile without `switch` keys: one default switch, as before. */
+	leaf_path(path, sizeof(path));
+	assert_int_equal(aifab_profile_load(p, path, NULL, 0, fx->err,
+					    sizeof(fx->err)), 0);
+	assert_int_equal(p->n_switches, 1);
+	assert_int_equal(p->switches[0].n_ports, p->n_ports);
+	assert_int_equal(aifab_profile_switch_view(p, 0, v), 0);
+	assert_int_equal(v->n_routes, p->n_routes);
+	assert_int_equal(v->n_neighs, p->n_neighs);
+}
+
 /* A --set of [tc.<n>] overrides the file's value in that section only. */
 static void
 test_set_tc_over_file(void **state)
@@ -989,6 +1073,7 @@ main(int argc, char **argv)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_set_tc_over_file, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_switches, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_docs, setup, teardown),
 	};
 	struct CMUnitTest *tests;

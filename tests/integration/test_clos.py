@@ -1,0 +1,273 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Several switch instances in one process, cabled in memory.
+
+Usage: test_clos.py PATH/TO/dpdk-aifab clos|polarization|config
+
+clos: profiles/clos.ini (8 ranks, two leaves, two spines, ring AllReduce
+  in closed loop) runs to completion by itself; no frame dropped; every
+  cable carries what each side sent; each rank sent exactly the
+  collective's payload (nccl-tests / PROTOCOLS.md: 2(N-1)/N x S per
+  iteration, in RDMA WRITE frames of ib_mtu) plus its ACKs; traffic
+  crosses both spines; each switch has its own stats set and report
+  section; every mbuf returned.
+polarization: profiles/ecmp-polarization.ini (both tiers hash with the
+  same function, fields and seed) puts every packet a spine forwards to a
+  leaf on ONE of its two parallel links (imbalance max/mean >= 1.8, half
+  the spine downlinks idle); profiles/ecmp-polarization-seeded.ini (the
+  spines with their own seeds) spreads them (imbalance <= 1.3 in every
+  spine group) and its collective is not slower. The same file with
+  --set switch.spine0.ecmp_seed=... gives the seeded figures too.
+config: bad several-switch profiles fail with one line naming the file
+  (or --set), section, key, value and what is allowed.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+exe = sys.argv[1] if len(sys.argv) > 1 else os.environ["AIFAB_EXE"]
+mode = sys.argv[2] if len(sys.argv) > 2 else "clos"
+root = os.environ.get("AIFAB_SOURCE_ROOT",
+                      os.path.join(os.path.dirname(__file__), "..", ".."))
+fails = []
+
+# RoCEv2 frame sizes (PROTOCOLS.md): Ethernet 14 + IPv4 20 + UDP 8 +
+# BTH 12, + RETH 16 on a WRITE first/only, + AETH 4 on an ACK, ICRC 4.
+HDR = 14 + 20 + 8 + 12 + 4
+RETH = 16
+ACK_FRAME = HDR + 4
+
+
+def check(ok, what, got=""):
+    print("%s  %s%s" % ("ok  " if ok else "FAIL", what,
+                        "" if ok else ": got %s" % (got,)))
+    if not ok:
+        fails.append(what)
+    return ok
+
+
+def profile(name):
+    return os.path.join(root, "profiles", name)
+
+
+def run(prof, sets=(), timeout=120):
+    with tempfile.TemporaryDirectory() as d:
+        rep = os.path.join(d, "r.json")
+        cmd = [exe, "--profile", prof, "--report-json", rep, "--quiet"]
+        for s in sets:
+            cmd += ["--set", s]
+        t0 = time.monotonic()
+        p = subprocess.run(cmd, capture_output=True, text=True,
+                           timeout=timeout)
+        took = time.monotonic() - t0
+        name = os.path.basename(prof) + "".join(" " + s for s in sets)
+        check(p.returncode == 0, "%s: exit 0" % name,
+              (p.returncode, p.stderr[-800:]))
+        check(took < 60, "%s: ends by itself within a minute" % name,
+              "%.1f s" % took)
+        if p.returncode != 0 or not os.path.exists(rep):
+            print(p.stdout[-3000:])
+            sys.exit(1)
+        r = json.load(open(rep))
+    check(r["end"] == "input_consumed",
+          "%s: ended because the collective completed" % name, r["end"])
+    check(r["mempool_in_use_at_exit"] == 0, "%s: every mbuf returned" % name,
+          r["mempool_in_use_at_exit"])
+    return r, p.stdout
+
+
+def wires(prof):
+    """(a, b) for every [port.a] wire = b of a profile."""
+    out, cur = [], None
+    for line in open(prof):
+        m = re.match(r"\[port\.([^\]]+)\]", line.strip())
+        if m:
+            cur = m.group(1)
+            continue
+        m = re.match(r"wire\s*=\s*(\S+)", line.strip())
+        if m and cur:
+            out.append((cur, m.group(1)))
+    return out
+
+
+def test_clos():
+    prof = profile("clos.ini")
+    r, out = run(prof)
+    g = r["generator"]
+    c = g["collective"]
+    N, S = c["ranks"], c["size"]
+    check(N == 8 and c["op"] == "allreduce", "8 ranks of ring AllReduce", c)
+    check(c["iterations"] == 3, "every timed iteration completed",
+          c["iterations"])
+    check(g["closed_loop"] is True, "closed loop (ACK/NAK, RC)",
+          g["closed_loop"])
+    check(g["qps"]["lost"] == 0 and g["qps"]["duplicates"] == 0 and
+          g["rc"]["retx_packets"] == 0, "no PSN lost, duplicated or resent",
+          (g["qps"], g["rc"]))
+    drops = {p: {k: v for k, v in q["drops"].items() if v}
+             for p, q in r["ports"].items()}
+    check(not any(drops.values()), "no frame dropped on any port of any "
+          "switch", {p: d for p, d in drops.items() if d})
+    for a, b in wires(prof):
+        pa, pb = r["ports"][a], r["ports"][b]
+        check(pa["tx_packets"] == pb["rx_packets"] and
+              pb["tx_packets"] == pa["rx_packets"] and
+              pa["tx_bytes"] == pb["rx_bytes"],
+              "cable %s <-> %s carries what each side sent" % (a, b),
+              (pa["tx_packets"], pb["rx_packets"], pb["tx_packets"],
+               pa["rx_packets"]))
+    # Each rank: (warmup + iterations) x 2(N-1)/N x S of payload, in
+    # steps of S/N cut into ib_mtu frames over qps_per_conn QPs (one
+    # RDMA WRITE message per QP and step), plus its ACKs.
+    ib_mtu, qps, warmup = 4096, 4, 1
+    runs = c["iterations"] + warmup
+    payload = runs * 2 * (N - 1) * S // N
+    steps = runs * 2 * (N - 1)
+    data = payload // ib_mtu
+    msgs = steps * qps
+    for i in range(N):
+        gp = r["ports"]["g%d" % i]
+        acks = gp["tx_packets"] - data
+        want = data * (HDR + ib_mtu) + msgs * RETH + acks * ACK_FRAME
+        check(acks > 0 and gp["tx_bytes"] == want,
+              "rank %d sent 2(N-1)/N x S x %d = %d payload bytes in %d "
+              "frames (+ %d ACKs)" % (i, runs, payload, data, acks),
+              (gp["tx_packets"], gp["tx_bytes"], want))
+        check(gp["rx_bytes"] == gp["tx_bytes"],
+              "rank %d received as much as it sent (ring)" % i,
+              (gp["rx_bytes"], gp["tx_bytes"]))
+    sw = r.get("switches", {})
+    check(sorted(sw) == ["leaf0", "leaf1", "spine0", "spine1"],
+          "report: one section per switch", sorted(sw))
+    for s in ("spine0", "spine1"):
+        rx = sum(r["ports"][p]["rx_packets"] for p in sw.get(s, {})
+                 .get("ports", []))
+        check(rx > 0, "traffic crosses %s" % s, rx)
+    for leaf in ("leaf0", "leaf1"):
+        grp = sw.get(leaf, {}).get("ecmp", {})
+        members = [m["packets"] for gr in grp.values()
+                   for m in gr["members"].values()]
+        check(len(members) == 2 and min(members) > 0,
+              "%s spreads over both spines (ECMP)" % leaf, grp)
+    names = [sw[s]["stats_set"] for s in sorted(sw)]
+    check(len(set(names)) == 4 and "sw" not in names,
+          "each switch has its own stats set", names)
+    check("leaf0" in out and "imbalance" in out,
+          "console shows each switch's ECMP groups and imbalance", out[-600:])
+
+
+def spine_groups(r):
+    out = {}
+    for s in ("spine0", "spine1"):
+        for pfx, gr in r["switches"][s]["ecmp"].items():
+            out["%s %s" % (s, pfx)] = gr
+    return out
+
+
+def test_polarization():
+    same, _ = run(profile("ecmp-polarization.ini"))
+    seeded, _ = run(profile("ecmp-polarization-seeded.ini"))
+    viaset, _ = run(profile("ecmp-polarization.ini"),
+                    ["switch.spine0.ecmp_seed=7",
+                     "switch.spine1.ecmp_seed=8"])
+    for r, what in ((same, "same seeds"), (seeded, "spine seeds")):
+        c = r["generator"]["collective"]
+        check(c["iterations"] == 3 and c["op"] == "alltoall",
+              "%s: every all-to-all iteration completed" % what, c)
+    gs = spine_groups(same)
+    check(len(gs) == 4, "four spine ECMP groups (2 spines x 2 leaves)",
+          list(gs))
+    for k, gr in gs.items():
+        pk = [m["packets"] for m in gr["members"].values()]
+        check(len(pk) == 2 and gr["imbalance_packets"] >= 1.8 and
+              max(pk) >= 0.95 * sum(pk) and sum(pk) > 1000,
+              "same seeds: %s puts ~all on one of its two links "
+              "(imbalance %.3f)" % (k, gr["imbalance_packets"]), pk)
+    for s in ("spine0", "spine1"):
+        check(same["switches"][s]["ecmp_imbalance_max"] >= 1.8,
+              "same seeds: switches.%s.ecmp_imbalance_max >= 1.8" % s,
+              same["switches"][s]["ecmp_imbalance_max"])
+    # The leaves' own choice is spread: it is the spines that repeat it.
+    # (Retransmits, which follow the flows' paths, add noise to counts.)
+    for leaf in ("leaf0", "leaf1"):
+        pk = [m["packets"] for gr in same["switches"][leaf]["ecmp"].values()
+              for m in gr["members"].values()]
+        check(len(pk) == 4 and min(pk) > 0.25 * sum(pk) / 4,
+              "same seeds: %s uses all 4 of its uplinks" % leaf, pk)
+    # Half of the spine-to-leaf links carry (almost) no data.
+    down = {p: same["ports"][p]["tx_bytes"]
+            for s in ("spine0", "spine1")
+            for p in same["switches"][s]["ports"]}
+    idle = [p for p, b in down.items() if b < 0.01 * max(down.values())]
+    check(len(down) == 8 and len(idle) == 4,
+          "same seeds: 4 of the 8 spine-to-leaf links idle", down)
+    for r, what in ((seeded, "spine seeds (profile)"),
+                    (viaset, "spine seeds (--set)")):
+        for k, gr in spine_groups(r).items():
+            pk = [m["packets"] for m in gr["members"].values()]
+            check(gr["imbalance_packets"] <= 1.3 and min(pk) > 0,
+                  "%s: %s uses both links (imbalance %.3f)" %
+                  (what, k, gr["imbalance_packets"]), pk)
+    t_same = same["generator"]["collective"]["time_us"]["avg"]
+    t_seed = seeded["generator"]["collective"]["time_us"]["avg"]
+    print("     collective time avg: same seeds %.1f us, spine seeds %.1f us"
+          % (t_same, t_seed))
+    check(t_seed <= t_same, "spine seeds: the collective is not slower",
+          (t_seed, t_same))
+
+
+def test_config():
+    prof = profile("clos.ini")
+    cases = [
+        ("route via another switch's neighbour",
+         ["routes.leaf0.10.100.4.0/22=10.200.2.2"],
+         ["--set", "[routes.leaf0]", "10.100.4.0/22", "10.200.2.2",
+          "allowed", "[neighbors.leaf0]"]),
+        ("neighbour outside the switch's port subnets",
+         ["neighbors.spine0.10.100.0.1=02:00:00:00:00:01"],
+         ["--set", "[neighbors.spine0]", "10.100.0.1", "allowed",
+          "10.200.0.2/30"]),
+        ("section of a switch no port has",
+         ["routes.nosuch.10.0.0.0/8=10.0.0.1"],
+         ["--set", "[routes.nosuch]", "10.0.0.0/8", "allowed", "spine1"]),
+        ("bad switch name", ["port.l0h0.switch=Leaf"],
+         ["--set", "[port.l0h0]", "switch", "Leaf", "allowed"]),
+        ("generator port on a switch", ["port.g0.switch=leaf0"],
+         ["--set", "[port.g0]", "switch", "leaf0", "allowed"]),
+        ("unknown [switch.<name>] key", ["switch.spine0.ecmp_sed=1"],
+         ["--set", "[switch.spine0]", "ecmp_sed", "allowed", "ecmp_seed"]),
+        ("bad [switch.<name>] seed", ["switch.spine0.ecmp_seed=x"],
+         ["--set", "[switch.spine0]", "ecmp_seed", "'x'", "allowed"]),
+    ]
+    for what, sets, want in cases:
+        cmd = [exe, "--profile", prof]
+        for s in sets:
+            cmd += ["--set", s]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+        lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+        line = lines[0] if lines else ""
+        check(p.returncode == 1 and len(lines) == 1 and
+              all(w in line for w in want),
+              "%s: one error line naming %s" % (what, ", ".join(want)),
+              (p.returncode, p.stderr[-500:]))
+    # The file itself: a [switch.<name>] section names the file.
+    with tempfile.TemporaryDirectory() as d:
+        bad = os.path.join(d, "bad.ini")
+        with open(bad, "w") as f:
+            f.write(open(prof).read() + "\n[switch.spine9]\necmp_seed = 1\n")
+        p = subprocess.run([exe, "--profile", bad], capture_output=True,
+                           text=True, timeout=60)
+        check(p.returncode == 1 and bad in p.stderr and
+              "[switch.spine9]" in p.stderr and "allowed" in p.stderr,
+              "a file's [switch.<name>] of no port names the file",
+              p.stderr[-500:])
+
+
+{"clos": test_clos, "polarization": test_polarization,
+ "config": test_config}[mode]()
+print("test_clos %s: %d failed" % (mode, len(fails)))
+sys.exit(1 if fails else 0)

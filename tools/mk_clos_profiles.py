@@ -1,0 +1,193 @@
+#!/usr/bin/python3
+"""Writes profiles/clos.ini, profiles/ecmp-polarization.ini and
+profiles/ecmp-polarization-seeded.ini (several switch instances in one
+process, cabled in memory). Usage: tools/mk_clos_profiles.py profiles"""
+import sys, os
+FAB = 2
+def port(name, mac=None, ip=None, sw=None, wire=None, speed=100):
+    L=["[port.%s]" % name]
+    if sw: L.append("switch = %s" % sw)
+    if wire: L.append("wire = %s" % wire)
+    if mac: L.append("mac = %s" % mac)
+    if ip: L.append("ipv4 = %s" % ip)
+    L.append("speed_gbps = %s" % speed)
+    L.append("mtu = 9000")
+    return "\n".join(L)+"\n"
+
+def build(kind):
+    par = 2 if kind == "pol" else 1          # parallel links per leaf-spine pair
+    out=[]
+    secs=[]
+    neigh={}; routes={}
+    mac_n=[0]
+    def mac(sw_id, i): return "02:aa:%02x:00:00:%02x" % (sw_id, i)
+    # hosts
+    for r in range(8):
+        leaf = r // 4
+        lp = "l%dh%d" % (leaf, r)
+        secs.append(port(lp, mac(leaf+1, r), "10.100.%d.254/24" % r, "leaf%d" % leaf))
+        secs.append(port("g%d" % r, wire=lp))
+        neigh.setdefault("leaf%d" % leaf, []).append(("10.100.%d.1" % r, "02:a1:fa:00:00:%02x" % r))
+    fab_speed = FAB if kind == "pol" else 100
+    # links: leaf L, spine S, k
+    leaf_nh = {0: [], 1: []}; spine_nh = {}
+    for L in range(2):
+        for S in range(2):
+            for k in range(par):
+                x = (L*2+S)*par+k
+                lname = "l%ds%d%s" % (L, S, "ab"[k] if par > 1 else "")
+                sname = "s%dl%d%s" % (S, L, "ab"[k] if par > 1 else "")
+                lmac = mac(L+1, 0x10+x); smac = mac(S+3, 0x10+x)
+                secs.append(port(lname, lmac, "10.200.%d.1/30" % x, "leaf%d" % L, speed=fab_speed))
+                secs.append(port(sname, smac, "10.200.%d.2/30" % x, "spine%d" % S, sname and lname, speed=fab_speed))
+                neigh.setdefault("leaf%d" % L, []).append(("10.200.%d.2" % x, smac))
+                neigh.setdefault("spine%d" % S, []).append(("10.200.%d.1" % x, lmac))
+                leaf_nh[L].append((S, k, "10.200.%d.2" % x))
+                spine_nh.setdefault((S, L), []).append("10.200.%d.1" % x)
+    for L in range(2):
+        other = "10.100.%d.0/22" % (4 * (1 - L))
+        if kind == "pol":
+            # all four uplinks, ordered spine-major within a link index:
+            # member h mod 4 -> spine = h & 1, link = (h >> 1) & 1
+            order = sorted(leaf_nh[L], key=lambda t: (t[1], t[0]))
+        else:
+            order = leaf_nh[L]
+        routes.setdefault("leaf%d" % L, []).append((other, [t[2] for t in order]))
+    for S in range(2):
+        for L in range(2):
+            routes.setdefault("spine%d" % S, []).append(("10.100.%d.0/22" % (4*L), spine_nh[(S, L)]))
+    return secs, neigh, routes
+
+def write(kind, path, head, gen, swsect):
+    secs, neigh, routes = build(kind)
+    f = open(path, "w")
+    f.write(head)
+    f.write("\n".join(secs))
+    f.write("\n" + swsect)
+    for sw in ["leaf0", "leaf1", "spine0", "spine1"]:
+        f.write("\n[neighbors.%s]\n" % sw)
+        for a, m in neigh[sw]:
+            f.write("%s = %s\n" % (a, m))
+    for sw in ["leaf0", "leaf1", "spine0", "spine1"]:
+        f.write("\n[routes.%s]\n" % sw)
+        for p, nh in routes[sw]:
+            f.write("%s = %s\n" % (p, " ".join(nh)))
+    f.write("\n" + gen)
+    f.close()
+
+clos_head = """; dpdk-aifab: a small Clos in memory. 8 GPU ranks, two leaves (ranks 0-3
+; on leaf0, 4-7 on leaf1), two spines; every cable is an in-memory wire.
+; Each switch is its own switch pipeline ([port.X] switch = NAME) with its
+; own [neighbors.NAME] / [routes.NAME]; the leaves spread traffic to the
+; other leaf over both spines (ECMP), each switch with its own hash seed.
+; Rank r is 10.100.r.1 behind leaf port l<leaf>h<r> = 10.100.r.254/24;
+; leaf L - spine S link: leaf side 10.200.x.1/30, spine side 10.200.x.2/30
+; (x = 2L + S). All on 2 cores; runs to completion by itself.
+
+[general]
+name = clos
+seed = 1
+
+[switch]
+enabled = true
+
+"""
+clos_sw = """[ecmp]
+hash = crc32c
+fields = sip,dip,proto,sport,dport
+
+[switch.leaf0]
+ecmp_seed = 101
+
+[switch.leaf1]
+ecmp_seed = 102
+
+[switch.spine0]
+ecmp_seed = 201
+
+[switch.spine1]
+ecmp_seed = 202
+"""
+clos_gen = """[generator]
+enabled = true
+ports = g0 g1 g2 g3 g4 g5 g6 g7
+ranks = 8
+base_ip = 10.100.0.1/16
+ip_stride = 256
+collective = allreduce_ring
+size_bytes = 4194304
+qps_per_conn = 4
+ib_mtu = 4096
+iterations = 3
+warmup = 1
+closed_loop = true
+"""
+pol_head = """; dpdk-aifab scenario: ECMP polarization across two tiers, in memory.
+; 8 ranks, two leaves x two spines, TWO parallel links between each
+; leaf and spine (l<L>s<S>a/b <-> s<S>l<L>a/b). The leaves spread traffic
+; to the other leaf over all four uplinks (member = h mod 4: spine = bit 0
+; of h, link = bit 1); each spine spreads traffic to a leaf over its two
+; parallel links (member = h mod 2 = bit 0 of h).
+;
+; Every switch uses the same hash, fields and seed ([ecmp], no
+; [switch.NAME] seeds): a flow reaching spine S has bit 0 of h = S, so
+; the spine picks the same link for every flow -- half of the spine-to-leaf
+; links carry everything, the other half nothing (report: switches.spine*
+; .ecmp ... imbalance_packets = 2.0). Give the spines their own seed and
+; the load spreads again:
+;
+;   dpdk-aifab --profile profiles/ecmp-polarization.ini \\
+;       --set switch.spine0.ecmp_seed=7 --set switch.spine1.ecmp_seed=8
+;
+; (profiles/ecmp-polarization-seeded.ini is exactly that). Many flows
+; cross the tiers: all-to-all with 8 QPs per connection, each with its own
+; UDP source port. Fabric links are 2 Gb/s (hosts 100 Gb/s) so that the
+; links, not the CPU of a 2-core machine, limit the collective: with half
+; the spine-to-leaf links idle it takes clearly longer.
+
+[general]
+name = ecmp-polarization
+seed = 1
+
+[switch]
+enabled = true
+
+"""
+pol_sw = """[ecmp]
+hash = crc32c
+seed = 0
+fields = sip,dip,proto,sport,dport
+"""
+pol_gen = """[generator]
+enabled = true
+ports = g0 g1 g2 g3 g4 g5 g6 g7
+ranks = 8
+base_ip = 10.100.0.1/16
+ip_stride = 256
+collective = alltoall
+size_bytes = 8388608
+qps_per_conn = 8
+ib_mtu = 4096
+iterations = 3
+warmup = 1
+closed_loop = true
+"""
+pol_seeded_head = pol_head.replace("name = ecmp-polarization",
+                                   "name = ecmp-polarization-seeded")
+pol_seeded_head = """; The ecmp-polarization scenario with its own ECMP seed on each spine
+; (the other half of the pair; see ecmp-polarization.ini): the spines'
+; choice no longer repeats the leaves', and every spine-to-leaf link
+; carries traffic.
+""" + pol_seeded_head[pol_seeded_head.index("\n[general]"):]
+pol_seeded_sw = pol_sw + """
+[switch.spine0]
+ecmp_seed = 7
+
+[switch.spine1]
+ecmp_seed = 8
+"""
+d = sys.argv[1]
+write("clos", d + "/clos.ini", clos_head, clos_gen, clos_sw)
+write("pol", d + "/ecmp-polarization.ini", pol_head, pol_gen, pol_sw)
+write("pol", d + "/ecmp-polarization-seeded.ini", pol_seeded_head, pol_gen,
+      pol_seeded_sw)
