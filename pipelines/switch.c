@@ -373,8 +373,10 @@ link_check(const struct sw *sw, char *err, size_t errlen)
 	for (p = 0; p < sw->env.n_ports; p++)
 		for (d = 0; d < 2; d++) {
 			link_params(sw, p, d, &lp);
-			if (!aifab_link_params_active(&lp))
-				continue;
+			if (!aifab_link_params_active(&lp) ||
+			    (!sw->env.ports[p].gen_owned &&
+			     aifab_env_port_foreign(&sw->env, p)))
+				continue; /* another switch checks its own */
 			if (sw->env.ports[p].gen_owned) {
 				snprintf(err, errlen, "%s: [port.%s] fault_%s_*: "
 					 "the port is the generator's; allowed: "
@@ -408,7 +410,7 @@ link_setup(struct sw *sw, struct sw_worker *wk, unsigned int w, int socket)
 			struct aifab_link *l;
 
 			link_params(sw, p, d, &lp);
-			if (sw->env.ports[p].gen_owned ||
+			if (aifab_env_port_foreign(&sw->env, p) ||
 			    !aifab_link_params_active(&lp))
 				continue;
 			l = rte_zmalloc_socket("aifab_sw_link", sizeof(*l),

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""Writes profiles/clos.ini, profiles/ecmp-polarization.ini and
-profiles/ecmp-polarization-seeded.ini (several switch instances in one
+"""Writes profiles/clos.ini, profiles/scenarios/ecmp-polarization.ini and
+profiles/scenarios/ecmp-polarization-seeded.ini (several switch instances in one
 process, cabled in memory). Usage: tools/mk_clos_profiles.py profiles"""
 import sys, os
 FAB = 2
@@ -136,10 +136,10 @@ pol_head = """; dpdk-aifab scenario: ECMP polarization across two tiers, in memo
 ; .ecmp ... imbalance_packets = 2.0). Give the spines their own seed and
 ; the load spreads again:
 ;
-;   dpdk-aifab --profile profiles/ecmp-polarization.ini \\
+;   dpdk-aifab --profile profiles/scenarios/ecmp-polarization.ini \\
 ;       --set switch.spine0.ecmp_seed=7 --set switch.spine1.ecmp_seed=8
 ;
-; (profiles/ecmp-polarization-seeded.ini is exactly that). Many flows
+; (profiles/scenarios/ecmp-polarization-seeded.ini is exactly that). Many flows
 ; cross the tiers: all-to-all with 8 QPs per connection, each with its own
 ; UDP source port. Fabric links are 2 Gb/s (hosts 100 Gb/s) so that the
 ; links, not the CPU of a 2-core machine, limit the collective: with half
@@ -188,6 +188,8 @@ ecmp_seed = 8
 """
 d = sys.argv[1]
 write("clos", d + "/clos.ini", clos_head, clos_gen, clos_sw)
-write("pol", d + "/ecmp-polarization.ini", pol_head, pol_gen, pol_sw)
-write("pol", d + "/ecmp-polarization-seeded.ini", pol_seeded_head, pol_gen,
+write("pol", d + "/scenarios/ecmp-polarization.ini", pol_head, pol_gen,
+      pol_sw)
+write("pol", d + "/scenarios/ecmp-polarization-seeded.ini", pol_seeded_head,
+      pol_gen,
       pol_seeded_sw)

@@ -19,7 +19,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ORDER = ["clean", "latency", "loss", "latency-loss", "incast-lossless",
          "incast-lossy", "ecn-dcqcn", "pfc-storm", "ecmp-polarization",
-         "ecmp-seeds"]
+         "ecmp-polarization-seeded"]
 
 
 def scenarios(only):
@@ -54,8 +54,12 @@ def summary(name, rep):
     dq = g.get("dcqcn", {})
     drops = sum(v for p in rep["ports"].values()
                 for v in p.get("drops", {}).values())
-    imb = [e.get("imbalance", 0) for e in rep.get("ecmp", [])
-           if isinstance(e, dict)]
+    # busiest member / mean member, by packets, of the worst group of any
+    # switch (the default switch's groups, then each named switch's)
+    imb = [e.get("imbalance_packets", 0)
+           for e in rep.get("ecmp", {}).values()]
+    imb += [s.get("ecmp_imbalance_max", 0)
+            for s in rep.get("switches", {}).values()]
     return {
         "scenario": name,
         "end": rep["end"],

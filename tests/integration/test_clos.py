@@ -11,10 +11,10 @@ clos: profiles/clos.ini (8 ranks, two leaves, two spines, ring AllReduce
   iteration, in RDMA WRITE frames of ib_mtu) plus its ACKs; traffic
   crosses both spines; each switch has its own stats set and report
   section; every mbuf returned.
-polarization: profiles/ecmp-polarization.ini (both tiers hash with the
+polarization: profiles/scenarios/ecmp-polarization.ini (both tiers hash with the
   same function, fields and seed) puts every packet a spine forwards to a
   leaf on ONE of its two parallel links (imbalance max/mean >= 1.8, half
-  the spine downlinks idle); profiles/ecmp-polarization-seeded.ini (the
+  the spine downlinks idle); profiles/scenarios/ecmp-polarization-seeded.ini (the
   spines with their own seeds) spreads them (imbalance <= 1.3 in every
   spine group) and its collective is not slower. The same file with
   --set switch.spine0.ecmp_seed=... gives the seeded figures too.
@@ -169,9 +169,9 @@ def spine_groups(r):
 
 
 def test_polarization():
-    same, _ = run(profile("ecmp-polarization.ini"))
-    seeded, _ = run(profile("ecmp-polarization-seeded.ini"))
-    viaset, _ = run(profile("ecmp-polarization.ini"),
+    same, _ = run(profile("scenarios/ecmp-polarization.ini"))
+    seeded, _ = run(profile("scenarios/ecmp-polarization-seeded.ini"))
+    viaset, _ = run(profile("scenarios/ecmp-polarization.ini"),
                     ["switch.spine0.ecmp_seed=7",
                      "switch.spine1.ecmp_seed=8"])
     for r, what in ((same, "same seeds"), (seeded, "spine seeds")):
