@@ -21,6 +21,7 @@ struct app_args {
 	bool eal_given;             /**< the user passed EAL options */
 	const char *profile;        /**< NULL: the embedded default */
 	const char *sets[APP_MAX_SETS];
+	char lab_set[64];             /* --lab NAME as a --set */
 	unsigned int n_sets;
 	double duration_s;          /**< 0: until input is consumed or a signal */
 	const char *report_json;
@@ -68,6 +69,9 @@ void *app_traffic_create(const struct aifab_profile *prof,
 			 const struct aifab_env *env,
 			 const struct aifab_pipeline_ops **ops, void **gen,
 			 char *err, size_t errlen);
+/** The [lab] recipe's pipeline (pipelines/lab.h); NULL with @p err. */
+void *app_lab_create(const struct aifab_profile *prof,
+		     const struct aifab_env *env, char *err, size_t errlen);
 /** Stop and close every port of @p env (flushes pcap writers). */
 void app_ports_close(struct aifab_env *env);
 /** Mbufs still taken from the app's pools. */
@@ -90,6 +94,8 @@ const struct aifab_report_sink *app_report_sink(struct app_report *r);
 void app_report_set_counters(struct app_report *r,
 			     const struct aifab_port_counters *c);
 struct aifab_gen_summary;
+/** Keep the lab recipe's results (rendered now: the pipeline goes first). */
+void app_report_lab(struct app_report *r, const void *lab);
 /** The generator's results (nccl-tests figures) for the JSON report. */
 void app_report_generator(struct app_report *r,
 			  const struct aifab_gen_summary *s);

@@ -28,6 +28,7 @@ enum {
 	OPT_REPORT_HTML,
 	OPT_STATS_INTERVAL,
 	OPT_PROFILE_DOC,
+	OPT_LAB,
 	OPT_HELP,
 	OPT_VERSION,
 };
@@ -44,6 +45,7 @@ static const struct option app_opts[] = {
 	{ "report-html", required_argument, NULL, OPT_REPORT_HTML },
 	{ "stats-interval", required_argument, NULL, OPT_STATS_INTERVAL },
 	{ "profile-doc", no_argument, NULL, OPT_PROFILE_DOC },
+	{ "lab", required_argument, NULL, OPT_LAB },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -64,6 +66,8 @@ app_usage(FILE *f, const char *prog)
 "                         (e.g. --set port.p0.speed_gbps=25)\n"
 "  --duration SECONDS     stop after this long (default: when every pcap input\n"
 "                         is consumed, else at SIGINT/SIGTERM)\n"
+"  --lab RECIPE           run a lab recipe against a switch under test\n"
+"                         (= --set lab.recipe=RECIPE; see docs/lab.md)\n"
 "  --report-json FILE     write the final report as JSON\n"
 "  --capture DIR          write every port's TX to DIR/tx_<port>.pcap, stamped\n"
 "                         with the pipeline's clock (virtual time when on)\n"
@@ -229,6 +233,17 @@ parse_app(int argc, char **argv, struct app_args *a, const char *prog)
 				return -1;
 			}
 			a->sets[a->n_sets++] = optarg;
+			break;
+		case OPT_LAB:
+			/* the same as --set lab.recipe=NAME, in order */
+			if (a->n_sets >= APP_MAX_SETS) {
+				fprintf(stderr, "dpdk-aifab: more than %d --set\n",
+					APP_MAX_SETS);
+				return -1;
+			}
+			snprintf(a->lab_set, sizeof(a->lab_set),
+				 "lab.recipe=%s", optarg);
+			a->sets[a->n_sets++] = a->lab_set;
 			break;
 		case OPT_DURATION:
 			a->duration_s = strtod(optarg, &end);

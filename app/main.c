@@ -23,6 +23,7 @@
 #include "app.h"
 #include "export.h"
 #include "generator.h"
+#include "lab.h"
 
 #define APP_MAX_SLOTS APP_MAX_PIPES /* pipelines sharing one lcore */
 
@@ -59,6 +60,7 @@ struct app {
 	 * alive until the pipelines are freed. */
 	struct aifab_profile *sw_prof[AIFAB_MAX_SWITCHES];
 	void *gen;                  /* the generator's state, if it runs */
+	void *lab;                  /* the lab recipe's state, if it runs */
 	const struct app_pipe *src; /* the traffic source (generator/replay) */
 	struct lcore_plan plan[RTE_MAX_LCORE];
 	char run_dir[PATH_MAX];     /* EAL's runtime files, removed at exit */
@@ -211,10 +213,10 @@ app_start(struct app *app, char *err, size_t errlen)
 		if (n < 0)
 			return -1;
 	}
-	if (prof->gen.enabled &&
+	if ((prof->gen.enabled || prof->lab.recipe != 0) &&
 	    app_gen_lcore(prof, &gen_lc, err, errlen) != 0)
 		return -1;
-	if (!sw_on && !prof->gen.enabled) {
+	if (!sw_on && !prof->gen.enabled && prof->lab.recipe == 0) {
 		snprintf(err, errlen, "%s: [switch] enabled = 'false' and no "
 			 "[generator]: nothing to run; allowed: enable one",
 			 prof->path);
@@ -232,6 +234,21 @@ app_start(struct app *app, char *err, size_t errlen)
 	if (sw_on && app_start_switches(app, ids, (unsigned int)n, gen_mask,
 					err, errlen) != 0)
 		return -1;
+	if (prof->lab.recipe != 0) {
+		void *st;
+
+		app->env.worker_lcores = &gen_lc;
+		st = app_lab_create(prof, &app->env, err, errlen);
+		app->env.worker_lcores = NULL;
+		if (st == NULL)
+			return -1;
+		app->lab = st;
+		pipe_add(app, &aifab_lab_ops, st);
+		app->src = &app->pipe[app->n_pipes - 1];
+		plan_add(app, gen_lc, &aifab_lab_ops, st, 0);
+		printf("lab: recipe %s on lcore %u\n",
+		       aifab_lab_recipe_name(prof->lab.recipe), gen_lc);
+	}
 	if (prof->gen.enabled) {
 		const struct aifab_pipeline_ops *ops;
 		void *st, *gen;
@@ -385,6 +402,7 @@ app_pipes_fini(struct app *app)
 		app->sw_prof[i] = NULL;
 	}
 	app->gen = NULL;
+	app->lab = NULL;
 	app->src = NULL;
 }
 
@@ -421,6 +439,10 @@ app_finish(struct app *app, enum app_end end, double elapsed)
 	if (app->gen != NULL) {
 		printf("\n");
 		aifab_gen_print_table(app->gen, stdout);
+	}
+	if (app->lab != NULL) {
+		aifab_lab_print(app->lab, stdout);
+		app_report_lab(r, app->lab);
 	}
 	app_stats_stop(app->stats); /* telemetry reads the pipelines */
 	app_pipes_fini(app);

@@ -11,7 +11,45 @@
 
 #include "app.h"
 #include "generator.h"
+#include "lab.h"
 #include "replay.h"
+
+/* [lab] tx_port + rx_ports: the recipe's ports, as the generator's. */
+static int
+lab_port_mask(const struct aifab_profile *p, uint32_t *mask, char *err,
+	      size_t errlen)
+{
+	char buf[sizeof(p->lab.rx_ports)], *tok, *save = NULL;
+	int i;
+
+	if (p->gen.enabled) {
+		snprintf(err, errlen, "%s: [lab] recipe with [generator] "
+			 "enabled = 'true'; allowed: one traffic source (set "
+			 "generator.enabled=false)", p->path);
+		return -1;
+	}
+	i = aifab_profile_port_index(p, p->lab.tx_port);
+	if (i < 0) {
+		snprintf(err, errlen, "%s: [lab] tx_port = '%s': no such port; "
+			 "allowed: names of [port.*] sections", p->path,
+			 p->lab.tx_port);
+		return -1;
+	}
+	*mask = 1u << i;
+	snprintf(buf, sizeof(buf), "%s", p->lab.rx_ports);
+	for (tok = strtok_r(buf, " ,", &save); tok != NULL;
+	     tok = strtok_r(NULL, " ,", &save)) {
+		i = aifab_profile_port_index(p, tok);
+		if (i < 0) {
+			snprintf(err, errlen, "%s: [lab] rx_ports = '%s': no "
+				 "port '%s'; allowed: names of [port.*] "
+				 "sections", p->path, p->lab.rx_ports, tok);
+			return -1;
+		}
+		*mask |= 1u << i;
+	}
+	return 0;
+}
 
 /* Port mask of [generator] ports ("" = every port). -1 on a bad name. */
 int
@@ -22,6 +60,8 @@ app_gen_port_mask(const struct aifab_profile *p, uint32_t *mask, char *err,
 	int i;
 
 	*mask = 0;
+	if (p->lab.recipe != 0)
+		return lab_port_mask(p, mask, err, errlen);
 	if (!p->gen.enabled)
 		return 0;
 	snprintf(buf, sizeof(buf), "%s", p->gen.ports);
@@ -280,5 +320,52 @@ app_traffic_create(const struct aifab_profile *prof,
 	st = aifab_replay_create(env, &rp, 1, why, sizeof(why));
 	if (st == NULL)
 		snprintf(err, errlen, "%s: [generator] %s", prof->path, why);
+	return st;
+}
+
+/* The profile's [lab] as the recipe's params. */
+void *
+app_lab_create(const struct aifab_profile *prof, const struct aifab_env *env,
+	       char *err, size_t errlen)
+{
+	const struct aifab_lab_profile *lp = &prof->lab;
+	struct aifab_lab_params p;
+	char buf[sizeof(lp->rx_ports)], *tok, *save = NULL, why[APP_ERR_LEN];
+	void *st;
+
+	aifab_lab_params_defaults(&p);
+	p.recipe = lp->recipe;
+	p.tx_port = (uint16_t)aifab_profile_port_index(prof, lp->tx_port);
+	snprintf(buf, sizeof(buf), "%s", lp->rx_ports);
+	for (tok = strtok_r(buf, " ,", &save); tok != NULL &&
+	     p.n_rx < AIFAB_MAX_PORTS; tok = strtok_r(NULL, " ,", &save))
+		p.rx_ports[p.n_rx++] =
+			(uint16_t)aifab_profile_port_index(prof, tok);
+	if (!lp->has_gw_mac || !lp->has_src_ip || !lp->has_dst_ip) {
+		snprintf(err, errlen, "%s: [lab] %s: not set; allowed: the DUT's "
+			 "MAC on tx_port (gateway_mac) and the addresses "
+			 "(src_ip, dst_ip)", prof->path,
+			 !lp->has_gw_mac ? "gateway_mac" :
+			 !lp->has_src_ip ? "src_ip" : "dst_ip");
+		return NULL;
+	}
+	p.gw_mac = lp->gw_mac;
+	p.src_ip = lp->src_ip;
+	p.dst_ip = lp->dst_ip;
+	p.flows = lp->flows;
+	p.frames_per_flow = lp->frames_per_flow;
+	p.frame_bytes = (uint16_t)lp->frame_bytes;
+	p.fields = lp->fields;
+	p.rate_mbps = lp->rate_mbps;
+	p.tos = (uint8_t)(lp->dscp << 2 | lp->ecn);
+	p.sport_base = (uint16_t)lp->sport_base;
+	p.qpn_base = lp->qpn_base;
+	p.settle_ms = lp->settle_ms;
+	p.max_imbalance = lp->max_imbalance_milli / 1000.0;
+	p.min_p = lp->min_p_ppm / 1e6;
+	st = aifab_lab_create(env, &p, why, sizeof(why));
+	if (st == NULL)
+		snprintf(err, errlen, "%s: [lab] %s", prof->path,
+			 strncmp(why, "lab: ", 5) == 0 ? why + 5 : why);
 	return st;
 }

@@ -13,6 +13,7 @@
 #include "aifab_ecmp.h"
 #include "aifab_version.h"
 #include "app.h"
+#include "lab.h"
 #include "generator.h"
 
 #define REP_MAX_ENTRIES 512
@@ -44,6 +45,7 @@ struct rep_lcore {
 };
 
 struct app_report {
+	char *lab_json;             /* the "lab" object, rendered at the end */
 	bool has_gen;
 	struct aifab_gen_summary gen;
 	unsigned int n_lcores;
@@ -262,8 +264,24 @@ json_generator(FILE *f, const struct app_report *r)
 }
 
 void
+app_report_lab(struct app_report *r, const void *lab)
+{
+	size_t len = 0;
+	FILE *f = open_memstream(&r->lab_json, &len);
+
+	if (f == NULL) {
+		r->lab_json = NULL;
+		return;
+	}
+	aifab_lab_json(lab, f);
+	fclose(f);
+}
+
+void
 app_report_free(struct app_report *r)
 {
+	if (r != NULL)
+		free(r->lab_json);
 	free(r);
 }
 
@@ -519,6 +537,8 @@ app_report_write_json(const struct app_report *r, const char *path,
 	fprintf(f, "  },\n");
 	json_ecmp(f, r, prof);
 	json_generator(f, r);
+	if (r->lab_json != NULL)
+		fprintf(f, "  \"lab\": %s,\n", r->lab_json);
 	json_lcores(f, r);
 	fprintf(f, "  \"mempool_in_use_at_exit\": %u\n}\n", mbufs_in_use);
 	rc = ferror(f) ? -1 : 0;

@@ -26,7 +26,7 @@ build_pkgs=(dpdk dpdk-dev libdpdk-dev libpcap-dev libnuma-dev libcmocka-dev
 	meson ninja-build pkg-config gcc)
 # Tests judge outputs with independent tools (prometheus: promtool;
 # chromium renders the HTML report headless).
-test_pkgs=(tshark python3 python3-scapy prometheus chromium)
+test_pkgs=(tshark python3 python3-scapy prometheus chromium iproute2 ethtool)
 # The sanitizer + fuzz build of the test command: clang 14 and its runtimes
 # (ASan, UBSan, LSan, libFuzzer).
 test_pkgs+=(clang libclang-rt-14-dev)

@@ -236,6 +236,33 @@ enum aifab_coll_kind {
 	AIFAB_COLL_KIND_ALLTOALL,
 };
 
+/** [lab]: a recipe measuring a switch under test (pipelines/lab.h). */
+struct aifab_lab_profile {
+	uint8_t recipe;             /**< enum aifab_lab_recipe; 0 = none */
+	char tx_port[AIFAB_NAME_LEN];
+	char rx_ports[256];         /**< port names, blank separated */
+	bool has_gw_mac;
+	struct rte_ether_addr gw_mac;
+	bool has_src_ip;
+	uint32_t src_ip;            /**< host order */
+	uint8_t src_depth;
+	bool has_dst_ip;
+	uint32_t dst_ip;
+	uint8_t dst_depth;
+	uint32_t flows;
+	uint32_t frames_per_flow;
+	uint32_t frame_bytes;
+	uint32_t fields;            /**< bit i: sport, dqpn, sip, dip */
+	uint32_t rate_mbps;
+	uint32_t dscp;
+	uint32_t ecn;
+	uint32_t sport_base;
+	uint32_t qpn_base;
+	uint32_t settle_ms;
+	uint32_t max_imbalance_milli;
+	uint32_t min_p_ppm;
+};
+
 /** [generator] */
 struct aifab_gen_profile {
 	bool enabled;
@@ -329,6 +356,7 @@ struct aifab_profile {
 	struct aifab_ecmp_profile ecmp;
 	struct aifab_pfc_profile pfc;
 	struct aifab_gen_profile gen;
+	struct aifab_lab_profile lab;
 
 	uint16_t n_ports;
 	struct aifab_port_params ports[AIFAB_MAX_PORTS];

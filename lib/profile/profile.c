@@ -33,7 +33,7 @@
 #define ALLOWED_LEN 384
 
 #define SECTS_ALLOWED "general, switch, port.<name>, qos, tc.<0..7>, " \
-	"ecmp, pfc, generator, neighbors, routes, switch.<name>, " \
+	"ecmp, pfc, generator, lab, neighbors, routes, switch.<name>, " \
 	"neighbors.<name>, routes.<name>"
 #define SW_NAME_ALLOWED "a switch name: a lower-case letter, then a-z 0-9 _ " \
 	"(1..31 characters)"
@@ -153,7 +153,7 @@ static const char *
 set_split(const char *s, struct set_parts *sp)
 {
 	static const char *const fixed[] = {
-		"general", "switch", "qos", "ecmp", "pfc", "generator",
+		"general", "switch", "qos", "ecmp", "pfc", "generator", "lab",
 		"neighbors", "routes",
 	};
 	/* Sections with a name or index that runs to the next dot. */
@@ -321,6 +321,7 @@ sect_kind(const char *name, unsigned int *idx)
 		{ "ecmp", PROFILE_SECT_ECMP },
 		{ "pfc", PROFILE_SECT_PFC },
 		{ "generator", PROFILE_SECT_GENERATOR },
+		{ "lab", PROFILE_SECT_LAB },
 	};
 	unsigned int i;
 

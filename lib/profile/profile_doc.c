@@ -269,6 +269,11 @@ aifab_profile_write_doc(FILE *f)
 		      "`base_mac` + r and IPv4 `base_ip` + r and sends from "
 		      "the generator's\nports in turn; the switch owns the "
 		      "other ports.\n\n");
+	write_section(f, PROFILE_SECT_LAB,
+		      "Lab recipes against a switch under test cabled to "
+		      "our ports (`--lab NAME` sets `recipe`);\nsee "
+		      "docs/lab.md. The recipe owns `tx_port` and `rx_ports` "
+		      "instead of the generator.\n\n");
 	fputc('\n', f);
 	fputs(doc_lists, f);
 }

@@ -44,6 +44,9 @@ static const char *const field_names[] = {
 static const char *const pfcwd_names[] = { "drop", "forward", "alert", NULL };
 static const char *const fault_at_names[] = { "rx", "tx", NULL };
 static const char *const fault_match_names[] = { "data", "roce", "all", NULL };
+static const char *const lab_recipe_names[] = { "none", "ecmp", NULL };
+static const char *const lab_field_names[] = {
+	"sport", "dqpn", "sip", "dip", NULL };
 static const char *const prio_names[] = {
 	"0", "1", "2", "3", "4", "5", "6", "7", NULL };
 
@@ -691,6 +694,86 @@ const struct profile_key profile_keys[] = {
 #undef G_DEC
 #undef G_BOOL
 #undef G_U32
+	/* [lab] */
+#define L_U32(key, field, lo, hi, d, u, h) \
+	{ .sect = PROFILE_SECT_LAB, .name = key, .type = PROFILE_T_U32, \
+	  .off = P_OFF(lab.field), .size = P_SZ(lab.field), \
+	  .off_has = SIZE_MAX, .min = lo, .max = hi, .def = d, .unit = u, \
+	  .help = h }
+	{ .sect = PROFILE_SECT_LAB, .name = "recipe", .type = PROFILE_T_ENUM,
+	  .off = P_OFF(lab.recipe), .size = P_SZ(lab.recipe),
+	  .off_has = SIZE_MAX, .names = lab_recipe_names, .def = "none",
+	  .unit = "",
+	  .help = "`ecmp`: the ECMP spread recipe (which port each flow "
+		  "comes back on, per varied header field); `none`: no "
+		  "recipe runs." },
+	{ .sect = PROFILE_SECT_LAB, .name = "tx_port", .type = PROFILE_T_STRING,
+	  .off = P_OFF(lab.tx_port), .size = P_SZ(lab.tx_port),
+	  .off_has = SIZE_MAX, .def = "", .unit = "port name",
+	  .help = "The port the recipe sends from (cabled to the DUT)." },
+	{ .sect = PROFILE_SECT_LAB, .name = "rx_ports", .type = PROFILE_T_STRING,
+	  .off = P_OFF(lab.rx_ports), .size = P_SZ(lab.rx_ports),
+	  .off_has = SIZE_MAX, .def = "", .unit = "port names",
+	  .help = "The ports frames come back on (the DUT's ECMP members "
+		  "lead to them), e.g. `r0 r1`." },
+	{ .sect = PROFILE_SECT_LAB, .name = "gateway_mac", .type = PROFILE_T_MAC,
+	  .off = P_OFF(lab.gw_mac), .size = P_SZ(lab.gw_mac),
+	  .off_has = P_OFF(lab.has_gw_mac), .def = NULL, .unit = "",
+	  .help = "The DUT's MAC on `tx_port`: destination of what we "
+		  "send." },
+	{ .sect = PROFILE_SECT_LAB, .name = "src_ip", .type = PROFILE_T_IP4,
+	  .off = P_OFF(lab.src_ip), .size = P_SZ(lab.src_ip),
+	  .off2 = P_OFF(lab.src_depth), .off_has = P_OFF(lab.has_src_ip),
+	  .def = NULL, .unit = "",
+	  .help = "First source address (the `sip` phase adds the flow "
+		  "number), e.g. `10.1.0.2/24`." },
+	{ .sect = PROFILE_SECT_LAB, .name = "dst_ip", .type = PROFILE_T_IP4,
+	  .off = P_OFF(lab.dst_ip), .size = P_SZ(lab.dst_ip),
+	  .off2 = P_OFF(lab.dst_depth), .off_has = P_OFF(lab.has_dst_ip),
+	  .def = NULL, .unit = "",
+	  .help = "First destination address, inside the prefix the DUT "
+		  "routes over ECMP (the `dip` phase adds the flow number)." },
+	L_U32("flows", flows, 1, 65536, "64", "flows",
+	      "Flows per phase (K)."),
+	L_U32("frames_per_flow", frames_per_flow, 1, 1000000, "4", "frames",
+	      "Frames of each flow per phase (all must come back on one "
+	      "port: flow affinity)."),
+	L_U32("frame_bytes", frame_bytes, 82, 9000, "256", "bytes",
+	      "Frame length without FCS."),
+	{ .sect = PROFILE_SECT_LAB, .name = "fields", .type = PROFILE_T_FLAGS,
+	  .off = P_OFF(lab.fields), .size = P_SZ(lab.fields),
+	  .off_has = SIZE_MAX, .names = lab_field_names, .zero_ok = true,
+	  .def = "sport,dqpn,sip,dip", .unit = "",
+	  .help = "One phase per field varying only it, then one varying "
+		  "all: UDP source port, destination QP, source IP, "
+		  "destination IP." },
+	{ .sect = PROFILE_SECT_LAB, .name = "rate_gbps",
+	  .type = PROFILE_T_DECIMAL, .decimals = 3,
+	  .off = P_OFF(lab.rate_mbps), .size = P_SZ(lab.rate_mbps),
+	  .off_has = SIZE_MAX, .min = 1, .max = 1600000, .def = "1",
+	  .unit = "Gbit/s", .help = "Sending rate (wire bytes)." },
+	L_U32("dscp", dscp, 0, 63, "26", "", "DSCP of the frames."),
+	L_U32("ecn", ecn, 0, 3, "2", "", "ECN codepoint of the frames."),
+	L_U32("sport_base", sport_base, 1, 65535, "49152", "",
+	      "UDP source port of flow 0."),
+	L_U32("qpn_base", qpn_base, 1, 0xffffff, "256", "",
+	      "Destination QP of flow 0."),
+	L_U32("settle_ms", settle_ms, 0, 60000, "200", "ms",
+	      "Wait after the last frame for stragglers before the verdict."),
+	{ .sect = PROFILE_SECT_LAB, .name = "max_imbalance",
+	  .type = PROFILE_T_DECIMAL, .decimals = 3,
+	  .off = P_OFF(lab.max_imbalance_milli),
+	  .size = P_SZ(lab.max_imbalance_milli), .off_has = SIZE_MAX,
+	  .min = 1000, .max = 1000000, .def = "1.5", .unit = "max/mean",
+	  .help = "Verdict: the all-fields phase's busiest port may carry "
+		  "at most this times the mean number of flows." },
+	{ .sect = PROFILE_SECT_LAB, .name = "min_p", .type = PROFILE_T_DECIMAL,
+	  .decimals = 6, .off = P_OFF(lab.min_p_ppm),
+	  .size = P_SZ(lab.min_p_ppm), .off_has = SIZE_MAX, .min = 0,
+	  .max = 1000000, .def = "0.001", .unit = "",
+	  .help = "Verdict: the chi-square test of an even spread must not "
+		  "reject it at this p-value." },
+#undef L_U32
 };
 
 const unsigned int profile_n_keys = RTE_DIM(profile_keys);
@@ -708,6 +791,7 @@ profile_sect_name(enum profile_sect s)
 	case PROFILE_SECT_SWNAMED: return "switch.<name>";
 	case PROFILE_SECT_PFC: return "pfc";
 	case PROFILE_SECT_GENERATOR: return "generator";
+	case PROFILE_SECT_LAB: return "lab";
 	default: return "?";
 	}
 }

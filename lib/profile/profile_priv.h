@@ -23,6 +23,7 @@ enum profile_sect {
 	PROFILE_SECT_PFC,       /**< [pfc], fields of struct aifab_profile */
 	PROFILE_SECT_GENERATOR, /**< [generator], fields of struct aifab_profile */
 	PROFILE_SECT_SWNAMED,   /**< [switch.<name>], struct aifab_switch_params */
+	PROFILE_SECT_LAB,       /**< [lab], fields of struct aifab_profile */
 	PROFILE_SECT_KINDS,
 };
 

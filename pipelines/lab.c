@@ -1,0 +1,649 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Lab recipes against a switch under test (see lab.h): the ECMP spread
+ * recipe. Sends tagged RoCEv2 frames (valid IPv4 checksum and ICRC) from
+ * one port, paced on the TSC, and records per (phase, flow) the port each
+ * frame came back on.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_ip.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "aifab_pkt.h"
+#include "lab.h"
+
+#define LAB_TAG_MAGIC 0x4149464cu /* "AIFL" */
+#define LAB_TAG_LEN 24u
+#define LAB_HDR_LEN (14u + 20u + 8u + 12u)
+#define LAB_MIN_FRAME (LAB_HDR_LEN + LAB_TAG_LEN + 4u)
+#define LAB_BURST 32u
+#define LAB_NONE 0xffu
+#define LAB_WIRE_EXTRA 24u /* FCS, preamble + SFD, IFG */
+#define LAB_POOL_CACHE 64u
+
+#define BAD(...) do { snprintf(err, errlen, __VA_ARGS__); goto fail; } while (0)
+
+static const char *const recipe_names[] = { "none", "ecmp" };
+static const char *const field_names[] = { "sport", "dqpn", "sip", "dip" };
+
+struct lab {
+	struct aifab_env env;
+	struct aifab_lab_params p;
+	struct rte_mempool *pool;
+	uint32_t n_phases;
+	int phase_field[AIFAB_LAB_MAX_PHASES]; /* -1: all fields */
+	/* sending: phase, then frame j of every flow in turn */
+	uint32_t ph, j, flow;
+	bool sent_all;
+	uint64_t next_tsc, gap_cyc, end_tsc, settle_cyc;
+	bool started;
+	/* [phase][flow]: index into rx_ports of the first arrival; split */
+	uint8_t *first;
+	uint8_t *split;
+	uint64_t sent[AIFAB_LAB_MAX_PHASES], received[AIFAB_LAB_MAX_PHASES];
+	uint64_t rx_other;
+	uint64_t tx_pkts, tx_bytes, rx_pkts, rx_bytes;
+	uint64_t port_rx[AIFAB_MAX_PORTS], port_rx_bytes[AIFAB_MAX_PORTS];
+	uint8_t slot_of_port[AIFAB_MAX_PORTS]; /* env port -> rx slot */
+	uint8_t scratch[AIFAB_PKT_HDR_WINDOW];
+	bool done;
+};
+
+const char *
+aifab_lab_recipe_name(unsigned int r)
+{
+	return r < RTE_DIM(recipe_names) ? recipe_names[r] : NULL;
+}
+
+const char *
+aifab_lab_field_name(unsigned int f)
+{
+	return f < RTE_DIM(field_names) ? field_names[f] : NULL;
+}
+
+void
+aifab_lab_params_defaults(struct aifab_lab_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->flows = 64;
+	p->frames_per_flow = 4;
+	p->frame_bytes = 256;
+	p->fields = (1u << AIFAB_LAB_F_MAX) - 1;
+	p->rate_mbps = 1000;
+	p->tos = 26 << 2 | 2;
+	p->sport_base = 49152;
+	p->qpn_base = 0x100;
+	p->settle_ms = 200;
+	p->max_imbalance = 1.5;
+	p->min_p = 0.001;
+}
+
+/* ---- frames -------------------------------------------------------------- */
+
+/* The header fields of (phase, flow). */
+static void
+flow_fields(const struct lab *l, uint32_t ph, uint32_t flow, uint16_t *sport,
+	    uint32_t *dqpn, uint32_t *sip, uint32_t *dip)
+{
+	int f = l->phase_field[ph];
+
+	*sport = l->p.sport_base;
+	*dqpn = l->p.qpn_base;
+	*sip = l->p.src_ip;
+	*dip = l->p.dst_ip;
+	if (f < 0 || f == AIFAB_LAB_F_SPORT)
+		*sport = (uint16_t)(l->p.sport_base + flow);
+	if (f < 0 || f == AIFAB_LAB_F_DQPN)
+		*dqpn = (l->p.qpn_base + flow) & 0xffffff;
+	if (f < 0 || f == AIFAB_LAB_F_SIP)
+		*sip = l->p.src_ip + flow;
+	if (f < 0 || f == AIFAB_LAB_F_DIP)
+		*dip = l->p.dst_ip + flow;
+}
+
+static void
+put32(uint8_t *b, uint32_t v)
+{
+	b[0] = (uint8_t)(v >> 24);
+	b[1] = (uint8_t)(v >> 16);
+	b[2] = (uint8_t)(v >> 8);
+	b[3] = (uint8_t)v;
+}
+
+static uint32_t
+get32(const uint8_t *b)
+{
+	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
+	       (uint32_t)b[2] << 8 | b[3];
+}
+
+/* Ethernet / IPv4 / UDP 4791 / BTH (SEND only) / tag + zeros / ICRC. */
+static struct rte_mbuf *
+build(struct lab *l, uint32_t ph, uint32_t flow, uint32_t seq, uint64_t now)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(l->pool);
+	uint16_t len = l->p.frame_bytes, sport;
+	uint32_t dqpn, sip, dip;
+	struct rte_ipv4_hdr *ip;
+	uint8_t *b, *t;
+
+	if (m == NULL)
+		return NULL;
+	b = (uint8_t *)rte_pktmbuf_append(m, len);
+	if (b == NULL) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	memset(b, 0, len);
+	flow_fields(l, ph, flow, &sport, &dqpn, &sip, &dip);
+	rte_ether_addr_copy(&l->p.gw_mac, (struct rte_ether_addr *)b);
+	rte_ether_addr_copy(&l->env.ports[l->p.tx_port].mac,
+			    (struct rte_ether_addr *)(b + 6));
+	b[12] = 0x08;
+	ip = (struct rte_ipv4_hdr *)(b + 14);
+	ip->version_ihl = 0x45;
+	ip->type_of_service = l->p.tos;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(len - 14));
+	ip->packet_id = rte_cpu_to_be_16((uint16_t)seq);
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_UDP;
+	ip->src_addr = rte_cpu_to_be_32(sip);
+	ip->dst_addr = rte_cpu_to_be_32(dip);
+	ip->hdr_checksum = aifab_ipv4_cksum(ip);
+	t = b + 34;                       /* UDP */
+	t[0] = (uint8_t)(sport >> 8);
+	t[1] = (uint8_t)sport;
+	t[2] = 4791 >> 8;
+	t[3] = 4791 & 0xff;
+	t[4] = (uint8_t)((len - 34) >> 8);
+	t[5] = (uint8_t)(len - 34);
+	t = b + 42;                       /* BTH */
+	t[0] = 0x04;                      /* RC SEND only */
+	t[2] = t[3] = 0xff;               /* P_Key */
+	put32(t + 4, dqpn);               /* reserved byte + dest QP */
+	put32(t + 8, seq & 0xffffff);     /* AckReq 0, PSN */
+	t = b + LAB_HDR_LEN;              /* tag */
+	put32(t, LAB_TAG_MAGIC);
+	t[4] = (uint8_t)ph;
+	put32(t + 8, flow);
+	put32(t + 12, seq);
+	put32(t + 16, (uint32_t)(now >> 32));
+	put32(t + 20, (uint32_t)now);
+	aifab_icrc_store(b + len - 4, aifab_icrc(b + 14, len - 14 - 4u, false));
+	return m;
+}
+
+/* ---- poll ---------------------------------------------------------------- */
+
+static void
+rx_one(struct lab *l, uint16_t port, struct rte_mbuf *m)
+{
+	struct aifab_pkt_info pi;
+	uint8_t tagbuf[LAB_TAG_LEN];
+	const uint8_t *t;
+	uint32_t ph, flow;
+	uint8_t slot = l->slot_of_port[port], *first;
+
+	l->rx_pkts++;
+	l->rx_bytes += m->pkt_len;
+	l->port_rx[port]++;
+	l->port_rx_bytes[port] += m->pkt_len;
+	if (aifab_pkt_parse_mbuf(m, &pi, l->scratch, false) != AIFAB_PKT_ERR_OK ||
+	    !(pi.flags & AIFAB_PKT_F_ROCE) ||
+	    pi.bth_off + 12u + LAB_TAG_LEN > m->pkt_len) {
+		l->rx_other++;
+		return;
+	}
+	t = rte_pktmbuf_read(m, pi.bth_off + 12u, LAB_TAG_LEN, tagbuf);
+	if (t == NULL || get32(t) != LAB_TAG_MAGIC) {
+		l->rx_other++;
+		return;
+	}
+	ph = t[4];
+	flow = get32(t + 8);
+	if (ph >= l->n_phases || flow >= l->p.flows || slot == LAB_NONE) {
+		l->rx_other++;
+		return;
+	}
+	l->received[ph]++;
+	first = &l->first[ph * l->p.flows + flow];
+	if (*first == LAB_NONE)
+		*first = slot;
+	else if (*first != slot)
+		l->split[ph * l->p.flows + flow] = 1;
+}
+
+static unsigned int
+rx_poll(struct lab *l)
+{
+	struct rte_mbuf *pkts[LAB_BURST];
+	unsigned int handled = 0;
+	uint16_t s, n, i, port;
+
+	for (s = 0; s <= l->p.n_rx; s++) {
+		/* the rx ports, then the tx port (what the DUT sends back) */
+		port = s < l->p.n_rx ? l->p.rx_ports[s] : l->p.tx_port;
+		if (s == l->p.n_rx && l->slot_of_port[port] != LAB_NONE)
+			break;
+		n = rte_eth_rx_burst(l->env.ports[port].port_id, 0, pkts,
+				     LAB_BURST);
+		for (i = 0; i < n; i++)
+			rx_one(l, port, pkts[i]);
+		rte_pktmbuf_free_bulk(pkts, n);
+		handled += n;
+	}
+	return handled;
+}
+
+/* Advance (phase, frame, flow). */
+static void
+next_frame(struct lab *l, uint64_t now)
+{
+	if (++l->flow < l->p.flows)
+		return;
+	l->flow = 0;
+	if (++l->j < l->p.frames_per_flow)
+		return;
+	l->j = 0;
+	if (++l->ph < l->n_phases)
+		return;
+	l->sent_all = true;
+	l->end_tsc = now;
+}
+
+static unsigned int
+tx_poll(struct lab *l, uint64_t now)
+{
+	struct rte_mbuf *pkts[LAB_BURST];
+	uint16_t n = 0, sent, i;
+
+	if (!l->started) {
+		l->started = true;
+		l->next_tsc = now;
+	}
+	while (!l->sent_all && n < LAB_BURST && now >= l->next_tsc) {
+		pkts[n] = build(l, l->ph, l->flow,
+				l->j * l->p.flows + l->flow, now);
+		if (pkts[n] == NULL)
+			break;
+		l->sent[l->ph]++;
+		n++;
+		l->next_tsc += l->gap_cyc;
+		next_frame(l, now);
+	}
+	if (n == 0)
+		return 0;
+	sent = rte_eth_tx_burst(l->env.ports[l->p.tx_port].port_id, 0, pkts,
+				n);
+	for (i = sent; i < n; i++)
+		rte_pktmbuf_free(pkts[i]);  /* counted as sent, lost here */
+	for (i = 0; i < sent; i++) {
+		l->tx_pkts++;
+		l->tx_bytes += l->p.frame_bytes;
+	}
+	return n;
+}
+
+static unsigned int
+lab_poll(void *st, unsigned int w, uint64_t now)
+{
+	struct lab *l = st;
+	unsigned int n;
+
+	RTE_SET_USED(w);
+	n = rx_poll(l);
+	if (!l->sent_all)
+		n += tx_poll(l, now);
+	else if (!l->done && now - l->end_tsc >= l->settle_cyc)
+		__atomic_store_n(&l->done, true, __ATOMIC_RELEASE);
+	return n;
+}
+
+static void
+lab_drain(void *st, unsigned int w, uint64_t now)
+{
+	RTE_SET_USED(w);
+	RTE_SET_USED(now);
+	rx_poll(st);
+}
+
+static bool
+lab_done(const void *st)
+{
+	return __atomic_load_n(&((const struct lab *)st)->done,
+			       __ATOMIC_ACQUIRE);
+}
+
+static void
+lab_port_counters(const void *st, struct aifab_port_counters *out)
+{
+	const struct lab *l = st;
+	uint16_t p;
+
+	memset(out, 0, sizeof(*out) * l->env.n_ports);
+	for (p = 0; p < l->env.n_ports; p++) {
+		out[p].rx_packets = l->port_rx[p];
+		out[p].rx_bytes = l->port_rx_bytes[p];
+	}
+	out[l->p.tx_port].tx_packets = l->tx_pkts;
+	out[l->p.tx_port].tx_bytes = l->tx_bytes;
+}
+
+static void
+lab_report(const void *st, const struct aifab_report_sink *sink)
+{
+	RTE_SET_USED(st);
+	RTE_SET_USED(sink);
+}
+
+static void
+lab_fini(void *st)
+{
+	struct lab *l = st;
+
+	if (l == NULL)
+		return;
+	rte_free(l->first);
+	rte_free(l->split);
+	rte_mempool_free(l->pool);
+	rte_free(l);
+}
+
+static void *
+lab_init_refuse(const struct aifab_env *env, unsigned int n_workers,
+		char *err, size_t errlen)
+{
+	RTE_SET_USED(env);
+	RTE_SET_USED(n_workers);
+	snprintf(err, errlen, "lab: create with aifab_lab_create()");
+	return NULL;
+}
+
+const struct aifab_pipeline_ops aifab_lab_ops = {
+	.name = "lab",
+	.init = lab_init_refuse,
+	.poll = lab_poll,
+	.drain = lab_drain,
+	.done = lab_done,
+	.port_counters = lab_port_counters,
+	.report = lab_report,
+	.fini = lab_fini,
+};
+
+void *
+aifab_lab_create(const struct aifab_env *env, const struct aifab_lab_params *p,
+		 char *err, size_t errlen)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+	struct lab *l;
+	uint32_t n_mbufs, f, i;
+	size_t cells;
+
+	l = rte_zmalloc("aifab_lab", sizeof(*l), RTE_CACHE_LINE_SIZE);
+	if (l == NULL) {
+		snprintf(err, errlen, "lab: out of memory (raise -m)");
+		return NULL;
+	}
+	l->env = *env;
+	l->p = *p;
+	memset(l->slot_of_port, LAB_NONE, sizeof(l->slot_of_port));
+	if (p->recipe != AIFAB_LAB_ECMP)
+		BAD("recipe = '%s'; allowed: ecmp",
+		    aifab_lab_recipe_name(p->recipe) ? : "?");
+	if (p->tx_port >= env->n_ports)
+		BAD("tx_port: no such port");
+	if (p->n_rx == 0)
+		BAD("rx_ports = '': no port; allowed: the ports the DUT's ECMP "
+		    "group leads back to");
+	for (i = 0; i < p->n_rx; i++) {
+		if (p->rx_ports[i] >= env->n_ports)
+			BAD("rx_ports: no such port");
+		l->slot_of_port[p->rx_ports[i]] = (uint8_t)i;
+	}
+	if (p->flows == 0 || p->flows > AIFAB_LAB_MAX_FLOWS)
+		BAD("flows = '%u'; allowed: 1..%u", p->flows,
+		    AIFAB_LAB_MAX_FLOWS);
+	if (p->frame_bytes < LAB_MIN_FRAME || p->frame_bytes > 9000)
+		BAD("frame_bytes = '%u'; allowed: %u..9000", p->frame_bytes,
+		    LAB_MIN_FRAME);
+	if (p->rate_mbps == 0)
+		BAD("rate_gbps = '0'; allowed: a rate above 0");
+	l->n_phases = 0;
+	for (f = 0; f < AIFAB_LAB_F_MAX; f++)
+		if (p->fields & (1u << f))
+			l->phase_field[l->n_phases++] = (int)f;
+	l->phase_field[l->n_phases++] = -1;
+	cells = (size_t)l->n_phases * p->flows;
+	l->first = rte_malloc("aifab_lab_first", cells, 0);
+	l->split = rte_zmalloc("aifab_lab_split", cells, 0);
+	if (l->first == NULL || l->split == NULL)
+		BAD("lab: out of memory for %u flows (raise -m)", p->flows);
+	memset(l->first, LAB_NONE, cells);
+	n_mbufs = p->mbufs ? p->mbufs : 4096;
+	snprintf(name, sizeof(name), "lab_%" PRIxPTR, (uintptr_t)l & 0xffffff);
+	l->pool = rte_pktmbuf_pool_create(name, n_mbufs, LAB_POOL_CACHE, 0,
+		(uint16_t)RTE_MAX((uint32_t)RTE_MBUF_DEFAULT_BUF_SIZE,
+				  RTE_PKTMBUF_HEADROOM + p->frame_bytes),
+		rte_socket_id());
+	if (l->pool == NULL)
+		BAD("lab: cannot create a pool of %u mbufs: %s (raise -m)",
+		    n_mbufs, rte_strerror(rte_errno));
+	l->gap_cyc = (uint64_t)((double)(p->frame_bytes + LAB_WIRE_EXTRA) *
+		8.0 * (double)env->tsc_hz / ((double)p->rate_mbps * 1e6));
+	l->settle_cyc = (uint64_t)p->settle_ms * env->tsc_hz / 1000;
+	return l;
+fail:
+	lab_fini(l);
+	return NULL;
+}
+
+/* ---- results ------------------------------------------------------------- */
+
+/*
+ * Upper tail of chi-square with k (integer) degrees of freedom, exactly:
+ * Q(k/2, x/2). Even k: e^(-x/2) sum_{j<k/2} (x/2)^j / j!; odd k:
+ * erfc(sqrt(x/2)) + sqrt(2x/pi) e^(-x/2) sum_{j=1}^{(k-1)/2}
+ * x^(j-1) / (1 x 3 x ... x (2j-1)).
+ */
+static double
+chi2_upper(double x, unsigned int k)
+{
+	double term, sum = 0;
+	unsigned int j;
+
+	if (k == 0 || x <= 0)
+		return 1.0;
+	if (k % 2 == 0) {
+		for (j = 0, term = 1; j < k / 2; j++) {
+			sum += term;
+			term *= x / 2 / (j + 1);
+		}
+		return RTE_MIN(exp(-x / 2) * sum, 1.0);
+	}
+	for (j = 1, term = 1; j <= (k - 1) / 2; j++) {
+		sum += term;
+		term *= x / (2 * j + 1);
+	}
+	return RTE_MIN(erfc(sqrt(x / 2)) +
+		       sqrt(2 * x / M_PI) * exp(-x / 2) * sum, 1.0);
+}
+
+void
+aifab_lab_spread(const uint32_t *per_port, unsigned int n, double *imbalance,
+		 double *chi2, double *p)
+{
+	uint64_t seen = 0;
+	uint32_t max = 0;
+	double e, c = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		seen += per_port[i];
+		max = RTE_MAX(max, per_port[i]);
+	}
+	if (n == 0 || seen == 0) {
+		*imbalance = 0;
+		*chi2 = 0;
+		*p = 1;
+		return;
+	}
+	e = (double)seen / n;
+	for (i = 0; i < n; i++)
+		c += ((double)per_port[i] - e) * ((double)per_port[i] - e) / e;
+	*imbalance = max / e;
+	*chi2 = c;
+	*p = chi2_upper(c, n - 1);
+}
+
+void
+aifab_lab_result(const void *st, struct aifab_lab_result *r)
+{
+	const struct lab *l = st;
+	uint32_t ph, f, s;
+
+	memset(r, 0, sizeof(*r));
+	r->recipe = l->p.recipe;
+	r->n_phases = l->n_phases;
+	r->rx_other = l->rx_other;
+	for (ph = 0; ph < l->n_phases; ph++) {
+		struct aifab_lab_phase *x = &r->ph[ph];
+		uint32_t used = 0;
+
+		x->field = l->phase_field[ph];
+		x->sent = l->sent[ph];
+		x->received = l->received[ph];
+		for (f = 0; f < l->p.flows; f++) {
+			uint8_t first = l->first[ph * l->p.flows + f];
+
+			if (first == LAB_NONE)
+				continue;
+			x->flows_seen++;
+			x->per_port[first]++;
+			x->flows_split += l->split[ph * l->p.flows + f];
+		}
+		for (s = 0; s < l->p.n_rx; s++)
+			used += x->per_port[s] != 0;
+		x->ports_used = used;
+		aifab_lab_spread(x->per_port, l->p.n_rx, &x->imbalance,
+				 &x->chi2, &x->p);
+		if (x->field >= 0 && used > 1)
+			r->hashed |= 1u << x->field;
+	}
+	if (l->n_phases > 0) {
+		const struct aifab_lab_phase *all = &r->ph[l->n_phases - 1];
+
+		r->pass = all->flows_seen == l->p.flows &&
+			all->imbalance <= l->p.max_imbalance &&
+			all->p >= l->p.min_p && all->flows_split == 0;
+	}
+}
+
+static const char *
+phase_name(int field)
+{
+	return field < 0 ? "all" : field_names[field];
+}
+
+void
+aifab_lab_print(const void *st, FILE *f)
+{
+	const struct lab *l = st;
+	struct aifab_lab_result r;
+	const struct aifab_lab_phase *all;
+	uint32_t ph, s, k;
+
+	aifab_lab_result(l, &r);
+	fprintf(f, "\n# lab ecmp: %u flows x %u frames per phase from %s, back "
+		"on", l->p.flows, l->p.frames_per_flow,
+		l->env.ports[l->p.tx_port].name);
+	for (s = 0; s < l->p.n_rx; s++)
+		fprintf(f, " %s", l->env.ports[l->p.rx_ports[s]].name);
+	fprintf(f, "\n# %-6s %8s %8s %6s %6s %5s %9s %9s %8s  flows per port\n",
+		"vary", "sent", "back", "flows", "split", "ports", "imbalance",
+		"chi2", "p");
+	for (ph = 0; ph < r.n_phases; ph++) {
+		const struct aifab_lab_phase *x = &r.ph[ph];
+
+		fprintf(f, "  %-6s %8" PRIu64 " %8" PRIu64 " %6u %6u %5u %9.3f "
+			"%9.2f %8.4f ", phase_name(x->field), x->sent,
+			x->received, x->flows_seen, x->flows_split,
+			x->ports_used, x->imbalance, x->chi2, x->p);
+		for (s = 0; s < l->p.n_rx; s++)
+			fprintf(f, " %u", x->per_port[s]);
+		fprintf(f, "\n");
+	}
+	all = &r.ph[r.n_phases - 1];
+	fprintf(f, "# fields the DUT hashes on:");
+	for (k = 0; k < AIFAB_LAB_F_MAX; k++)
+		if (r.hashed & (1u << k))
+			fprintf(f, " %s", field_names[k]);
+	for (k = 0, s = 0; k < AIFAB_LAB_F_MAX; k++)
+		s += !!(l->p.fields & (1u << k));
+	fprintf(f, "%s (of those varied:", r.hashed ? "" : " none");
+	for (k = 0; k < AIFAB_LAB_F_MAX; k++)
+		if (l->p.fields & (1u << k))
+			fprintf(f, " %s", field_names[k]);
+	fprintf(f, ")\n# verdict\n");
+	fprintf(f, "  %-44s %-22s %s\n", "every flow came back",
+		"", all->flows_seen == l->p.flows ? "PASS" : "FAIL");
+	fprintf(f, "  %-44s %-22s %s\n", "flow affinity (no flow split)", "",
+		all->flows_split == 0 ? "PASS" : "FAIL");
+	fprintf(f, "  imbalance %-34.3f <= %-19.3f %s\n", all->imbalance,
+		l->p.max_imbalance,
+		all->imbalance <= l->p.max_imbalance ? "PASS" : "FAIL");
+	fprintf(f, "  chi-square p-value %-25.4g >= %-19.4g %s\n", all->p,
+		l->p.min_p, all->p >= l->p.min_p ? "PASS" : "FAIL");
+	fprintf(f, "# lab ecmp: %s; %" PRIu64 " frames without our tag\n",
+		r.pass ? "PASS" : "FAIL", r.rx_other);
+}
+
+void
+aifab_lab_json(const void *st, FILE *f)
+{
+	const struct lab *l = st;
+	struct aifab_lab_result r;
+	uint32_t ph, s, k, n = 0;
+
+	aifab_lab_result(l, &r);
+	fprintf(f, "{\"recipe\": \"%s\", \"flows\": %u, \"frames_per_flow\": %u, "
+		"\"tx_port\": \"%s\", \"rx_ports\": [",
+		recipe_names[l->p.recipe], l->p.flows, l->p.frames_per_flow,
+		l->env.ports[l->p.tx_port].name);
+	for (s = 0; s < l->p.n_rx; s++)
+		fprintf(f, "%s\"%s\"", s ? ", " : "",
+			l->env.ports[l->p.rx_ports[s]].name);
+	fprintf(f, "], \"phases\": [");
+	for (ph = 0; ph < r.n_phases; ph++) {
+		const struct aifab_lab_phase *x = &r.ph[ph];
+
+		fprintf(f, "%s\n    {\"vary\": \"%s\", \"sent\": %" PRIu64
+			", \"received\": %" PRIu64 ", \"flows_seen\": %u, "
+			"\"flows_split\": %u, \"ports_used\": %u, "
+			"\"imbalance\": %.6f, \"chi2\": %.6f, \"p\": %.6f, "
+			"\"flows_per_port\": {", ph ? "," : "",
+			phase_name(x->field), x->sent, x->received,
+			x->flows_seen, x->flows_split, x->ports_used,
+			x->imbalance, x->chi2, x->p);
+		for (s = 0; s < l->p.n_rx; s++)
+			fprintf(f, "%s\"%s\": %u", s ? ", " : "",
+				l->env.ports[l->p.rx_ports[s]].name,
+				x->per_port[s]);
+		fprintf(f, "}}");
+	}
+	fprintf(f, "],\n   \"hashed_fields\": [");
+	for (k = 0; k < AIFAB_LAB_F_MAX; k++)
+		if (r.hashed & (1u << k))
+			fprintf(f, "%s\"%s\"", n++ ? ", " : "", field_names[k]);
+	fprintf(f, "], \"rx_other\": %" PRIu64 ", \"limits\": {\"max_imbalance\": "
+		"%.6f, \"min_p\": %.6f}, \"verdict\": \"%s\"}", r.rx_other,
+		l->p.max_imbalance, l->p.min_p, r.pass ? "PASS" : "FAIL");
+}

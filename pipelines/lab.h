@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Lab recipes: measure a switch under test (DUT) cabled to our ports.
+ *
+ * **ecmp** (the ECMP spread recipe): from one port, send K flows of RoCEv2
+ * frames to a destination the DUT routes over an ECMP group whose members
+ * lead back to our other ports. One phase per header field varies only
+ * that field across the K flows (UDP source port, destination QP, source
+ * IP, destination IP), and a last phase varies them all. Each frame
+ * carries a tag (phase, flow, sequence); what comes back tells, per phase,
+ * which port each flow took. Per phase: flows per port, imbalance (busiest
+ * port / mean), a chi-square figure against an even spread and its
+ * p-value, flows split over several ports, frames lost; a field is hashed
+ * on when varying it alone moves flows to more than one port. The verdict
+ * (PASS/FAIL) compares the all-fields phase with the profile's limits.
+ *
+ * One lcore, the ports given in [lab] (the generator's role: the switch
+ * does not receive on them). Pacing on the TSC; no randomness: flows are
+ * numbered, so a run is repeatable against a deterministic DUT.
+ */
+#ifndef AIFAB_LAB_H
+#define AIFAB_LAB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_ether.h>
+
+#include "aifab_pipeline.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Recipes ([lab] recipe). */
+enum aifab_lab_recipe {
+	AIFAB_LAB_NONE = 0,
+	AIFAB_LAB_ECMP,
+	AIFAB_LAB_MAX,
+};
+
+/** Header fields a phase may vary (bit i, [lab] fields). */
+enum aifab_lab_field {
+	AIFAB_LAB_F_SPORT = 0,
+	AIFAB_LAB_F_DQPN,
+	AIFAB_LAB_F_SIP,
+	AIFAB_LAB_F_DIP,
+	AIFAB_LAB_F_MAX,
+};
+
+#define AIFAB_LAB_MAX_FLOWS 65536u
+#define AIFAB_LAB_MAX_PHASES (AIFAB_LAB_F_MAX + 1)
+
+/** Parameters (from [lab]). */
+struct aifab_lab_params {
+	uint8_t recipe;               /**< enum aifab_lab_recipe */
+	uint16_t tx_port;             /**< env port index */
+	uint16_t n_rx;
+	uint16_t rx_ports[AIFAB_MAX_PORTS]; /**< where frames come back */
+	struct rte_ether_addr gw_mac; /**< the DUT's MAC on tx_port */
+	uint32_t src_ip, dst_ip;      /**< host order */
+	uint32_t flows;
+	uint32_t frames_per_flow;
+	uint16_t frame_bytes;         /**< without FCS */
+	uint32_t fields;              /**< bit enum aifab_lab_field */
+	uint32_t rate_mbps;
+	uint8_t tos;                  /**< DSCP << 2 | ECN */
+	uint16_t sport_base;
+	uint32_t qpn_base;
+	uint32_t settle_ms;
+	double max_imbalance;         /**< verdict: all-fields phase */
+	double min_p;                 /**< verdict: chi-square p-value */
+	uint32_t mbufs;               /**< pool size (0: auto) */
+};
+
+/** One phase's result. */
+struct aifab_lab_phase {
+	int field;                    /**< enum aifab_lab_field, -1: all */
+	uint64_t sent, received;
+	uint32_t flows_seen;          /**< flows with >= 1 frame back */
+	uint32_t flows_split;         /**< flows seen on > 1 port */
+	uint32_t ports_used;
+	uint32_t per_port[AIFAB_MAX_PORTS]; /**< flows (first port seen) */
+	double imbalance;             /**< max / mean over the rx ports */
+	double chi2;                  /**< against an even spread */
+	double p;                     /**< chi-square upper tail */
+};
+
+/** What the report and the console show. */
+struct aifab_lab_result {
+	uint8_t recipe;
+	uint32_t n_phases;
+	struct aifab_lab_phase ph[AIFAB_LAB_MAX_PHASES];
+	uint64_t rx_other;            /**< frames without our tag */
+	uint32_t hashed;              /**< fields that moved flows (bits) */
+	bool pass;
+};
+
+extern const struct aifab_pipeline_ops aifab_lab_ops;
+
+/** Name of a recipe ("ecmp"), of a field ("sport"); NULL if out of range. */
+const char *aifab_lab_recipe_name(unsigned int r);
+const char *aifab_lab_field_name(unsigned int f);
+
+/** Fill defaults. */
+void aifab_lab_params_defaults(struct aifab_lab_params *p);
+
+/** Create the pipeline (one worker); NULL with @p err filled. */
+void *aifab_lab_create(const struct aifab_env *env,
+		       const struct aifab_lab_params *p, char *err,
+		       size_t errlen);
+
+/** Results so far (final once the run stopped). */
+void aifab_lab_result(const void *st, struct aifab_lab_result *r);
+
+/** The verdict table and per-phase figures, for the console. */
+void aifab_lab_print(const void *st, FILE *f);
+
+/** The "lab" JSON object (without its key), for the report. */
+void aifab_lab_json(const void *st, FILE *f);
+
+/**
+ * Pure: a phase's figures from per-port flow counts. Imbalance = max /
+ * (seen / n); chi-square = sum (o - e)^2 / e with e = seen / n; p = its
+ * upper tail with n - 1 degrees of freedom (exact, integer degrees).
+ */
+void aifab_lab_spread(const uint32_t *per_port, unsigned int n,
+		      double *imbalance, double *chi2, double *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AIFAB_LAB_H */
