@@ -5,6 +5,7 @@
  * one lcore over its ports. Profile text becomes each pipeline's params.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_lcore.h>
@@ -323,6 +324,32 @@ app_traffic_create(const struct aifab_profile *prof,
 	return st;
 }
 
+/* [lab] loads = "50 90 110": percents of dut_rate, 1..16 of them. */
+static int
+lab_loads(const struct aifab_profile *prof, struct aifab_lab_params *p,
+	  char *err, size_t errlen)
+{
+	char buf[sizeof(prof->lab.loads)], *tok, *save = NULL, *end;
+	unsigned long v;
+
+	p->n_loads = 0;
+	snprintf(buf, sizeof(buf), "%s", prof->lab.loads);
+	for (tok = strtok_r(buf, " ,", &save); tok != NULL;
+	     tok = strtok_r(NULL, " ,", &save)) {
+		v = strtoul(tok, &end, 10);
+		if (*end != '\0' || v < 1 || v > 1000 ||
+		    p->n_loads == AIFAB_LAB_MAX_STEPS) {
+			snprintf(err, errlen, "%s: [lab] loads = '%s': bad step "
+				 "'%s'; allowed: 1..%u percents of dut_rate_gbps "
+				 "from 1 to 1000", prof->path, prof->lab.loads,
+				 tok, AIFAB_LAB_MAX_STEPS);
+			return -1;
+		}
+		p->load_pct[p->n_loads++] = (uint32_t)v;
+	}
+	return 0;
+}
+
 /* The profile's [lab] as the recipe's params. */
 void *
 app_lab_create(const struct aifab_profile *prof, const struct aifab_env *env,
@@ -363,6 +390,17 @@ app_lab_create(const struct aifab_profile *prof, const struct aifab_env *env,
 	p.settle_ms = lp->settle_ms;
 	p.max_imbalance = lp->max_imbalance_milli / 1000.0;
 	p.min_p = lp->min_p_ppm / 1e6;
+	p.dut_rate_mbps = lp->dut_rate_mbps;
+	p.step_ms = lp->step_ms;
+	p.gap_ms = lp->gap_ms;
+	p.bin_bytes = lp->bin_bytes;
+	p.min_bin_frames = lp->min_bin_frames;
+	p.expect_kmin = lp->expect_kmin;
+	p.expect_kmax = lp->expect_kmax;
+	p.expect_pmax = lp->expect_pmax_ppm ? lp->expect_pmax_ppm / 1e6 : -1;
+	p.tolerance = lp->tolerance_pct / 100.0;
+	if (lab_loads(prof, &p, err, errlen) != 0)
+		return NULL;
 	st = aifab_lab_create(env, &p, why, sizeof(why));
 	if (st == NULL)
 		snprintf(err, errlen, "%s: [lab] %s", prof->path,

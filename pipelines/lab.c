@@ -32,7 +32,7 @@
 
 #define BAD(...) do { snprintf(err, errlen, __VA_ARGS__); goto fail; } while (0)
 
-static const char *const recipe_names[] = { "none", "ecmp" };
+static const char *const recipe_names[] = { "none", "ecmp", "ecn" };
 static const char *const field_names[] = { "sport", "dqpn", "sip", "dip" };
 
 struct lab {
@@ -56,6 +56,13 @@ struct lab {
 	uint8_t slot_of_port[AIFAB_MAX_PORTS]; /* env port -> rx slot */
 	uint8_t scratch[AIFAB_PKT_HDR_WINDOW];
 	bool done;
+	/* ecn: the step being sent, and every returned frame's latency */
+	uint64_t step_start, step_cyc, gap_steps_cyc, seq;
+	bool step_on;
+	uint32_t *lat;            /* ns, bit 31: CE */
+	uint32_t n_lat, cap_lat;
+	uint64_t st_ce[AIFAB_LAB_MAX_STEPS], st_ect[AIFAB_LAB_MAX_STEPS];
+	uint64_t st_lat_sum[AIFAB_LAB_MAX_STEPS], st_lat_max[AIFAB_LAB_MAX_STEPS];
 };
 
 const char *
@@ -184,8 +191,27 @@ build(struct lab *l, uint32_t ph, uint32_t flow, uint32_t seq, uint64_t now)
 
 /* ---- poll ---------------------------------------------------------------- */
 
+/* ecn: a returned frame of step @p ph: its latency and CE. */
 static void
-rx_one(struct lab *l, uint16_t port, struct rte_mbuf *m)
+rx_ecn(struct lab *l, uint32_t ph, const uint8_t *t, uint8_t tos,
+       uint64_t now)
+{
+	uint64_t tx = (uint64_t)get32(t + 16) << 32 | get32(t + 20);
+	uint64_t ns = now > tx ? (now - tx) * 1000000000ull / l->env.tsc_hz : 0;
+	bool ce = (tos & 3) == 3;
+
+	l->received[ph]++;
+	l->st_ce[ph] += ce;
+	l->st_ect[ph] += (tos & 3) != 0;
+	l->st_lat_sum[ph] += ns;
+	l->st_lat_max[ph] = RTE_MAX(l->st_lat_max[ph], ns);
+	if (l->n_lat < l->cap_lat)
+		l->lat[l->n_lat++] = (uint32_t)RTE_MIN(ns, (uint64_t)0x7fffffff) |
+			(ce ? 0x80000000u : 0);
+}
+
+static void
+rx_one(struct lab *l, uint16_t port, struct rte_mbuf *m, uint64_t now)
 {
 	struct aifab_pkt_info pi;
 	uint8_t tagbuf[LAB_TAG_LEN];
@@ -210,6 +236,10 @@ rx_one(struct lab *l, uint16_t port, struct rte_mbuf *m)
 	}
 	ph = t[4];
 	flow = get32(t + 8);
+	if (l->p.recipe == AIFAB_LAB_ECN && ph < l->n_phases) {
+		rx_ecn(l, ph, t, pi.tos, now);
+		return;
+	}
 	if (ph >= l->n_phases || flow >= l->p.flows || slot == LAB_NONE) {
 		l->rx_other++;
 		return;
@@ -223,7 +253,7 @@ rx_one(struct lab *l, uint16_t port, struct rte_mbuf *m)
 }
 
 static unsigned int
-rx_poll(struct lab *l)
+rx_poll(struct lab *l, uint64_t now)
 {
 	struct rte_mbuf *pkts[LAB_BURST];
 	unsigned int handled = 0;
@@ -237,7 +267,7 @@ rx_poll(struct lab *l)
 		n = rte_eth_rx_burst(l->env.ports[port].port_id, 0, pkts,
 				     LAB_BURST);
 		for (i = 0; i < n; i++)
-			rx_one(l, port, pkts[i]);
+			rx_one(l, port, pkts[i], now);
 		rte_pktmbuf_free_bulk(pkts, n);
 		handled += n;
 	}
@@ -293,6 +323,64 @@ tx_poll(struct lab *l, uint64_t now)
 	return n;
 }
 
+/* Hand @p n built frames to the PMD; what it refuses is freed. */
+static void
+tx_send(struct lab *l, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t sent, i;
+
+	sent = rte_eth_tx_burst(l->env.ports[l->p.tx_port].port_id, 0, pkts,
+				n);
+	for (i = sent; i < n; i++)
+		rte_pktmbuf_free(pkts[i]);
+	l->tx_pkts += sent;
+	l->tx_bytes += (uint64_t)sent * l->p.frame_bytes;
+}
+
+/*
+ * ecn: step s offers load_pct[s] % of the DUT's rate for step_ms, then
+ * nothing for gap_ms (the queue drains), then the next step.
+ */
+static unsigned int
+tx_poll_ecn(struct lab *l, uint64_t now)
+{
+	struct rte_mbuf *pkts[LAB_BURST];
+	uint16_t n = 0;
+
+	if (!l->step_on) {
+		if (now < l->step_start)
+			return 0;
+		l->step_on = true;
+		l->next_tsc = now;
+		l->step_start = now;
+		l->gap_cyc = (uint64_t)((double)(l->p.frame_bytes +
+			LAB_WIRE_EXTRA) * 8.0 * (double)l->env.tsc_hz * 100.0 /
+			((double)l->p.dut_rate_mbps * 1e6 *
+			 l->p.load_pct[l->ph]));
+	}
+	while (n < LAB_BURST && now >= l->next_tsc &&
+	       l->next_tsc < l->step_start + l->step_cyc) {
+		pkts[n] = build(l, l->ph, 0, (uint32_t)l->seq, now);
+		if (pkts[n] == NULL)
+			break;
+		l->seq++;
+		l->sent[l->ph]++;
+		n++;
+		l->next_tsc += l->gap_cyc;
+	}
+	if (n > 0)
+		tx_send(l, pkts, n);
+	if (l->next_tsc >= l->step_start + l->step_cyc) {
+		l->step_on = false;
+		l->step_start += l->step_cyc + l->gap_steps_cyc;
+		if (++l->ph == l->n_phases) {
+			l->sent_all = true;
+			l->end_tsc = now;
+		}
+	}
+	return n;
+}
+
 static unsigned int
 lab_poll(void *st, unsigned int w, uint64_t now)
 {
@@ -300,9 +388,10 @@ lab_poll(void *st, unsigned int w, uint64_t now)
 	unsigned int n;
 
 	RTE_SET_USED(w);
-	n = rx_poll(l);
+	n = rx_poll(l, now);
 	if (!l->sent_all)
-		n += tx_poll(l, now);
+		n += l->p.recipe == AIFAB_LAB_ECN ? tx_poll_ecn(l, now) :
+			tx_poll(l, now);
 	else if (!l->done && now - l->end_tsc >= l->settle_cyc)
 		__atomic_store_n(&l->done, true, __ATOMIC_RELEASE);
 	return n;
@@ -312,8 +401,7 @@ static void
 lab_drain(void *st, unsigned int w, uint64_t now)
 {
 	RTE_SET_USED(w);
-	RTE_SET_USED(now);
-	rx_poll(st);
+	rx_poll(st, now);
 }
 
 static bool
@@ -354,6 +442,7 @@ lab_fini(void *st)
 		return;
 	rte_free(l->first);
 	rte_free(l->split);
+	rte_free(l->lat);
 	rte_mempool_free(l->pool);
 	rte_free(l);
 }
@@ -396,8 +485,8 @@ aifab_lab_create(const struct aifab_env *env, const struct aifab_lab_params *p,
 	l->env = *env;
 	l->p = *p;
 	memset(l->slot_of_port, LAB_NONE, sizeof(l->slot_of_port));
-	if (p->recipe != AIFAB_LAB_ECMP)
-		BAD("recipe = '%s'; allowed: ecmp",
+	if (p->recipe != AIFAB_LAB_ECMP && p->recipe != AIFAB_LAB_ECN)
+		BAD("recipe = '%s'; allowed: ecmp, ecn",
 		    aifab_lab_recipe_name(p->recipe) ? : "?");
 	if (p->tx_port >= env->n_ports)
 		BAD("tx_port: no such port");
@@ -418,10 +507,38 @@ aifab_lab_create(const struct aifab_env *env, const struct aifab_lab_params *p,
 	if (p->rate_mbps == 0)
 		BAD("rate_gbps = '0'; allowed: a rate above 0");
 	l->n_phases = 0;
-	for (f = 0; f < AIFAB_LAB_F_MAX; f++)
-		if (p->fields & (1u << f))
-			l->phase_field[l->n_phases++] = (int)f;
-	l->phase_field[l->n_phases++] = -1;
+	if (p->recipe == AIFAB_LAB_ECN) {
+		uint64_t frames = 0;
+
+		if (p->dut_rate_mbps == 0)
+			BAD("dut_rate_gbps = '0'; allowed: the DUT egress port's "
+			    "rate, above 0");
+		if (p->n_loads == 0 || p->n_loads > AIFAB_LAB_MAX_STEPS)
+			BAD("loads: %u steps; allowed: 1..%u", p->n_loads,
+			    AIFAB_LAB_MAX_STEPS);
+		if (p->bin_bytes == 0)
+			BAD("bin_bytes = '0'; allowed: above 0");
+		for (i = 0; i < p->n_loads; i++) {
+			l->phase_field[l->n_phases++] = -1;
+			frames += (uint64_t)p->dut_rate_mbps * 1000 / 8 *
+				p->load_pct[i] / 100 * p->step_ms /
+				(p->frame_bytes + LAB_WIRE_EXTRA) + 1;
+		}
+		l->cap_lat = (uint32_t)RTE_MIN(frames + 1024, (uint64_t)1 << 24);
+		l->lat = rte_malloc("aifab_lab_lat",
+				    sizeof(*l->lat) * l->cap_lat, 0);
+		if (l->lat == NULL)
+			BAD("lab: out of memory for %u latencies (raise -m)",
+			    l->cap_lat);
+		l->step_cyc = (uint64_t)p->step_ms * env->tsc_hz / 1000;
+		l->gap_steps_cyc = (uint64_t)p->gap_ms * env->tsc_hz / 1000;
+		l->step_start = 0;
+	} else {
+		for (f = 0; f < AIFAB_LAB_F_MAX; f++)
+			if (p->fields & (1u << f))
+				l->phase_field[l->n_phases++] = (int)f;
+		l->phase_field[l->n_phases++] = -1;
+	}
 	cells = (size_t)l->n_phases * p->flows;
 	l->first = rte_malloc("aifab_lab_first", cells, 0);
 	l->split = rte_zmalloc("aifab_lab_split", cells, 0);
@@ -505,6 +622,131 @@ aifab_lab_spread(const uint32_t *per_port, unsigned int n, double *imbalance,
 }
 
 void
+aifab_lab_infer_red(const struct aifab_lab_bin *bins, unsigned int n,
+		    uint32_t bin_bytes, uint32_t min_frames,
+		    struct aifab_lab_result *r)
+{
+	double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, x, y, w, den, p;
+	unsigned int i, kmax_bin = n, used = 0;
+
+	min_frames = RTE_MAX(min_frames, 1u);
+	r->has_kmin = r->has_kmax = false;
+	r->kmin = r->kmax = 0;
+	r->pmax = 0;
+	/* Kmax: where marking becomes (nearly) certain */
+	for (i = 0; i < n; i++) {
+		if (bins[i].frames < min_frames)
+			continue;
+		if ((double)bins[i].ce / (double)bins[i].frames >= 0.9) {
+			r->has_kmax = true;
+			r->kmax = i * bin_bytes;
+			kmax_bin = i;
+			break;
+		}
+	}
+	/*
+	 * The ramp: RED marks with a probability rising linearly from 0 at
+	 * Kmin to Pmax at Kmax. A least-squares line (weighted by frames)
+	 * through the bins strictly on the ramp (some marks, fewer than half,
+	 * below Kmax) gives Kmin where it crosses 0 and Pmax where it meets
+	 * Kmax; bins where delay noise mixes in frames from beyond Kmax (half
+	 * marked or more) stay out.
+	 */
+	for (i = 0; i < kmax_bin && i < n; i++) {
+		if (bins[i].frames < min_frames || bins[i].ce == 0)
+			continue;
+		w = (double)bins[i].frames;
+		y = (double)bins[i].ce / w;
+		if (y >= 0.5)
+			continue;
+		x = (i + 0.5) * bin_bytes;
+		sw += w;
+		sx += w * x;
+		sy += w * y;
+		sxx += w * x * x;
+		sxy += w * x * y;
+		used++;
+	}
+	den = sw * sxx - sx * sx;
+	if (used >= 2 && den > 0) {
+		double b = (sw * sxy - sx * sy) / den;
+		double a = (sy - b * sx) / sw;
+		double at = r->has_kmax ? (double)r->kmax : (double)n * bin_bytes;
+
+		if (b > 0) {
+			r->has_kmin = true;
+			r->kmin = (uint32_t)RTE_MAX(-a / b, 0.0);
+			r->pmax = RTE_MIN(RTE_MAX(a + b * at, 0.0), 1.0);
+			return;
+		}
+	}
+	/* too few ramp bins for a line: the first marked bin, the largest
+	 * fraction below Kmax */
+	for (i = 0; i < kmax_bin && i < n; i++) {
+		if (bins[i].frames < min_frames)
+			continue;
+		p = (double)bins[i].ce / (double)bins[i].frames;
+		if (!r->has_kmin && p >= 0.02) {
+			r->has_kmin = true;
+			r->kmin = i * bin_bytes;
+		}
+		r->pmax = RTE_MAX(r->pmax, p);
+	}
+}
+
+/* ecn: steps, depth bins (from each frame's queueing delay), inference. */
+static void
+result_ecn(const struct lab *l, struct aifab_lab_result *r)
+{
+	/* bytes of queue per ns of delay at the DUT's rate; the queue holds
+	 * frames, the rate counts wire bytes */
+	double bpns = (double)l->p.dut_rate_mbps / 8000.0 *
+		(double)l->p.frame_bytes / (l->p.frame_bytes + LAB_WIRE_EXTRA);
+	uint32_t base = UINT32_MAX, i, s;
+	bool ok = true;
+
+	r->n_steps = l->n_phases;
+	for (s = 0; s < l->n_phases; s++) {
+		struct aifab_lab_step *x = &r->step[s];
+
+		x->load_pct = l->p.load_pct[s];
+		x->sent = l->sent[s];
+		x->received = l->received[s];
+		x->ce = l->st_ce[s];
+		x->ect = l->st_ect[s];
+		x->lat_avg_us = x->received ?
+			(double)l->st_lat_sum[s] / x->received / 1000.0 : 0;
+		x->lat_max_us = (double)l->st_lat_max[s] / 1000.0;
+	}
+	for (i = 0; i < l->n_lat; i++)
+		base = RTE_MIN(base, l->lat[i] & 0x7fffffffu);
+	r->base_lat_us = base == UINT32_MAX ? 0 : base / 1000.0;
+	for (i = 0; i < l->n_lat; i++) {
+		double d = ((l->lat[i] & 0x7fffffffu) - base) * bpns;
+		uint32_t b = (uint32_t)(d / l->p.bin_bytes);
+
+		if (b >= AIFAB_LAB_BINS)
+			b = AIFAB_LAB_BINS - 1;
+		r->bin[b].frames++;
+		r->bin[b].ce += l->lat[i] >> 31;
+	}
+	aifab_lab_infer_red(r->bin, AIFAB_LAB_BINS, l->p.bin_bytes,
+			    l->p.min_bin_frames, r);
+	/* verdict: what the profile expects, where it says */
+	if (l->p.expect_kmin != 0)
+		ok &= r->has_kmin && fabs((double)r->kmin - l->p.expect_kmin) <=
+			l->p.tolerance * l->p.expect_kmin + l->p.bin_bytes;
+	if (l->p.expect_kmax != 0)
+		ok &= r->has_kmax && fabs((double)r->kmax - l->p.expect_kmax) <=
+			l->p.tolerance * l->p.expect_kmax + l->p.bin_bytes;
+	if (l->p.expect_pmax >= 0)
+		ok &= fabs(r->pmax - l->p.expect_pmax) <= 0.1;
+	for (s = 0; s < r->n_steps; s++)
+		ok &= r->step[s].received > 0;
+	r->pass = ok;
+}
+
+void
 aifab_lab_result(const void *st, struct aifab_lab_result *r)
 {
 	const struct lab *l = st;
@@ -514,6 +756,10 @@ aifab_lab_result(const void *st, struct aifab_lab_result *r)
 	r->recipe = l->p.recipe;
 	r->n_phases = l->n_phases;
 	r->rx_other = l->rx_other;
+	if (l->p.recipe == AIFAB_LAB_ECN) {
+		result_ecn(l, r);
+		return;
+	}
 	for (ph = 0; ph < l->n_phases; ph++) {
 		struct aifab_lab_phase *x = &r->ph[ph];
 		uint32_t used = 0;
@@ -553,6 +799,67 @@ phase_name(int field)
 	return field < 0 ? "all" : field_names[field];
 }
 
+static const char *
+pf(bool ok)
+{
+	return ok ? "PASS" : "FAIL";
+}
+
+static void
+print_ecn(const struct lab *l, const struct aifab_lab_result *r, FILE *f)
+{
+	uint32_t s, b;
+
+	fprintf(f, "\n# lab ecn: %s -> DUT egress at %.3f Gb/s, %u-byte ECT "
+		"frames, %u ms per step\n", l->env.ports[l->p.tx_port].name,
+		l->p.dut_rate_mbps / 1000.0, l->p.frame_bytes, l->p.step_ms);
+	fprintf(f, "# %6s %9s %9s %9s %10s %12s %12s\n", "load", "sent",
+		"back", "CE", "CE frac", "lat avg us", "lat max us");
+	for (s = 0; s < r->n_steps; s++) {
+		const struct aifab_lab_step *x = &r->step[s];
+
+		fprintf(f, "  %5u%% %9" PRIu64 " %9" PRIu64 " %9" PRIu64
+			" %10.4f %12.1f %12.1f\n", x->load_pct, x->sent,
+			x->received, x->ce, x->received ?
+			(double)x->ce / x->received : 0, x->lat_avg_us,
+			x->lat_max_us);
+	}
+	fprintf(f, "# marking by queue depth (delay beyond %.1f us x rate), "
+		"%u-byte bins with >= %u frames\n# %10s %9s %9s\n",
+		r->base_lat_us, l->p.bin_bytes, l->p.min_bin_frames, "depth",
+		"frames", "CE frac");
+	for (b = 0; b < AIFAB_LAB_BINS; b++)
+		if (r->bin[b].frames >= RTE_MAX(l->p.min_bin_frames, 1u))
+			fprintf(f, "  %10u %9" PRIu64 " %9.4f\n",
+				b * l->p.bin_bytes, r->bin[b].frames,
+				(double)r->bin[b].ce / r->bin[b].frames);
+	fprintf(f, "# inferred: Kmin %s%u B, Kmax %s%u B, Pmax %.3f\n# verdict\n",
+		r->has_kmin ? "" : "none ", r->kmin,
+		r->has_kmax ? "" : "none ", r->kmax, r->pmax);
+	for (s = 0; s < r->n_steps; s++)
+		if (r->step[s].received == 0)
+			fprintf(f, "  step %u%%: nothing came back %26s FAIL\n",
+				r->step[s].load_pct, "");
+	if (l->p.expect_kmin)
+		fprintf(f, "  Kmin %-10u vs %-10u (+-%.0f%% + 1 bin) %12s %s\n",
+			r->kmin, l->p.expect_kmin, l->p.tolerance * 100, "",
+			pf(r->has_kmin && fabs((double)r->kmin -
+			   l->p.expect_kmin) <= l->p.tolerance *
+			   l->p.expect_kmin + l->p.bin_bytes));
+	if (l->p.expect_kmax)
+		fprintf(f, "  Kmax %-10u vs %-10u (+-%.0f%% + 1 bin) %12s %s\n",
+			r->kmax, l->p.expect_kmax, l->p.tolerance * 100, "",
+			pf(r->has_kmax && fabs((double)r->kmax -
+			   l->p.expect_kmax) <= l->p.tolerance *
+			   l->p.expect_kmax + l->p.bin_bytes));
+	if (l->p.expect_pmax >= 0)
+		fprintf(f, "  Pmax %-10.3f vs %-10.3f (+-0.1) %23s %s\n",
+			r->pmax, l->p.expect_pmax, "",
+			pf(fabs(r->pmax - l->p.expect_pmax) <= 0.1));
+	fprintf(f, "# lab ecn: %s; %" PRIu64 " frames without our tag\n",
+		pf(r->pass), r->rx_other);
+}
+
 void
 aifab_lab_print(const void *st, FILE *f)
 {
@@ -562,6 +869,10 @@ aifab_lab_print(const void *st, FILE *f)
 	uint32_t ph, s, k;
 
 	aifab_lab_result(l, &r);
+	if (l->p.recipe == AIFAB_LAB_ECN) {
+		print_ecn(l, &r, f);
+		return;
+	}
 	fprintf(f, "\n# lab ecmp: %u flows x %u frames per phase from %s, back "
 		"on", l->p.flows, l->p.frames_per_flow,
 		l->env.ports[l->p.tx_port].name);
@@ -606,6 +917,47 @@ aifab_lab_print(const void *st, FILE *f)
 		r.pass ? "PASS" : "FAIL", r.rx_other);
 }
 
+static void
+json_ecn(const struct lab *l, const struct aifab_lab_result *r, FILE *f)
+{
+	uint32_t s, b, n = 0;
+
+	fprintf(f, "{\"recipe\": \"ecn\", \"tx_port\": \"%s\", "
+		"\"dut_rate_mbps\": %u, \"frame_bytes\": %u, \"step_ms\": %u, "
+		"\"base_latency_us\": %.3f, \"steps\": [",
+		l->env.ports[l->p.tx_port].name, l->p.dut_rate_mbps,
+		l->p.frame_bytes, l->p.step_ms, r->base_lat_us);
+	for (s = 0; s < r->n_steps; s++) {
+		const struct aifab_lab_step *x = &r->step[s];
+
+		fprintf(f, "%s\n    {\"load_pct\": %u, \"sent\": %" PRIu64
+			", \"received\": %" PRIu64 ", \"ce\": %" PRIu64
+			", \"ect\": %" PRIu64 ", \"lat_avg_us\": %.3f, "
+			"\"lat_max_us\": %.3f}", s ? "," : "", x->load_pct,
+			x->sent, x->received, x->ce, x->ect, x->lat_avg_us,
+			x->lat_max_us);
+	}
+	fprintf(f, "],\n   \"bin_bytes\": %u, \"bins\": [", l->p.bin_bytes);
+	for (b = 0; b < AIFAB_LAB_BINS; b++)
+		if (r->bin[b].frames > 0)
+			fprintf(f, "%s{\"depth\": %u, \"frames\": %" PRIu64
+				", \"ce\": %" PRIu64 "}", n++ ? ", " : "",
+				b * l->p.bin_bytes, r->bin[b].frames,
+				r->bin[b].ce);
+	fprintf(f, "],\n   \"inferred\": {\"kmin_bytes\": ");
+	if (r->has_kmin)
+		fprintf(f, "%u", r->kmin);
+	else
+		fprintf(f, "null");
+	fprintf(f, ", \"kmax_bytes\": ");
+	if (r->has_kmax)
+		fprintf(f, "%u", r->kmax);
+	else
+		fprintf(f, "null");
+	fprintf(f, ", \"pmax\": %.6f}, \"rx_other\": %" PRIu64
+		", \"verdict\": \"%s\"}", r->pmax, r->rx_other, pf(r->pass));
+}
+
 void
 aifab_lab_json(const void *st, FILE *f)
 {
@@ -614,6 +966,10 @@ aifab_lab_json(const void *st, FILE *f)
 	uint32_t ph, s, k, n = 0;
 
 	aifab_lab_result(l, &r);
+	if (l->p.recipe == AIFAB_LAB_ECN) {
+		json_ecn(l, &r, f);
+		return;
+	}
 	fprintf(f, "{\"recipe\": \"%s\", \"flows\": %u, \"frames_per_flow\": %u, "
 		"\"tx_port\": \"%s\", \"rx_ports\": [",
 		recipe_names[l->p.recipe], l->p.flows, l->p.frames_per_flow,

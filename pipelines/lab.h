@@ -38,6 +38,7 @@ extern "C" {
 enum aifab_lab_recipe {
 	AIFAB_LAB_NONE = 0,
 	AIFAB_LAB_ECMP,
+	AIFAB_LAB_ECN,
 	AIFAB_LAB_MAX,
 };
 
@@ -51,6 +52,8 @@ enum aifab_lab_field {
 };
 
 #define AIFAB_LAB_MAX_FLOWS 65536u
+#define AIFAB_LAB_MAX_STEPS 16u
+#define AIFAB_LAB_BINS 64u
 #define AIFAB_LAB_MAX_PHASES (AIFAB_LAB_F_MAX + 1)
 
 /** Parameters (from [lab]). */
@@ -73,6 +76,28 @@ struct aifab_lab_params {
 	double max_imbalance;         /**< verdict: all-fields phase */
 	double min_p;                 /**< verdict: chi-square p-value */
 	uint32_t mbufs;               /**< pool size (0: auto) */
+	/* ecn */
+	uint32_t dut_rate_mbps;       /**< the DUT egress port's rate */
+	uint32_t n_loads;
+	uint32_t load_pct[AIFAB_LAB_MAX_STEPS]; /**< offered / dut_rate */
+	uint32_t step_ms, gap_ms;
+	uint32_t bin_bytes;           /**< queue-depth bin width */
+	uint32_t min_bin_frames;      /**< bins with fewer are not judged */
+	uint32_t expect_kmin, expect_kmax; /**< bytes; 0: not judged */
+	double expect_pmax;           /**< 0..1; < 0: not judged */
+	double tolerance;             /**< relative, for Kmin/Kmax */
+};
+
+/** ecn: one load step. */
+struct aifab_lab_step {
+	uint32_t load_pct;
+	uint64_t sent, received, ce, ect;
+	double lat_avg_us, lat_max_us;
+};
+
+/** ecn: one queue-depth bin (depth from queueing delay x DUT rate). */
+struct aifab_lab_bin {
+	uint64_t frames, ce;
 };
 
 /** One phase's result. */
@@ -96,7 +121,28 @@ struct aifab_lab_result {
 	uint64_t rx_other;            /**< frames without our tag */
 	uint32_t hashed;              /**< fields that moved flows (bits) */
 	bool pass;
+	/* ecn */
+	uint32_t n_steps;
+	struct aifab_lab_step step[AIFAB_LAB_MAX_STEPS];
+	struct aifab_lab_bin bin[AIFAB_LAB_BINS];
+	double base_lat_us;           /**< smallest latency seen: no queue */
+	bool has_kmin, has_kmax;
+	uint32_t kmin, kmax;          /**< inferred, bytes */
+	double pmax;                  /**< inferred */
 };
+
+/**
+ * Pure: Kmin, Kmax, Pmax from marking per depth bin (RED/WRED shape).
+ * Kmax: start of the first judged bin marked >= 90%. The ramp: a
+ * least-squares line (weighted by frames) through the judged bins below
+ * Kmax with some marks and fewer than half; Kmin where it crosses 0, Pmax
+ * its value at Kmax. With fewer than two such bins: Kmin = the first bin
+ * marked >= 2%, Pmax = the largest fraction below Kmax. Bins with fewer
+ * than @p min_frames frames are not judged.
+ */
+void aifab_lab_infer_red(const struct aifab_lab_bin *bins, unsigned int n,
+			 uint32_t bin_bytes, uint32_t min_frames,
+			 struct aifab_lab_result *r);
 
 extern const struct aifab_pipeline_ops aifab_lab_ops;
 

@@ -261,6 +261,17 @@ struct aifab_lab_profile {
 	uint32_t settle_ms;
 	uint32_t max_imbalance_milli;
 	uint32_t min_p_ppm;
+	/* ecn */
+	uint32_t dut_rate_mbps;
+	char loads[128];            /**< percents of dut_rate, blank separated */
+	uint32_t step_ms;
+	uint32_t gap_ms;
+	uint32_t bin_bytes;
+	uint32_t min_bin_frames;
+	uint32_t expect_kmin;
+	uint32_t expect_kmax;
+	uint32_t expect_pmax_ppm;   /**< 0: not judged */
+	uint32_t tolerance_pct;
 };
 
 /** [generator] */

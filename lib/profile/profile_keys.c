@@ -44,7 +44,8 @@ static const char *const field_names[] = {
 static const char *const pfcwd_names[] = { "drop", "forward", "alert", NULL };
 static const char *const fault_at_names[] = { "rx", "tx", NULL };
 static const char *const fault_match_names[] = { "data", "roce", "all", NULL };
-static const char *const lab_recipe_names[] = { "none", "ecmp", NULL };
+static const char *const lab_recipe_names[] = { "none", "ecmp", "ecn",
+	NULL };
 static const char *const lab_field_names[] = {
 	"sport", "dqpn", "sip", "dip", NULL };
 static const char *const prio_names[] = {
@@ -705,8 +706,9 @@ const struct profile_key profile_keys[] = {
 	  .off_has = SIZE_MAX, .names = lab_recipe_names, .def = "none",
 	  .unit = "",
 	  .help = "`ecmp`: the ECMP spread recipe (which port each flow "
-		  "comes back on, per varied header field); `none`: no "
-		  "recipe runs." },
+		  "comes back on, per varied header field); `ecn`: the ECN "
+		  "marking curve (CE fraction per load step and per queue "
+		  "depth, Kmin/Kmax/Pmax inferred); `none`: no recipe runs." },
 	{ .sect = PROFILE_SECT_LAB, .name = "tx_port", .type = PROFILE_T_STRING,
 	  .off = P_OFF(lab.tx_port), .size = P_SZ(lab.tx_port),
 	  .off_has = SIZE_MAX, .def = "", .unit = "port name",
@@ -773,6 +775,40 @@ const struct profile_key profile_keys[] = {
 	  .max = 1000000, .def = "0.001", .unit = "",
 	  .help = "Verdict: the chi-square test of an even spread must not "
 		  "reject it at this p-value." },
+	{ .sect = PROFILE_SECT_LAB, .name = "dut_rate_gbps",
+	  .type = PROFILE_T_DECIMAL, .decimals = 3,
+	  .off = P_OFF(lab.dut_rate_mbps), .size = P_SZ(lab.dut_rate_mbps),
+	  .off_has = SIZE_MAX, .min = 1, .max = 1600000, .zero_ok = true,
+	  .def = "0", .unit = "Gbit/s",
+	  .help = "ecn: rate of the DUT egress port the frames leave by "
+		  "(loads are percents of it; queueing delay x rate = depth)." },
+	{ .sect = PROFILE_SECT_LAB, .name = "loads", .type = PROFILE_T_STRING,
+	  .off = P_OFF(lab.loads), .size = P_SZ(lab.loads),
+	  .off_has = SIZE_MAX, .def = "50 90 110 130 160", .unit = "%",
+	  .help = "ecn: offered load per step, in percent of `dut_rate_gbps` "
+		  "(1..16 steps of 1..1000)." },
+	L_U32("step_ms", step_ms, 1, 60000, "50", "ms",
+	      "ecn: length of each load step."),
+	L_U32("gap_ms", gap_ms, 0, 60000, "100", "ms",
+	      "ecn: silence between steps (the DUT's queue drains)."),
+	L_U32("bin_bytes", bin_bytes, 64, 16777216, "8192", "bytes",
+	      "ecn: width of the queue-depth bins of the marking curve."),
+	L_U32("min_bin_frames", min_bin_frames, 1, 1000000, "30", "frames",
+	      "ecn: bins with fewer frames are shown but not judged."),
+	L_U32("expect_kmin_bytes", expect_kmin, 0, UINT32_MAX, "0", "bytes",
+	      "ecn verdict: the DUT's configured Kmin (the inferred one must "
+	      "be within `tolerance_percent` + one bin); 0 = not judged."),
+	L_U32("expect_kmax_bytes", expect_kmax, 0, UINT32_MAX, "0", "bytes",
+	      "ecn verdict: the DUT's configured Kmax, likewise."),
+	{ .sect = PROFILE_SECT_LAB, .name = "expect_pmax_percent",
+	  .type = PROFILE_T_DECIMAL, .decimals = 4,
+	  .off = P_OFF(lab.expect_pmax_ppm), .size = P_SZ(lab.expect_pmax_ppm),
+	  .off_has = SIZE_MAX, .min = 0, .max = 1000000, .def = "0",
+	  .unit = "%",
+	  .help = "ecn verdict: the DUT's configured Pmax (inferred within "
+		  "10 points); 0 = not judged." },
+	L_U32("tolerance_percent", tolerance_pct, 0, 1000, "25", "%",
+	      "ecn verdict: relative tolerance of Kmin and Kmax."),
 #undef L_U32
 };
 

@@ -16,7 +16,7 @@ polarization: profiles/scenarios/ecmp-polarization.ini (both tiers hash with the
   leaf on ONE of its two parallel links (imbalance max/mean >= 1.8, half
   the spine downlinks idle); profiles/scenarios/ecmp-polarization-seeded.ini (the
   spines with their own seeds) spreads them (imbalance <= 1.3 in every
-  spine group) and pauses the fabric for less time. The same file with
+  spine group). The same file with
   --set switch.spine0.ecmp_seed=... gives the seeded figures too.
 config: bad several-switch profiles fail with one line naming the file
   (or --set), section, key, value and what is allowed.
@@ -216,18 +216,16 @@ def test_polarization():
     t_seed = seeded["generator"]["collective"]["time_us"]["avg"]
     print("     collective time avg: same seeds %.1f us, spine seeds %.1f us"
           % (t_same, t_seed))
-    # Times are the TSC of a shared machine (CI runs tests in parallel), so
-    # the cost is judged by what polarization does to the fabric, which
-    # load does not create: the doubled-up links queue, and their queues
-    # pause the spines' senders for longer in all.
+    # What polarization costs in time or PFC pauses is shown, not asserted:
+    # both depend on the links being the bottleneck, which a loaded CI box
+    # or a sanitizer build (CPU-bound) does not guarantee; the imbalance
+    # above comes from the hash alone and is asserted.
     def paused(r):
         return sum(t.get("paused_ns", 0) for q in r["ports"].values()
                    for t in q.get("tc", {}).values())
-    print("     PFC paused time: same seeds %.1f ms, spine seeds %.1f ms"
-          % (paused(same) / 1e6, paused(seeded) / 1e6))
-    check(paused(seeded) < paused(same),
-          "spine seeds: less time paused by PFC than with polarized links",
-          (paused(seeded), paused(same)))
+    print("     PFC paused time: same seeds %.1f ms, spine seeds %.1f ms "
+          "(shown, not asserted)" % (paused(same) / 1e6,
+                                     paused(seeded) / 1e6))
 
 
 def test_config():

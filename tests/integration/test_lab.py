@@ -99,20 +99,16 @@ def kernel_off():
         ns(D, "ip", "addr", "flush", "dev", dev)
 
 
-LAB_INI = """[general]
-name = lab-ecmp
-[switch]
-enabled = false
-[port.t0]
-device = net_af_packet0
-speed_gbps = 10
-[port.r0]
-device = net_af_packet1
-speed_gbps = 10
-[port.r1]
-device = net_af_packet2
-speed_gbps = 10
-[lab]
+def lab_head(name, ports):
+    """[general], no switch, and our ports as af_packet vdevs in order."""
+    out = "[general]\nname = %s\n[switch]\nenabled = false\n" % name
+    for i, prt in enumerate(ports):
+        out += "[port.%s]\ndevice = net_af_packet%d\nspeed_gbps = 10\n" % (
+            prt, i)
+    return out
+
+
+LAB_INI = lab_head("lab-ecmp", ["t0", "r0", "r1"]) + """[lab]
 tx_port = t0
 rx_ports = r0 r1
 gateway_mac = {gw}
@@ -158,15 +154,53 @@ def vdevs(devs):
     return out
 
 
-def run_lab(d, name, gw, sets=(), capture=False):
+ECN_LAB_INI = lab_head("lab-ecn", ["t0", "r0"]) + """[lab]
+tx_port = t0
+rx_ports = r0
+gateway_mac = {gw}
+src_ip = 10.1.0.2/24
+dst_ip = 10.200.0.1/16
+dscp = 0
+dut_rate_gbps = 0.02
+loads = 50 150 200 250
+step_ms = 200
+gap_ms = 300
+bin_bytes = 16384
+"""
+
+ECN_DUT_INI = """[general]
+name = lab-dut-ecn
+[port.d0]
+device = net_af_packet0
+ipv4 = 10.1.0.1/24
+speed_gbps = 10
+[port.d1]
+device = net_af_packet1
+ipv4 = 10.1.1.1/24
+speed_gbps = 0.02
+[tc.0]
+ecn = true
+ecn_kmin_bytes = {kmin}
+ecn_kmax_bytes = {kmax}
+ecn_pmax_percent = {pmax}
+[neighbors]
+10.1.1.2 = {r0}
+[routes]
+10.200.0.0/16 = 10.1.1.2
+"""
+
+
+def run_lab(d, name, gw, sets=(), capture=False, recipe="ecmp"):
     ini = os.path.join(d, name + ".ini")
     rep = os.path.join(d, name + ".json")
     with open(ini, "w") as f:
-        f.write(LAB_INI.format(gw=gw))
+        f.write((LAB_INI if recipe == "ecmp" else ECN_LAB_INI).format(gw=gw))
+    # the recipe's poller on CPU 0, a DUT switch's on CPU 1
     cmd = ["ip", "netns", "exec", G, exe, "--no-huge", "-m", "512",
-           "--no-pci", "--file-prefix", "lab%s%s" % (tag, name)] + \
-        vdevs(["t0", "r0", "r1"]) + \
-        ["--", "--profile", ini, "--lab", "ecmp", "--report-json", rep,
+           "--no-pci", "--lcores", "0@1,1@0",
+           "--file-prefix", "lab%s%s" % (tag, name)] + \
+        vdevs(["t0", "r0", "r1"] if recipe == "ecmp" else ["t0", "r0"]) + \
+        ["--", "--profile", ini, "--lab", recipe, "--report-json", rep,
          "--duration", "30", "--quiet"]
     for s in sets:
         cmd += ["--set", s]
@@ -176,7 +210,7 @@ def run_lab(d, name, gw, sets=(), capture=False):
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     ck.check(p.returncode == 0, "%s: exit 0" % name,
              "%d: %s" % (p.returncode, p.stderr[-600:]))
-    print(p.stdout[p.stdout.find("# lab ecmp"):], flush=True)
+    print(p.stdout[p.stdout.find("# lab "):], flush=True)
     try:
         return json.load(open(rep))
     except (OSError, ValueError) as e:
@@ -259,7 +293,8 @@ try:
                                        r1=mac(G, "r1")))
             dut = subprocess.Popen(
                 ["ip", "netns", "exec", D, exe, "--no-huge", "-m", "512",
-                 "--no-pci", "-l", "0", "--file-prefix", "labdut" + tag] +
+                 "--no-pci", "--lcores", "0@0,1@1",
+                 "--file-prefix", "labdut" + tag] +
                 vdevs(["d0", "d1", "d2"]) +
                 ["--", "--profile", ini, "--duration", "60", "--quiet",
                  "--set", "port.d0.mac=" + gw,
@@ -281,6 +316,103 @@ try:
             ck.check(fwd == back and back >= 0.9 * 5 * 64 * 4,
                      "%s: what the DUT forwarded over its uplinks is what "
                      "came back" % name, "%d vs %d" % (fwd, back))
+
+        # ---- ECN marking curve --------------------------------------------
+        # One path d0 -> d1 at 20 Mb/s: t0 offers 50..250% of it in steps;
+        # the queue on d1 grows, the DUT marks from Kmin to Kmax.
+        ns(D, "ip", "link", "del", "d2", check=False)
+        KMIN, KMAX = 100000, 300000
+
+        def judge_ecn(name, rep, tol, pmax=None):
+            lab = rep["lab"]
+            inf = lab["inferred"]
+            steps = lab["steps"]
+            print("     inferred %s" % inf)
+            ck.check(inf["kmin_bytes"] is not None and
+                     abs(inf["kmin_bytes"] - KMIN) <= tol * KMIN + 16384,
+                     "%s: Kmin inferred within %d%% + 1 bin of %d"
+                     % (name, tol * 100, KMIN), str(inf))
+            ck.check(inf["kmax_bytes"] is not None and
+                     abs(inf["kmax_bytes"] - KMAX) <= tol * KMAX + 16384,
+                     "%s: Kmax inferred within %d%% + 1 bin of %d"
+                     % (name, tol * 100, KMAX), str(inf))
+            if pmax is not None:
+                ck.check(abs(inf["pmax"] - pmax) <= 0.1,
+                         "%s: Pmax inferred within 0.1 of %.2f"
+                         % (name, pmax), str(inf))
+            ck.eq(steps[0]["ce"], 0, "%s: no CE at 50%% load (no queue)"
+                  % name)
+            frac = [s["ce"] / max(s["received"], 1) for s in steps]
+            ck.check(all(a <= b + 0.02 for a, b in zip(frac, frac[1:])) and
+                     frac[-1] > 0.2,
+                     "%s: the CE fraction grows with the load" % name,
+                     str(frac))
+            ck.check(all(s["ect"] == s["received"] for s in steps),
+                     "%s: every frame came back ECT (ECT(0) or CE)" % name,
+                     str(steps))
+            ck.eq(rep["mempool_in_use_at_exit"], 0,
+                  "%s: every mbuf returned" % name)
+
+        ck.section("ECN curve, our switch as the DUT (Kmin 100 KB, Kmax "
+                   "300 KB, Pmax 20%)")
+        ini = os.path.join(d, "dut-ecn.ini")
+        with open(ini, "w") as f:
+            f.write(ECN_DUT_INI.format(kmin=KMIN, kmax=KMAX, pmax=20,
+                                       r0=mac(G, "r0")))
+        dut = subprocess.Popen(
+            ["ip", "netns", "exec", D, exe, "--no-huge", "-m", "512",
+             "--no-pci", "--lcores", "0@0,1@1",
+             "--file-prefix", "labdutecn" + tag] +
+            vdevs(["d0", "d1"]) +
+            ["--", "--profile", ini, "--duration", "60", "--quiet",
+             "--set", "port.d0.mac=" + gw],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(3)
+        rep = run_lab(d, "ecnsw", gw, recipe="ecn",
+                      sets=["lab.expect_kmin_bytes=%d" % KMIN,
+                            "lab.expect_kmax_bytes=%d" % KMAX,
+                            "lab.expect_pmax_percent=20"])
+        dut.send_signal(signal.SIGTERM)
+        dut.communicate(timeout=60)
+        judge_ecn("switch ECN", rep, 0.25, pmax=0.2)
+        ck.eq(rep["lab"]["verdict"], "PASS", "switch ECN: verdict")
+
+        ck.section("ECN curve, the kernel as the DUT (htb 20 Mbit + RED "
+                   "min 100000 max 300000 probability 0.2 ecn)")
+        ns(D, "ip", "addr", "add", "10.1.0.1/24", "dev", "d0")
+        ns(D, "ip", "addr", "add", "10.1.1.1/24", "dev", "d1")
+        ns(D, "sysctl", "-qw", "net.ipv4.ip_forward=1")
+        ns(D, "ip", "neigh", "replace", "10.1.1.2", "lladdr", mac(G, "r0"),
+           "dev", "d1", "nud", "permanent")
+        ns(D, "ip", "route", "replace", "10.200.0.0/16", "via", "10.1.1.2",
+           "dev", "d1")
+        ns(D, "tc", "qdisc", "add", "dev", "d1", "root", "handle", "1:",
+           "htb", "default", "1")
+        ns(D, "tc", "class", "add", "dev", "d1", "parent", "1:", "classid",
+           "1:1", "htb", "rate", "20mbit", "ceil", "20mbit")
+        # burst: the smallest tc allows (min / avpkt), so the average
+        # follows the real queue as closely as RED lets it
+        red = subprocess.run(
+            ["ip", "netns", "exec", D, "tc", "qdisc", "add", "dev", "d1",
+             "parent", "1:1", "handle", "10:", "red", "limit", "2000000",
+             "min", str(KMIN), "max", str(KMAX), "avpkt", "256", "burst",
+             "391", "probability", "0.2", "bandwidth", "20mbit", "ecn"],
+            capture_output=True, text=True)
+        if red.returncode != 0 and "unknown" in red.stderr:
+            # Kernels built without sch_red (this machine's has only htb
+            # and tbf, and no modules to load) cannot mark: nothing to
+            # measure. Said, not hidden.
+            print("SKIP  kernel RED: this kernel has no RED qdisc (%s)"
+                  % red.stderr.strip())
+        else:
+            ck.check(red.returncode == 0, "setup: tc red on d1",
+                     red.stderr.strip())
+            rep = run_lab(d, "ecnk", gw, recipe="ecn")
+            # (Linux RED spaces its marks uniformly, so the fraction it
+            # marks is not the configured probability: Pmax is shown, not
+            # judged; htb counts frame bytes where the recipe assumes wire
+            # bytes)
+            judge_ecn("kernel RED", rep, 0.3)
 finally:
     teardown()
 ck.finish()
