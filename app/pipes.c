@@ -399,6 +399,13 @@ app_lab_create(const struct aifab_profile *prof, const struct aifab_env *env,
 	p.expect_kmax = lp->expect_kmax;
 	p.expect_pmax = lp->expect_pmax_ppm ? lp->expect_pmax_ppm / 1e6 : -1;
 	p.tolerance = lp->tolerance_pct / 100.0;
+	p.pfc_prio = (uint8_t)lp->pfc_prio;
+	p.pfc_quanta = (uint16_t)lp->pfc_quanta;
+	p.pfc_load_pct = lp->pfc_load_pct;
+	p.hold_ms = lp->hold_ms;
+	p.resume_ms = lp->resume_ms;
+	if (p.n_rx > 0 && p.rx_ports[0] < prof->n_ports)
+		p.cable_m = prof->ports[p.rx_ports[0]].cable_m;
 	if (lab_loads(prof, &p, err, errlen) != 0)
 		return NULL;
 	st = aifab_lab_create(env, &p, why, sizeof(why));

@@ -32,7 +32,7 @@
 
 #define BAD(...) do { snprintf(err, errlen, __VA_ARGS__); goto fail; } while (0)
 
-static const char *const recipe_names[] = { "none", "ecmp", "ecn" };
+static const char *const recipe_names[] = { "none", "ecmp", "ecn", "pfc" };
 static const char *const field_names[] = { "sport", "dqpn", "sip", "dip" };
 
 struct lab {
@@ -63,6 +63,13 @@ struct lab {
 	uint32_t n_lat, cap_lat;
 	uint64_t st_ce[AIFAB_LAB_MAX_STEPS], st_ect[AIFAB_LAB_MAX_STEPS];
 	uint64_t st_lat_sum[AIFAB_LAB_MAX_STEPS], st_lat_max[AIFAB_LAB_MAX_STEPS];
+	/* pfc: phase 0 (A) congests, phase 1 (B) we pause the DUT */
+	uint64_t a_start, a_bytes, a_bytes_at_xoff, first_xoff, last_xoff;
+	uint64_t xoff_rx, xon_rx, xoff_gaps, gap_sum;
+	uint32_t q_min, q_max;
+	uint64_t b_start, xoff_at, xon_at, next_refresh, last_leak;
+	uint64_t b_before, leak_frames, leak_bytes, first_after_xon;
+	bool xoff_sent, xon_sent;
 };
 
 const char *
@@ -210,6 +217,51 @@ rx_ecn(struct lab *l, uint32_t ph, const uint8_t *t, uint8_t tos,
 			(ce ? 0x80000000u : 0);
 }
 
+/* pfc: a PFC frame from the DUT (it pauses us): the priority's timer. */
+static void
+rx_pfc(struct lab *l, const struct aifab_pkt_info *pi, uint64_t now)
+{
+	uint16_t q = pi->pfc_time[l->p.pfc_prio];
+
+	if (!(pi->pfc_enable & (1u << l->p.pfc_prio)))
+		return;
+	if (q == 0) {
+		l->xon_rx++;
+		l->last_xoff = 0;  /* an XON ends the episode: no refresh gap */
+		return;
+	}
+	if (l->xoff_rx++ == 0) {
+		l->first_xoff = now;
+		l->a_bytes_at_xoff = l->a_bytes;
+		l->q_min = q;
+	} else if (l->last_xoff != 0) {
+		/* a refresh: the gap since the XOFF before it */
+		l->gap_sum += now - l->last_xoff;
+		l->xoff_gaps++;
+	}
+	l->last_xoff = now;
+	l->q_min = RTE_MIN(l->q_min, (uint32_t)q);
+	l->q_max = RTE_MAX(l->q_max, (uint32_t)q);
+}
+
+/* pfc: a data frame back on the rx port during phase B. */
+static void
+rx_pfc_data(struct lab *l, uint32_t ph, uint32_t len, uint64_t now)
+{
+	l->received[ph]++;
+	if (ph != 1)
+		return;
+	if (!l->xoff_sent) {
+		l->b_before++;
+	} else if (!l->xon_sent) {
+		l->leak_frames++;
+		l->leak_bytes += len;
+		l->last_leak = now;
+	} else if (l->first_after_xon == 0) {
+		l->first_after_xon = now;
+	}
+}
+
 static void
 rx_one(struct lab *l, uint16_t port, struct rte_mbuf *m, uint64_t now)
 {
@@ -223,6 +275,12 @@ rx_one(struct lab *l, uint16_t port, struct rte_mbuf *m, uint64_t now)
 	l->rx_bytes += m->pkt_len;
 	l->port_rx[port]++;
 	l->port_rx_bytes[port] += m->pkt_len;
+	if (l->p.recipe == AIFAB_LAB_PFC &&
+	    aifab_pkt_parse_mbuf(m, &pi, l->scratch, false) ==
+	    AIFAB_PKT_ERR_OK && (pi.flags & AIFAB_PKT_F_PFC)) {
+		rx_pfc(l, &pi, now);
+		return;
+	}
 	if (aifab_pkt_parse_mbuf(m, &pi, l->scratch, false) != AIFAB_PKT_ERR_OK ||
 	    !(pi.flags & AIFAB_PKT_F_ROCE) ||
 	    pi.bth_off + 12u + LAB_TAG_LEN > m->pkt_len) {
@@ -238,6 +296,10 @@ rx_one(struct lab *l, uint16_t port, struct rte_mbuf *m, uint64_t now)
 	flow = get32(t + 8);
 	if (l->p.recipe == AIFAB_LAB_ECN && ph < l->n_phases) {
 		rx_ecn(l, ph, t, pi.tos, now);
+		return;
+	}
+	if (l->p.recipe == AIFAB_LAB_PFC && ph < 2) {
+		rx_pfc_data(l, ph, m->pkt_len, now);
 		return;
 	}
 	if (ph >= l->n_phases || flow >= l->p.flows || slot == LAB_NONE) {
@@ -381,6 +443,100 @@ tx_poll_ecn(struct lab *l, uint64_t now)
 	return n;
 }
 
+/* pfc: our PFC frame for the priority (quanta 0: XON) on the rx port. */
+static void
+send_pfc(struct lab *l, uint16_t quanta)
+{
+	uint16_t q[8] = { 0 };
+	struct rte_mbuf *m = rte_pktmbuf_alloc(l->pool);
+	uint16_t port = l->p.rx_ports[0];
+
+	if (m == NULL)
+		return;
+	q[l->p.pfc_prio] = quanta;
+	m->data_len = m->pkt_len = aifab_build_pfc(rte_pktmbuf_mtod(m,
+		uint8_t *), &l->env.ports[port].mac,
+		(uint8_t)(1u << l->p.pfc_prio), q);
+	if (rte_eth_tx_burst(l->env.ports[port].port_id, 0, &m, 1) != 1)
+		rte_pktmbuf_free(m);
+}
+
+/*
+ * pfc: phase A sends pfc_load_pct % of the DUT's rate for step_ms (the DUT
+ * should pause us); gap_ms of silence; phase B sends 50 % for step_ms: at
+ * its middle we send XOFF (refreshed at half its pause time) for hold_ms,
+ * then XON.
+ */
+static unsigned int
+tx_poll_pfc(struct lab *l, uint64_t now)
+{
+	struct rte_mbuf *pkts[LAB_BURST];
+	uint64_t hz = l->env.tsc_hz, end;
+	uint32_t pct = l->ph == 0 ? l->p.pfc_load_pct : 50;
+	uint16_t n = 0;
+
+	if (!l->step_on) {
+		if (now < l->step_start)
+			return 0;
+		l->step_on = true;
+		l->step_start = l->next_tsc = now;
+		l->gap_cyc = (uint64_t)((double)(l->p.frame_bytes +
+			LAB_WIRE_EXTRA) * 8.0 * (double)hz * 100.0 /
+			((double)l->p.dut_rate_mbps * 1e6 * pct));
+		if (l->ph == 0)
+			l->a_start = now;
+		else
+			l->b_start = now;
+	}
+	end = l->step_start + l->step_cyc +
+		(l->ph == 1 ? (uint64_t)l->p.hold_ms * hz / 1000 : 0);
+	if (l->ph == 1) {
+		uint64_t pause_cyc = (uint64_t)((double)l->p.pfc_quanta * 512.0 *
+			(double)hz / ((double)l->env.ports[l->p.rx_ports[0]]
+				      .speed_mbps * 1e6));
+
+		if (!l->xoff_sent && now >= l->step_start + l->step_cyc / 2) {
+			send_pfc(l, l->p.pfc_quanta);
+			l->xoff_sent = true;
+			l->xoff_at = now;
+			l->next_refresh = now + RTE_MAX(pause_cyc / 2, 1ul);
+		} else if (l->xoff_sent && !l->xon_sent) {
+			if (now >= l->xoff_at +
+			    (uint64_t)l->p.hold_ms * hz / 1000) {
+				send_pfc(l, 0);
+				l->xon_sent = true;
+				l->xon_at = now;
+			} else if (now >= l->next_refresh) {
+				send_pfc(l, l->p.pfc_quanta);
+				l->next_refresh = now +
+					RTE_MAX(pause_cyc / 2, 1ul);
+			}
+		}
+	}
+	while (n < LAB_BURST && now >= l->next_tsc && l->next_tsc < end) {
+		pkts[n] = build(l, l->ph, 0, (uint32_t)l->seq, now);
+		if (pkts[n] == NULL)
+			break;
+		l->seq++;
+		l->sent[l->ph]++;
+		if (l->ph == 0)
+			l->a_bytes += l->p.frame_bytes;
+		n++;
+		l->next_tsc += l->gap_cyc;
+	}
+	if (n > 0)
+		tx_send(l, pkts, n);
+	if (l->next_tsc >= end) {
+		l->step_on = false;
+		l->step_start = now + l->gap_steps_cyc;
+		if (++l->ph == l->n_phases) {
+			l->sent_all = true;
+			l->end_tsc = now;
+		}
+	}
+	return n;
+}
+
 static unsigned int
 lab_poll(void *st, unsigned int w, uint64_t now)
 {
@@ -391,6 +547,7 @@ lab_poll(void *st, unsigned int w, uint64_t now)
 	n = rx_poll(l, now);
 	if (!l->sent_all)
 		n += l->p.recipe == AIFAB_LAB_ECN ? tx_poll_ecn(l, now) :
+			l->p.recipe == AIFAB_LAB_PFC ? tx_poll_pfc(l, now) :
 			tx_poll(l, now);
 	else if (!l->done && now - l->end_tsc >= l->settle_cyc)
 		__atomic_store_n(&l->done, true, __ATOMIC_RELEASE);
@@ -485,8 +642,8 @@ aifab_lab_create(const struct aifab_env *env, const struct aifab_lab_params *p,
 	l->env = *env;
 	l->p = *p;
 	memset(l->slot_of_port, LAB_NONE, sizeof(l->slot_of_port));
-	if (p->recipe != AIFAB_LAB_ECMP && p->recipe != AIFAB_LAB_ECN)
-		BAD("recipe = '%s'; allowed: ecmp, ecn",
+	if (p->recipe == AIFAB_LAB_NONE || p->recipe >= AIFAB_LAB_MAX)
+		BAD("recipe = '%s'; allowed: ecmp, ecn, pfc",
 		    aifab_lab_recipe_name(p->recipe) ? : "?");
 	if (p->tx_port >= env->n_ports)
 		BAD("tx_port: no such port");
@@ -507,7 +664,21 @@ aifab_lab_create(const struct aifab_env *env, const struct aifab_lab_params *p,
 	if (p->rate_mbps == 0)
 		BAD("rate_gbps = '0'; allowed: a rate above 0");
 	l->n_phases = 0;
-	if (p->recipe == AIFAB_LAB_ECN) {
+	if (p->recipe == AIFAB_LAB_PFC) {
+		if (p->dut_rate_mbps == 0)
+			BAD("dut_rate_gbps = '0'; allowed: the rate of the DUT "
+			    "port behind rx_ports, above 0");
+		if (p->pfc_prio > 7 || p->pfc_quanta == 0)
+			BAD("pfc_priority %u, pfc_quanta %u; allowed: 0..7 and "
+			    "1..65535", p->pfc_prio, p->pfc_quanta);
+		if (env->ports[p->rx_ports[0]].speed_mbps == 0)
+			BAD("rx port %s: speed unknown; allowed: a speed_gbps "
+			    "for PFC quanta", env->ports[p->rx_ports[0]].name);
+		l->phase_field[0] = l->phase_field[1] = -1;
+		l->n_phases = 2;
+		l->step_cyc = (uint64_t)p->step_ms * env->tsc_hz / 1000;
+		l->gap_steps_cyc = (uint64_t)p->gap_ms * env->tsc_hz / 1000;
+	} else if (p->recipe == AIFAB_LAB_ECN) {
 		uint64_t frames = 0;
 
 		if (p->dut_rate_mbps == 0)
@@ -746,6 +917,63 @@ result_ecn(const struct lab *l, struct aifab_lab_result *r)
 	r->pass = ok;
 }
 
+uint32_t
+aifab_lab_pfc_bound_quanta(uint32_t mbps)
+{
+	if (mbps <= 10000)
+		return 67;
+	if (mbps <= 25000)
+		return 80;
+	if (mbps <= 100000)
+		return 394;
+	return 905;
+}
+
+/* pfc: the figures and the verdict. */
+static void
+result_pfc(const struct lab *l, struct aifab_lab_result *r)
+{
+	struct aifab_lab_pfc *x = &r->pfc;
+	double hz = (double)l->env.tsc_hz;
+	uint32_t tx_mbps = l->env.ports[l->p.tx_port].speed_mbps;
+	uint32_t rx_mbps = l->env.ports[l->p.rx_ports[0]].speed_mbps;
+	uint64_t cable;
+
+	r->n_steps = 2;
+	x->xoff_rx = l->xoff_rx;
+	x->xon_rx = l->xon_rx;
+	x->quanta_min = l->q_min;
+	x->quanta_max = l->q_max;
+	if (l->xoff_rx > 0) {
+		x->a_first_xoff_ms = (double)(l->first_xoff - l->a_start) /
+			hz * 1e3;
+		x->a_sent_bytes_to_xoff = l->a_bytes_at_xoff;
+	}
+	x->refresh_us = l->xoff_gaps ?
+		(double)l->gap_sum / (double)l->xoff_gaps / hz * 1e6 : 0;
+	x->pause_us = tx_mbps ? l->q_max * 512.0 / tx_mbps : 0;
+	x->b_before = l->b_before;
+	x->leak_frames = l->leak_frames;
+	x->leak_bytes = l->leak_bytes;
+	x->response_us = l->leak_frames ?
+		(double)(l->last_leak - l->xoff_at) / hz * 1e6 : 0;
+	/* one quantum is 512 bit times: 64 bytes at any speed */
+	x->response_quanta = (double)l->leak_bytes / 64.0;
+	x->bound_quanta = aifab_lab_pfc_bound_quanta(rx_mbps);
+	/* cable both ways: 2 x length x rate / (2e8 m/s x 8) bytes */
+	cable = (uint64_t)(2.0 * l->p.cable_m * rx_mbps * 1e6 / (2e8 * 8));
+	x->bound_bytes = (uint64_t)x->bound_quanta * 64 +
+		2ull * l->p.frame_bytes + cable;
+	x->resumed = l->first_after_xon != 0;
+	x->resume_ms = x->resumed ?
+		(double)(l->first_after_xon - l->xon_at) / hz * 1e3 : 0;
+	x->headroom_bytes = x->leak_bytes + 2ull * l->p.frame_bytes + cable;
+	r->pass = x->xoff_rx > 0 && (x->xoff_rx < 2 || x->refresh_us <
+				     x->pause_us) &&
+		x->b_before > 0 && x->leak_bytes <= x->bound_bytes &&
+		x->resumed && x->resume_ms <= l->p.resume_ms;
+}
+
 void
 aifab_lab_result(const void *st, struct aifab_lab_result *r)
 {
@@ -758,6 +986,10 @@ aifab_lab_result(const void *st, struct aifab_lab_result *r)
 	r->rx_other = l->rx_other;
 	if (l->p.recipe == AIFAB_LAB_ECN) {
 		result_ecn(l, r);
+		return;
+	}
+	if (l->p.recipe == AIFAB_LAB_PFC) {
+		result_pfc(l, r);
 		return;
 	}
 	for (ph = 0; ph < l->n_phases; ph++) {
@@ -860,6 +1092,51 @@ print_ecn(const struct lab *l, const struct aifab_lab_result *r, FILE *f)
 		pf(r->pass), r->rx_other);
 }
 
+static void
+print_pfc(const struct lab *l, const struct aifab_lab_result *r, FILE *f)
+{
+	const struct aifab_lab_pfc *x = &r->pfc;
+
+	fprintf(f, "\n# lab pfc: priority %u; A: %s sends %u%% of %.3f Gb/s "
+		"for %u ms; B: 50%%, and %s pauses the DUT for %u ms\n",
+		l->p.pfc_prio, l->env.ports[l->p.tx_port].name,
+		l->p.pfc_load_pct, l->p.dut_rate_mbps / 1000.0, l->p.step_ms,
+		l->env.ports[l->p.rx_ports[0]].name, l->p.hold_ms);
+	fprintf(f, "# A: the DUT's PFC to us: %" PRIu64 " XOFF, %" PRIu64
+		" XON; first XOFF after %.3f ms and %" PRIu64 " bytes; quanta "
+		"%u..%u (%.1f us at %u Mb/s); refreshed every %.1f us\n",
+		x->xoff_rx, x->xon_rx, x->a_first_xoff_ms,
+		x->a_sent_bytes_to_xoff, x->quanta_min, x->quanta_max,
+		x->pause_us, l->env.ports[l->p.tx_port].speed_mbps,
+		x->refresh_us);
+	fprintf(f, "# B: our XOFF (quanta %u) after %" PRIu64 " frames; then "
+		"%" PRIu64 " frames, %" PRIu64 " bytes (%.1f quanta) in %.1f us; "
+		"XON -> first frame %s%.3f ms\n", l->p.pfc_quanta, x->b_before,
+		x->leak_frames, x->leak_bytes, x->response_quanta,
+		x->response_us, x->resumed ? "" : "never ", x->resume_ms);
+	if (x->leak_bytes <= x->bound_bytes)
+		fprintf(f, "# headroom a peer of this DUT needs: %" PRIu64
+			" bytes (what it still sent + 2 frames + cable)\n",
+			x->headroom_bytes);
+	else
+		fprintf(f, "# headroom a peer of this DUT needs: no finite "
+			"amount: it did not stop for our XOFF\n");
+	fprintf(f, "# verdict\n");
+	fprintf(f, "  %-52s %-16s %s\n", "the DUT pauses us when congested",
+		"", pf(x->xoff_rx > 0));
+	fprintf(f, "  refresh %-10.1f us < its pause time %-10.1f us %13s %s\n",
+		x->refresh_us, x->pause_us, "", pf(x->xoff_rx > 0 &&
+		(x->xoff_rx < 2 || x->refresh_us < x->pause_us)));
+	fprintf(f, "  after our XOFF: %-9" PRIu64 " bytes <= %-9" PRIu64
+		" (802.3: %u quanta + 2 frames + cable)   %s\n", x->leak_bytes,
+		x->bound_bytes, x->bound_quanta,
+		pf(x->b_before > 0 && x->leak_bytes <= x->bound_bytes));
+	fprintf(f, "  resumes on XON within %u ms %27s %s\n", l->p.resume_ms,
+		"", pf(x->resumed && x->resume_ms <= l->p.resume_ms));
+	fprintf(f, "# lab pfc: %s; %" PRIu64 " frames without our tag\n",
+		pf(r->pass), r->rx_other);
+}
+
 void
 aifab_lab_print(const void *st, FILE *f)
 {
@@ -871,6 +1148,10 @@ aifab_lab_print(const void *st, FILE *f)
 	aifab_lab_result(l, &r);
 	if (l->p.recipe == AIFAB_LAB_ECN) {
 		print_ecn(l, &r, f);
+		return;
+	}
+	if (l->p.recipe == AIFAB_LAB_PFC) {
+		print_pfc(l, &r, f);
 		return;
 	}
 	fprintf(f, "\n# lab ecmp: %u flows x %u frames per phase from %s, back "
@@ -958,6 +1239,34 @@ json_ecn(const struct lab *l, const struct aifab_lab_result *r, FILE *f)
 		", \"verdict\": \"%s\"}", r->pmax, r->rx_other, pf(r->pass));
 }
 
+static void
+json_pfc(const struct lab *l, const struct aifab_lab_result *r, FILE *f)
+{
+	const struct aifab_lab_pfc *x = &r->pfc;
+
+	fprintf(f, "{\"recipe\": \"pfc\", \"priority\": %u, \"dut_rate_mbps\": "
+		"%u,\n   \"dut_pauses\": {\"xoff\": %" PRIu64 ", \"xon\": %"
+		PRIu64 ", \"first_xoff_ms\": %.6f, \"bytes_to_first_xoff\": %"
+		PRIu64 ", \"quanta_min\": %u, \"quanta_max\": %u, "
+		"\"pause_us\": %.3f, \"refresh_us\": %.3f},\n"
+		"   \"we_pause_dut\": {\"quanta\": %u, \"hold_ms\": %u, "
+		"\"frames_before\": %" PRIu64 ", \"frames_after_xoff\": %"
+		PRIu64 ", \"bytes_after_xoff\": %" PRIu64 ", \"response_us\": "
+		"%.3f, \"response_quanta\": %.3f, \"bound_quanta\": %u, "
+		"\"bound_bytes\": %" PRIu64 ", \"resumed\": %s, "
+		"\"resume_ms\": %.6f},\n   \"headroom_bytes\": %" PRIu64
+		", \"sent\": [%" PRIu64 ", %" PRIu64 "], \"received\": [%" PRIu64
+		", %" PRIu64 "], \"rx_other\": %" PRIu64 ", \"verdict\": "
+		"\"%s\"}", l->p.pfc_prio, l->p.dut_rate_mbps, x->xoff_rx,
+		x->xon_rx, x->a_first_xoff_ms, x->a_sent_bytes_to_xoff,
+		x->quanta_min, x->quanta_max, x->pause_us, x->refresh_us,
+		l->p.pfc_quanta, l->p.hold_ms, x->b_before, x->leak_frames,
+		x->leak_bytes, x->response_us, x->response_quanta,
+		x->bound_quanta, x->bound_bytes, x->resumed ? "true" : "false",
+		x->resume_ms, x->headroom_bytes, l->sent[0], l->sent[1],
+		l->received[0], l->received[1], r->rx_other, pf(r->pass));
+}
+
 void
 aifab_lab_json(const void *st, FILE *f)
 {
@@ -968,6 +1277,10 @@ aifab_lab_json(const void *st, FILE *f)
 	aifab_lab_result(l, &r);
 	if (l->p.recipe == AIFAB_LAB_ECN) {
 		json_ecn(l, &r, f);
+		return;
+	}
+	if (l->p.recipe == AIFAB_LAB_PFC) {
+		json_pfc(l, &r, f);
 		return;
 	}
 	fprintf(f, "{\"recipe\": \"%s\", \"flows\": %u, \"frames_per_flow\": %u, "

@@ -39,6 +39,7 @@ enum aifab_lab_recipe {
 	AIFAB_LAB_NONE = 0,
 	AIFAB_LAB_ECMP,
 	AIFAB_LAB_ECN,
+	AIFAB_LAB_PFC,
 	AIFAB_LAB_MAX,
 };
 
@@ -86,6 +87,35 @@ struct aifab_lab_params {
 	uint32_t expect_kmin, expect_kmax; /**< bytes; 0: not judged */
 	double expect_pmax;           /**< 0..1; < 0: not judged */
 	double tolerance;             /**< relative, for Kmin/Kmax */
+	/* pfc */
+	uint8_t pfc_prio;             /**< the lossless priority under test */
+	uint16_t pfc_quanta;          /**< of the XOFF we send */
+	uint32_t pfc_load_pct;        /**< phase A overload, of dut_rate */
+	uint32_t hold_ms;             /**< phase B: we hold the DUT paused */
+	uint32_t resume_ms;           /**< verdict: first frame after XON */
+	uint32_t cable_m;             /**< our rx port's cable, for headroom */
+};
+
+/** pfc: what was measured (see lab.c). */
+struct aifab_lab_pfc {
+	/* phase A: the DUT pausing us */
+	uint64_t a_sent_bytes_to_xoff; /**< we sent before its first XOFF */
+	double a_first_xoff_ms;       /**< from the start of phase A */
+	uint64_t xoff_rx, xon_rx;     /**< PFC frames for the priority */
+	uint32_t quanta_min, quanta_max;
+	double refresh_us;            /**< mean gap between its XOFFs
+				       * within a pause (no XON between) */
+	double pause_us;              /**< quanta_max at our link's speed */
+	/* phase B: we pause the DUT */
+	uint64_t b_before;            /**< frames before our XOFF */
+	uint64_t leak_frames, leak_bytes; /**< arrived after our XOFF */
+	double response_us;           /**< our XOFF to the last leaked frame */
+	double response_quanta;       /**< leak bytes in quanta (64 B each) */
+	uint32_t bound_quanta;        /**< IEEE 802.3 31B at the speed */
+	uint64_t bound_bytes;         /**< bound + 2 frames + cable */
+	bool resumed;                 /**< a frame after our XON */
+	double resume_ms;             /**< XON to the first frame */
+	uint64_t headroom_bytes;      /**< a peer of this DUT needs */
 };
 
 /** ecn: one load step. */
@@ -129,6 +159,7 @@ struct aifab_lab_result {
 	bool has_kmin, has_kmax;
 	uint32_t kmin, kmax;          /**< inferred, bytes */
 	double pmax;                  /**< inferred */
+	struct aifab_lab_pfc pfc;
 };
 
 /**
@@ -152,6 +183,10 @@ const char *aifab_lab_field_name(unsigned int f);
 
 /** Fill defaults. */
 void aifab_lab_params_defaults(struct aifab_lab_params *p);
+
+/** IEEE 802.3 31B response bound in quanta at @p mbps (PROTOCOLS.md:
+ * 67 at 10G and below, 80 at 25G, 394 at 40-100G, 905 at 200-400G). */
+uint32_t aifab_lab_pfc_bound_quanta(uint32_t mbps);
 
 /** Create the pipeline (one worker); NULL with @p err filled. */
 void *aifab_lab_create(const struct aifab_env *env,

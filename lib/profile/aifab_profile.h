@@ -272,6 +272,12 @@ struct aifab_lab_profile {
 	uint32_t expect_kmax;
 	uint32_t expect_pmax_ppm;   /**< 0: not judged */
 	uint32_t tolerance_pct;
+	/* pfc */
+	uint32_t pfc_prio;
+	uint32_t pfc_quanta;
+	uint32_t pfc_load_pct;
+	uint32_t hold_ms;
+	uint32_t resume_ms;
 };
 
 /** [generator] */

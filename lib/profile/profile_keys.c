@@ -45,7 +45,7 @@ static const char *const pfcwd_names[] = { "drop", "forward", "alert", NULL };
 static const char *const fault_at_names[] = { "rx", "tx", NULL };
 static const char *const fault_match_names[] = { "data", "roce", "all", NULL };
 static const char *const lab_recipe_names[] = { "none", "ecmp", "ecn",
-	NULL };
+	"pfc", NULL };
 static const char *const lab_field_names[] = {
 	"sport", "dqpn", "sip", "dip", NULL };
 static const char *const prio_names[] = {
@@ -708,7 +708,9 @@ const struct profile_key profile_keys[] = {
 	  .help = "`ecmp`: the ECMP spread recipe (which port each flow "
 		  "comes back on, per varied header field); `ecn`: the ECN "
 		  "marking curve (CE fraction per load step and per queue "
-		  "depth, Kmin/Kmax/Pmax inferred); `none`: no recipe runs." },
+		  "depth, Kmin/Kmax/Pmax inferred); `pfc`: the PFC response "
+		  "(when and how the DUT pauses us, and how fast it stops "
+		  "and resumes when we pause it); `none`: no recipe runs." },
 	{ .sect = PROFILE_SECT_LAB, .name = "tx_port", .type = PROFILE_T_STRING,
 	  .off = P_OFF(lab.tx_port), .size = P_SZ(lab.tx_port),
 	  .off_has = SIZE_MAX, .def = "", .unit = "port name",
@@ -809,6 +811,19 @@ const struct profile_key profile_keys[] = {
 		  "10 points); 0 = not judged." },
 	L_U32("tolerance_percent", tolerance_pct, 0, 1000, "25", "%",
 	      "ecn verdict: relative tolerance of Kmin and Kmax."),
+	L_U32("pfc_priority", pfc_prio, 0, 7, "3", "",
+	      "pfc: the lossless priority under test (the DUT's for `dscp`)."),
+	L_U32("pfc_quanta", pfc_quanta, 1, 65535, "65535", "quanta",
+	      "pfc: pause time of the XOFF we send (refreshed at half of it "
+	      "while we hold the DUT paused)."),
+	L_U32("pfc_load_percent", pfc_load_pct, 101, 10000, "200", "%",
+	      "pfc phase A: our load, in percent of `dut_rate_gbps`, to "
+	      "congest the lossless queue until the DUT pauses us."),
+	L_U32("hold_ms", hold_ms, 1, 60000, "50", "ms",
+	      "pfc phase B: how long we keep the DUT paused before XON."),
+	L_U32("resume_ms", resume_ms, 1, 60000, "10", "ms",
+	      "pfc verdict: the first frame must come within this after our "
+	      "XON."),
 #undef L_U32
 };
 
