@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_ether.h>
 #include <rte_lcore.h>
 
 #include "app.h"
@@ -21,7 +22,7 @@ lab_port_mask(const struct aifab_profile *p, uint32_t *mask, char *err,
 	      size_t errlen)
 {
 	char buf[sizeof(p->lab.rx_ports)], *tok, *save = NULL;
-	int i;
+	int i, k;
 
 	if (p->gen.enabled) {
 		snprintf(err, errlen, "%s: [lab] recipe with [generator] "
@@ -37,17 +38,23 @@ lab_port_mask(const struct aifab_profile *p, uint32_t *mask, char *err,
 		return -1;
 	}
 	*mask = 1u << i;
-	snprintf(buf, sizeof(buf), "%s", p->lab.rx_ports);
-	for (tok = strtok_r(buf, " ,", &save); tok != NULL;
-	     tok = strtok_r(NULL, " ,", &save)) {
-		i = aifab_profile_port_index(p, tok);
-		if (i < 0) {
-			snprintf(err, errlen, "%s: [lab] rx_ports = '%s': no "
-				 "port '%s'; allowed: names of [port.*] "
-				 "sections", p->path, p->lab.rx_ports, tok);
-			return -1;
+	for (k = 0; k < 2; k++) {
+		const char *key = k ? "tx_ports" : "rx_ports";
+		const char *val = k ? p->lab.tx_ports : p->lab.rx_ports;
+
+		save = NULL;
+		snprintf(buf, sizeof(buf), "%s", val);
+		for (tok = strtok_r(buf, " ,", &save); tok != NULL;
+		     tok = strtok_r(NULL, " ,", &save)) {
+			i = aifab_profile_port_index(p, tok);
+			if (i < 0) {
+				snprintf(err, errlen, "%s: [lab] %s = '%s': no "
+					 "port '%s'; allowed: names of [port.*] "
+					 "sections", p->path, key, val, tok);
+				return -1;
+			}
+			*mask |= 1u << i;
 		}
-		*mask |= 1u << i;
 	}
 	return 0;
 }
@@ -350,6 +357,49 @@ lab_loads(const struct aifab_profile *prof, struct aifab_lab_params *p,
 	return 0;
 }
 
+/* [lab] tx_ports + gateway_macs: the incast's other senders. */
+static int
+lab_senders(const struct aifab_profile *prof, struct aifab_lab_params *p,
+	    char *err, size_t errlen)
+{
+	const struct aifab_lab_profile *lp = &prof->lab;
+	char buf[sizeof(lp->gateway_macs)], *tok, *save = NULL;
+	unsigned int n_mac = 0;
+	int i;
+
+	snprintf(buf, sizeof(buf), "%s", lp->tx_ports);
+	for (tok = strtok_r(buf, " ,", &save); tok != NULL &&
+	     p->n_more_tx < AIFAB_MAX_PORTS; tok = strtok_r(NULL, " ,", &save)) {
+		i = aifab_profile_port_index(prof, tok);
+		if (i < 0) {
+			snprintf(err, errlen, "%s: [lab] tx_ports = '%s': no port "
+				 "'%s'; allowed: names of [port.*] sections",
+				 prof->path, lp->tx_ports, tok);
+			return -1;
+		}
+		p->more_tx[p->n_more_tx++] = (uint16_t)i;
+	}
+	save = NULL;
+	snprintf(buf, sizeof(buf), "%s", lp->gateway_macs);
+	for (tok = strtok_r(buf, " ,", &save); tok != NULL;
+	     tok = strtok_r(NULL, " ,", &save)) {
+		if (n_mac >= p->n_more_tx ||
+		    rte_ether_unformat_addr(tok, &p->more_gw[n_mac]) != 0) {
+			n_mac = UINT32_MAX;
+			break;
+		}
+		n_mac++;
+	}
+	if (n_mac != p->n_more_tx) {
+		snprintf(err, errlen, "%s: [lab] gateway_macs = '%s': %s; "
+			 "allowed: one MAC per port of tx_ports (%u)", prof->path,
+			 lp->gateway_macs, n_mac == UINT32_MAX ? "a bad MAC or "
+			 "too many" : "too few", p->n_more_tx);
+		return -1;
+	}
+	return 0;
+}
+
 /* The profile's [lab] as the recipe's params. */
 void *
 app_lab_create(const struct aifab_profile *prof, const struct aifab_env *env,
@@ -406,6 +456,9 @@ app_lab_create(const struct aifab_profile *prof, const struct aifab_env *env,
 	p.resume_ms = lp->resume_ms;
 	if (p.n_rx > 0 && p.rx_ports[0] < prof->n_ports)
 		p.cable_m = prof->ports[p.rx_ports[0]].cable_m;
+	p.max_p99_us = lp->max_p99_us;
+	if (lab_senders(prof, &p, err, errlen) != 0)
+		return NULL;
 	if (lab_loads(prof, &p, err, errlen) != 0)
 		return NULL;
 	st = aifab_lab_create(env, &p, why, sizeof(why));

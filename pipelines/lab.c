@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_byteorder.h>
@@ -18,6 +19,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
+#include "aifab_pfc.h"
 #include "aifab_pkt.h"
 #include "lab.h"
 
@@ -32,7 +34,8 @@
 
 #define BAD(...) do { snprintf(err, errlen, __VA_ARGS__); goto fail; } while (0)
 
-static const char *const recipe_names[] = { "none", "ecmp", "ecn", "pfc" };
+static const char *const recipe_names[] = { "none", "ecmp", "ecn", "pfc",
+	"incast" };
 static const char *const field_names[] = { "sport", "dqpn", "sip", "dip" };
 
 struct lab {
@@ -70,6 +73,15 @@ struct lab {
 	uint64_t b_start, xoff_at, xon_at, next_refresh, last_leak;
 	uint64_t b_before, leak_frames, leak_bytes, first_after_xon;
 	bool xoff_sent, xon_sent;
+	/* incast: senders (0: tx_port), what each honours and got back */
+	uint16_t n_tx, tx_of[AIFAB_MAX_PORTS];
+	uint8_t sender_of_port[AIFAB_MAX_PORTS];
+	struct aifab_pfc_rx pfc_in[AIFAB_MAX_PORTS];
+	uint64_t pfc_frames[AIFAB_MAX_PORTS];
+	uint64_t s_sent[AIFAB_MAX_PORTS], s_next[AIFAB_MAX_PORTS];
+	uint64_t s_recv[AIFAB_MAX_PORTS], s_expect[AIFAB_MAX_PORTS];
+	uint64_t s_reorder, first_tx, last_rx, rx_bytes_data;
+	uint64_t last_now;                 /* clock of the last poll */
 };
 
 const char *
@@ -159,9 +171,18 @@ build(struct lab *l, uint32_t ph, uint32_t flow, uint32_t seq, uint64_t now)
 	}
 	memset(b, 0, len);
 	flow_fields(l, ph, flow, &sport, &dqpn, &sip, &dip);
-	rte_ether_addr_copy(&l->p.gw_mac, (struct rte_ether_addr *)b);
-	rte_ether_addr_copy(&l->env.ports[l->p.tx_port].mac,
-			    (struct rte_ether_addr *)(b + 6));
+	if (l->p.recipe == AIFAB_LAB_INCAST && flow > 0) {
+		/* sender `flow`: its own port, DUT MAC and /24 */
+		rte_ether_addr_copy(&l->p.more_gw[flow - 1],
+				    (struct rte_ether_addr *)b);
+		rte_ether_addr_copy(&l->env.ports[l->tx_of[flow]].mac,
+				    (struct rte_ether_addr *)(b + 6));
+		sip = l->p.src_ip + (flow << 8);
+	} else {
+		rte_ether_addr_copy(&l->p.gw_mac, (struct rte_ether_addr *)b);
+		rte_ether_addr_copy(&l->env.ports[l->p.tx_port].mac,
+				    (struct rte_ether_addr *)(b + 6));
+	}
 	b[12] = 0x08;
 	ip = (struct rte_ipv4_hdr *)(b + 14);
 	ip->version_ihl = 0x45;
@@ -281,6 +302,18 @@ rx_one(struct lab *l, uint16_t port, struct rte_mbuf *m, uint64_t now)
 		rx_pfc(l, &pi, now);
 		return;
 	}
+	if (l->p.recipe == AIFAB_LAB_INCAST &&
+	    l->sender_of_port[port] != LAB_NONE &&
+	    aifab_pkt_parse_mbuf(m, &pi, l->scratch, false) ==
+	    AIFAB_PKT_ERR_OK && (pi.flags & AIFAB_PKT_F_PFC)) {
+		/* the DUT pauses this sender: honour it, as a lossless NIC */
+		uint8_t s = l->sender_of_port[port];
+
+		aifab_pfc_rx_frame(&l->pfc_in[s], pi.pfc_enable, pi.pfc_time,
+				   now);
+		l->pfc_frames[s]++;
+		return;
+	}
 	if (aifab_pkt_parse_mbuf(m, &pi, l->scratch, false) != AIFAB_PKT_ERR_OK ||
 	    !(pi.flags & AIFAB_PKT_F_ROCE) ||
 	    pi.bth_off + 12u + LAB_TAG_LEN > m->pkt_len) {
@@ -302,6 +335,20 @@ rx_one(struct lab *l, uint16_t port, struct rte_mbuf *m, uint64_t now)
 		rx_pfc_data(l, ph, m->pkt_len, now);
 		return;
 	}
+	if (l->p.recipe == AIFAB_LAB_INCAST && flow < l->n_tx) {
+		uint32_t seq = get32(t + 12);
+
+		if (seq != l->s_expect[flow])
+			l->s_reorder++;
+		l->s_expect[flow] = (uint64_t)seq + 1;
+		l->s_recv[flow]++;
+		l->received[0]++;
+		l->rx_bytes_data += m->pkt_len;
+		l->last_rx = now;
+		rx_ecn(l, 0, t, pi.tos, now);   /* latency, kept per frame */
+		l->received[0]--;               /* (rx_ecn counted it too) */
+		return;
+	}
 	if (ph >= l->n_phases || flow >= l->p.flows || slot == LAB_NONE) {
 		l->rx_other++;
 		return;
@@ -321,11 +368,12 @@ rx_poll(struct lab *l, uint64_t now)
 	unsigned int handled = 0;
 	uint16_t s, n, i, port;
 
-	for (s = 0; s <= l->p.n_rx; s++) {
-		/* the rx ports, then the tx port (what the DUT sends back) */
-		port = s < l->p.n_rx ? l->p.rx_ports[s] : l->p.tx_port;
-		if (s == l->p.n_rx && l->slot_of_port[port] != LAB_NONE)
-			break;
+	for (s = 0; s < l->p.n_rx + l->n_tx; s++) {
+		/* the rx ports, then the senders (PFC the DUT sends them) */
+		port = s < l->p.n_rx ? l->p.rx_ports[s] :
+			l->tx_of[s - l->p.n_rx];
+		if (s >= l->p.n_rx && l->slot_of_port[port] != LAB_NONE)
+			continue;
 		n = rte_eth_rx_burst(l->env.ports[port].port_id, 0, pkts,
 				     LAB_BURST);
 		for (i = 0; i < n; i++)
@@ -537,6 +585,65 @@ tx_poll_pfc(struct lab *l, uint64_t now)
 	return n;
 }
 
+/*
+ * incast: every sender sends `rate_gbps` for step_ms to the one
+ * destination, paced per sender, holding back while the DUT pauses it
+ * (a lossless NIC), to finish its share even if paused.
+ */
+static unsigned int
+tx_poll_incast(struct lab *l, uint64_t now)
+{
+	struct rte_mbuf *pkts[LAB_BURST];
+	unsigned int total = 0;
+	uint16_t s, n, sent, i;
+	bool all = true;
+
+	if (!l->started) {
+		l->started = true;
+		l->first_tx = now;
+		for (s = 0; s < l->n_tx; s++)
+			l->s_next[s] = now;
+	}
+	for (s = 0; s < l->n_tx; s++) {
+		uint16_t port = l->tx_of[s];
+
+		if (l->s_sent[s] >= l->sent[1])   /* sent[1]: frames each */
+			continue;
+		all = false;
+		if ((aifab_pfc_rx_paused_mask(&l->pfc_in[s], now) >>
+		     l->p.pfc_prio) & 1)
+			continue;
+		n = 0;
+		while (n < LAB_BURST && now >= l->s_next[s] &&
+		       l->s_sent[s] + n < l->sent[1]) {
+			pkts[n] = build(l, 0, s, (uint32_t)(l->s_sent[s] + n),
+					now);
+			if (pkts[n] == NULL)
+				break;
+			n++;
+			l->s_next[s] += l->gap_cyc;
+		}
+		if (n == 0)
+			continue;
+		sent = rte_eth_tx_burst(l->env.ports[port].port_id, 0, pkts,
+					n);
+		for (i = sent; i < n; i++)
+			rte_pktmbuf_free(pkts[i]);
+		/* what the PMD refused is resent later, same sequence */
+		l->s_next[s] -= (uint64_t)(n - sent) * l->gap_cyc;
+		l->s_sent[s] += sent;
+		l->sent[0] += sent;
+		l->tx_pkts += sent;
+		l->tx_bytes += (uint64_t)sent * l->p.frame_bytes;
+		total += sent;
+	}
+	if (all) {
+		l->sent_all = true;
+		l->end_tsc = now;
+	}
+	return total;
+}
+
 static unsigned int
 lab_poll(void *st, unsigned int w, uint64_t now)
 {
@@ -544,11 +651,13 @@ lab_poll(void *st, unsigned int w, uint64_t now)
 	unsigned int n;
 
 	RTE_SET_USED(w);
+	l->last_now = now;
 	n = rx_poll(l, now);
 	if (!l->sent_all)
 		n += l->p.recipe == AIFAB_LAB_ECN ? tx_poll_ecn(l, now) :
 			l->p.recipe == AIFAB_LAB_PFC ? tx_poll_pfc(l, now) :
-			tx_poll(l, now);
+			l->p.recipe == AIFAB_LAB_INCAST ?
+			tx_poll_incast(l, now) : tx_poll(l, now);
 	else if (!l->done && now - l->end_tsc >= l->settle_cyc)
 		__atomic_store_n(&l->done, true, __ATOMIC_RELEASE);
 	return n;
@@ -578,6 +687,16 @@ lab_port_counters(const void *st, struct aifab_port_counters *out)
 	for (p = 0; p < l->env.n_ports; p++) {
 		out[p].rx_packets = l->port_rx[p];
 		out[p].rx_bytes = l->port_rx_bytes[p];
+	}
+	if (l->p.recipe == AIFAB_LAB_INCAST) {
+		uint16_t s;
+
+		for (s = 0; s < l->n_tx; s++) {
+			out[l->tx_of[s]].tx_packets = l->s_sent[s];
+			out[l->tx_of[s]].tx_bytes = l->s_sent[s] *
+				l->p.frame_bytes;
+		}
+		return;
 	}
 	out[l->p.tx_port].tx_packets = l->tx_pkts;
 	out[l->p.tx_port].tx_bytes = l->tx_bytes;
@@ -663,8 +782,47 @@ aifab_lab_create(const struct aifab_env *env, const struct aifab_lab_params *p,
 		    LAB_MIN_FRAME);
 	if (p->rate_mbps == 0)
 		BAD("rate_gbps = '0'; allowed: a rate above 0");
+	l->n_tx = 1;
+	l->tx_of[0] = p->tx_port;
+	memset(l->sender_of_port, LAB_NONE, sizeof(l->sender_of_port));
+	l->sender_of_port[p->tx_port] = 0;
+	for (i = 0; i < p->n_more_tx; i++) {
+		if (p->more_tx[i] >= env->n_ports)
+			BAD("tx_ports: no such port");
+		l->tx_of[l->n_tx] = p->more_tx[i];
+		l->sender_of_port[p->more_tx[i]] = (uint8_t)l->n_tx;
+		l->n_tx++;
+	}
 	l->n_phases = 0;
-	if (p->recipe == AIFAB_LAB_PFC) {
+	if (p->recipe == AIFAB_LAB_INCAST) {
+		uint64_t each;
+
+		if (l->n_tx < 2)
+			BAD("tx_ports: %u sender(s); allowed: 2 or more for an "
+			    "incast (with gateway_macs, one per port)", l->n_tx);
+		for (i = 0; i < l->n_tx; i++)
+			if (aifab_pfc_rx_init(&l->pfc_in[i], RTE_MAX(
+				env->ports[l->tx_of[i]].speed_mbps, 1u),
+				env->tsc_hz) != 0)
+				BAD("tx port %s: speed %u Mb/s; allowed: a speed "
+				    "for PFC quanta", env->ports[l->tx_of[i]].name,
+				    env->ports[l->tx_of[i]].speed_mbps);
+		l->gap_cyc = (uint64_t)((double)(p->frame_bytes +
+			LAB_WIRE_EXTRA) * 8.0 * (double)env->tsc_hz /
+			((double)p->rate_mbps * 1e6));
+		each = (uint64_t)p->rate_mbps * 1000 / 8 * p->step_ms /
+			(p->frame_bytes + LAB_WIRE_EXTRA) + 1;
+		l->sent[1] = each;      /* frames per sender */
+		l->phase_field[0] = -1;
+		l->n_phases = 1;
+		l->cap_lat = (uint32_t)RTE_MIN(each * l->n_tx + 1024,
+					       (uint64_t)1 << 24);
+		l->lat = rte_malloc("aifab_lab_lat",
+				    sizeof(*l->lat) * l->cap_lat, 0);
+		if (l->lat == NULL)
+			BAD("lab: out of memory for %u latencies (raise -m)",
+			    l->cap_lat);
+	} else if (p->recipe == AIFAB_LAB_PFC) {
 		if (p->dut_rate_mbps == 0)
 			BAD("dut_rate_gbps = '0'; allowed: the rate of the DUT "
 			    "port behind rx_ports, above 0");
@@ -974,6 +1132,53 @@ result_pfc(const struct lab *l, struct aifab_lab_result *r)
 		x->resumed && x->resume_ms <= l->p.resume_ms;
 }
 
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a & 0x7fffffffu;
+	uint32_t y = *(const uint32_t *)b & 0x7fffffffu;
+
+	return x < y ? -1 : x > y;
+}
+
+/* incast: loss, order, pauses, latency percentiles, time. */
+static void
+result_incast(const struct lab *l, struct aifab_lab_result *r)
+{
+	struct aifab_lab_incast *x = &r->incast;
+	double hz = (double)l->env.tsc_hz;
+	uint32_t *sorted, s, n = l->n_lat;
+
+	x->n_senders = l->n_tx;
+	for (s = 0; s < l->n_tx; s++) {
+		x->sent[s] = l->s_sent[s];
+		x->received[s] = l->s_recv[s];
+		x->lost += l->s_sent[s] > l->s_recv[s] ?
+			l->s_sent[s] - l->s_recv[s] : 0;
+		x->pfc_rx[s] = l->pfc_frames[s];
+		x->paused_ms[s] = aifab_pfc_rx_paused_ns(&l->pfc_in[s],
+			l->p.pfc_prio, l->last_now) / 1e6;
+	}
+	x->reordered = l->s_reorder;
+	if (l->last_rx > l->first_tx) {
+		x->time_ms = (double)(l->last_rx - l->first_tx) / hz * 1e3;
+		x->goodput_mbps = (double)l->rx_bytes_data * 8.0 /
+			(x->time_ms * 1e3);
+	}
+	sorted = n ? malloc(sizeof(*sorted) * n) : NULL;
+	if (sorted != NULL) {
+		memcpy(sorted, l->lat, sizeof(*sorted) * n);
+		qsort(sorted, n, sizeof(*sorted), cmp_u32);
+		x->lat_p50_us = (sorted[n / 2] & 0x7fffffffu) / 1e3;
+		x->lat_p99_us = (sorted[(uint64_t)n * 99 / 100] & 0x7fffffffu) /
+			1e3;
+		x->lat_max_us = (sorted[n - 1] & 0x7fffffffu) / 1e3;
+		free(sorted);
+	}
+	r->pass = x->lost == 0 && x->reordered == 0 &&
+		(l->p.max_p99_us == 0 || x->lat_p99_us <= l->p.max_p99_us);
+}
+
 void
 aifab_lab_result(const void *st, struct aifab_lab_result *r)
 {
@@ -990,6 +1195,10 @@ aifab_lab_result(const void *st, struct aifab_lab_result *r)
 	}
 	if (l->p.recipe == AIFAB_LAB_PFC) {
 		result_pfc(l, r);
+		return;
+	}
+	if (l->p.recipe == AIFAB_LAB_INCAST) {
+		result_incast(l, r);
 		return;
 	}
 	for (ph = 0; ph < l->n_phases; ph++) {
@@ -1137,6 +1346,37 @@ print_pfc(const struct lab *l, const struct aifab_lab_result *r, FILE *f)
 		pf(r->pass), r->rx_other);
 }
 
+static void
+print_incast(const struct lab *l, const struct aifab_lab_result *r, FILE *f)
+{
+	const struct aifab_lab_incast *x = &r->incast;
+	uint32_t s;
+
+	fprintf(f, "\n# lab incast: %u senders x %.3f Gb/s for %u ms into %s "
+		"(priority %u honoured as lossless)\n# %-8s %9s %9s %9s %11s\n",
+		x->n_senders, l->p.rate_mbps / 1000.0, l->p.step_ms,
+		l->env.ports[l->p.rx_ports[0]].name, l->p.pfc_prio, "sender",
+		"sent", "back", "PFC rx", "paused ms");
+	for (s = 0; s < x->n_senders; s++)
+		fprintf(f, "  %-8s %9" PRIu64 " %9" PRIu64 " %9" PRIu64
+			" %11.3f\n", l->env.ports[l->tx_of[s]].name, x->sent[s],
+			x->received[s], x->pfc_rx[s], x->paused_ms[s]);
+	fprintf(f, "# time %.3f ms (first frame out to last in), goodput %.1f "
+		"Mb/s; latency us p50 %.1f p99 %.1f max %.1f\n# verdict\n",
+		x->time_ms, x->goodput_mbps, x->lat_p50_us, x->lat_p99_us,
+		x->lat_max_us);
+	fprintf(f, "  lost %-10" PRIu64 " == 0 %35s %s\n", x->lost, "",
+		pf(x->lost == 0));
+	fprintf(f, "  sequence breaks %-10" PRIu64 " == 0 %24s %s\n",
+		x->reordered, "", pf(x->reordered == 0));
+	if (l->p.max_p99_us)
+		fprintf(f, "  latency p99 %-10.1f <= %-10u us %18s %s\n",
+			x->lat_p99_us, l->p.max_p99_us, "",
+			pf(x->lat_p99_us <= l->p.max_p99_us));
+	fprintf(f, "# lab incast: %s; %" PRIu64 " frames without our tag\n",
+		pf(r->pass), r->rx_other);
+}
+
 void
 aifab_lab_print(const void *st, FILE *f)
 {
@@ -1152,6 +1392,10 @@ aifab_lab_print(const void *st, FILE *f)
 	}
 	if (l->p.recipe == AIFAB_LAB_PFC) {
 		print_pfc(l, &r, f);
+		return;
+	}
+	if (l->p.recipe == AIFAB_LAB_INCAST) {
+		print_incast(l, &r, f);
 		return;
 	}
 	fprintf(f, "\n# lab ecmp: %u flows x %u frames per phase from %s, back "
@@ -1267,6 +1511,30 @@ json_pfc(const struct lab *l, const struct aifab_lab_result *r, FILE *f)
 		l->received[0], l->received[1], r->rx_other, pf(r->pass));
 }
 
+static void
+json_incast(const struct lab *l, const struct aifab_lab_result *r, FILE *f)
+{
+	const struct aifab_lab_incast *x = &r->incast;
+	uint32_t s;
+
+	fprintf(f, "{\"recipe\": \"incast\", \"rx_port\": \"%s\", "
+		"\"priority\": %u, \"senders\": {",
+		l->env.ports[l->p.rx_ports[0]].name, l->p.pfc_prio);
+	for (s = 0; s < x->n_senders; s++)
+		fprintf(f, "%s\n    \"%s\": {\"sent\": %" PRIu64 ", "
+			"\"received\": %" PRIu64 ", \"pfc_rx\": %" PRIu64
+			", \"paused_ms\": %.6f}", s ? "," : "",
+			l->env.ports[l->tx_of[s]].name, x->sent[s],
+			x->received[s], x->pfc_rx[s], x->paused_ms[s]);
+	fprintf(f, "},\n   \"lost\": %" PRIu64 ", \"reordered\": %" PRIu64
+		", \"time_ms\": %.6f, \"goodput_mbps\": %.3f, "
+		"\"latency_us\": {\"p50\": %.3f, \"p99\": %.3f, "
+		"\"max\": %.3f}, \"rx_other\": %" PRIu64 ", \"verdict\": "
+		"\"%s\"}", x->lost, x->reordered, x->time_ms, x->goodput_mbps,
+		x->lat_p50_us, x->lat_p99_us, x->lat_max_us, r->rx_other,
+		pf(r->pass));
+}
+
 void
 aifab_lab_json(const void *st, FILE *f)
 {
@@ -1281,6 +1549,10 @@ aifab_lab_json(const void *st, FILE *f)
 	}
 	if (l->p.recipe == AIFAB_LAB_PFC) {
 		json_pfc(l, &r, f);
+		return;
+	}
+	if (l->p.recipe == AIFAB_LAB_INCAST) {
+		json_incast(l, &r, f);
 		return;
 	}
 	fprintf(f, "{\"recipe\": \"%s\", \"flows\": %u, \"frames_per_flow\": %u, "

@@ -40,6 +40,7 @@ enum aifab_lab_recipe {
 	AIFAB_LAB_ECMP,
 	AIFAB_LAB_ECN,
 	AIFAB_LAB_PFC,
+	AIFAB_LAB_INCAST,
 	AIFAB_LAB_MAX,
 };
 
@@ -94,6 +95,24 @@ struct aifab_lab_params {
 	uint32_t hold_ms;             /**< phase B: we hold the DUT paused */
 	uint32_t resume_ms;           /**< verdict: first frame after XON */
 	uint32_t cable_m;             /**< our rx port's cable, for headroom */
+	/* incast: senders tx_port + more_tx[], each to its own DUT port */
+	uint16_t n_more_tx;
+	uint16_t more_tx[AIFAB_MAX_PORTS];
+	struct rte_ether_addr more_gw[AIFAB_MAX_PORTS];
+	uint32_t max_p99_us;          /**< verdict; 0: not judged */
+};
+
+/** incast: per sender and in all. */
+struct aifab_lab_incast {
+	uint32_t n_senders;
+	uint64_t sent[AIFAB_MAX_PORTS], received[AIFAB_MAX_PORTS];
+	uint64_t pfc_rx[AIFAB_MAX_PORTS];   /**< XOFF+XON the DUT sent it */
+	double paused_ms[AIFAB_MAX_PORTS];  /**< time it was held back */
+	uint64_t lost;
+	uint64_t reordered;           /**< sequence breaks (gap or reorder) */
+	double time_ms;               /**< first frame out to last frame in */
+	double goodput_mbps;          /**< received bytes / time */
+	double lat_p50_us, lat_p99_us, lat_max_us;
 };
 
 /** pfc: what was measured (see lab.c). */
@@ -160,6 +179,7 @@ struct aifab_lab_result {
 	uint32_t kmin, kmax;          /**< inferred, bytes */
 	double pmax;                  /**< inferred */
 	struct aifab_lab_pfc pfc;
+	struct aifab_lab_incast incast;
 };
 
 /**

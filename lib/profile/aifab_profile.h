@@ -278,6 +278,10 @@ struct aifab_lab_profile {
 	uint32_t pfc_load_pct;
 	uint32_t hold_ms;
 	uint32_t resume_ms;
+	/* incast */
+	char tx_ports[256];         /**< more senders, blank separated */
+	char gateway_macs[512];     /**< the DUT's MAC on each of them */
+	uint32_t max_p99_us;
 };
 
 /** [generator] */

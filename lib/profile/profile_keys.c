@@ -45,7 +45,7 @@ static const char *const pfcwd_names[] = { "drop", "forward", "alert", NULL };
 static const char *const fault_at_names[] = { "rx", "tx", NULL };
 static const char *const fault_match_names[] = { "data", "roce", "all", NULL };
 static const char *const lab_recipe_names[] = { "none", "ecmp", "ecn",
-	"pfc", NULL };
+	"pfc", "incast", NULL };
 static const char *const lab_field_names[] = {
 	"sport", "dqpn", "sip", "dip", NULL };
 static const char *const prio_names[] = {
@@ -710,7 +710,10 @@ const struct profile_key profile_keys[] = {
 		  "marking curve (CE fraction per load step and per queue "
 		  "depth, Kmin/Kmax/Pmax inferred); `pfc`: the PFC response "
 		  "(when and how the DUT pauses us, and how fast it stops "
-		  "and resumes when we pause it); `none`: no recipe runs." },
+		  "and resumes when we pause it); `incast`: N senders into "
+		  "one port on a lossless priority, honouring the DUT's "
+		  "PFC (loss, order, pauses, latency, time); `none`: no "
+		  "recipe runs." },
 	{ .sect = PROFILE_SECT_LAB, .name = "tx_port", .type = PROFILE_T_STRING,
 	  .off = P_OFF(lab.tx_port), .size = P_SZ(lab.tx_port),
 	  .off_has = SIZE_MAX, .def = "", .unit = "port name",
@@ -821,6 +824,19 @@ const struct profile_key profile_keys[] = {
 	      "congest the lossless queue until the DUT pauses us."),
 	L_U32("hold_ms", hold_ms, 1, 60000, "50", "ms",
 	      "pfc phase B: how long we keep the DUT paused before XON."),
+	{ .sect = PROFILE_SECT_LAB, .name = "tx_ports", .type = PROFILE_T_STRING,
+	  .off = P_OFF(lab.tx_ports), .size = P_SZ(lab.tx_ports),
+	  .off_has = SIZE_MAX, .def = "", .unit = "port names",
+	  .help = "incast: senders besides `tx_port`, each cabled to its own "
+		  "DUT port; sender i sends from `src_ip` + i x 256." },
+	{ .sect = PROFILE_SECT_LAB, .name = "gateway_macs",
+	  .type = PROFILE_T_STRING,
+	  .off = P_OFF(lab.gateway_macs), .size = P_SZ(lab.gateway_macs),
+	  .off_has = SIZE_MAX, .def = "", .unit = "MACs",
+	  .help = "incast: the DUT's MAC on each of `tx_ports`, in order." },
+	L_U32("max_p99_us", max_p99_us, 0, UINT32_MAX, "0", "us",
+	      "incast verdict: p99 one-way latency at most this; 0 = not "
+	      "judged."),
 	L_U32("resume_ms", resume_ms, 1, 60000, "10", "ms",
 	      "pfc verdict: the first frame must come within this after our "
 	      "XON."),

@@ -190,6 +190,19 @@ ecn_pmax_percent = {pmax}
 """
 
 
+INC_LAB_INI = lab_head("lab-incast", ["t0", "r0", "r1"]) + """[lab]
+tx_port = t0
+tx_ports = r1
+rx_ports = r0
+gateway_mac = {gw}
+src_ip = 10.1.0.2/24
+dst_ip = 10.200.0.1/16
+dscp = 26
+rate_gbps = 0.02
+step_ms = 100
+settle_ms = 500
+"""
+
 PFC_LAB_INI = ECN_LAB_INI.replace("name = lab-ecn", "name = lab-pfc") \
     .replace("dscp = 0", "dscp = 26").replace("loads = 50 150 200 250\n", "") \
     .replace("step_ms = 200", "step_ms = 100") + "hold_ms = 50\n"
@@ -198,14 +211,16 @@ PFC_LAB_INI = ECN_LAB_INI.replace("name = lab-ecn", "name = lab-pfc") \
 def run_lab(d, name, gw, sets=(), capture=False, recipe="ecmp"):
     ini = os.path.join(d, name + ".ini")
     rep = os.path.join(d, name + ".json")
-    text = {"ecmp": LAB_INI, "ecn": ECN_LAB_INI, "pfc": PFC_LAB_INI}[recipe]
+    text = {"ecmp": LAB_INI, "ecn": ECN_LAB_INI, "pfc": PFC_LAB_INI,
+            "incast": INC_LAB_INI}[recipe]
     with open(ini, "w") as f:
         f.write(text.format(gw=gw))
     # the recipe's poller on CPU 0, a DUT switch's on CPU 1
     cmd = ["ip", "netns", "exec", G, exe, "--no-huge", "-m", "512",
            "--no-pci", "--lcores", "0@1,1@0",
            "--file-prefix", "lab%s%s" % (tag, name)] + \
-        vdevs(["t0", "r0", "r1"] if recipe == "ecmp" else ["t0", "r0"]) + \
+        vdevs(["t0", "r0", "r1"] if recipe in ("ecmp", "incast")
+              else ["t0", "r0"]) + \
         ["--", "--profile", ini, "--lab", recipe, "--report-json", rep,
          "--duration", "30", "--quiet"]
     for s in sets:
@@ -335,6 +350,55 @@ try:
                      "%s: what the DUT forwarded over its uplinks is what "
                      "came back" % name, "%d vs %d" % (fwd, back))
 
+        # ---- lossless incast -----------------------------------------------
+        # t0 (-> d0) and r1 (-> d2) each send 20 Mb/s to r0 behind d1 at
+        # 20 Mb/s: 2:1 on the lossless priority. Our switch pauses both
+        # senders; the recipe honours the pauses like a lossless NIC.
+        ck.section("lossless incast 2:1, our switch as the DUT")
+        dut = start_dut(d, "labdutinc", DUT_INI.format(
+            fields="sip,dip", r0=mac(G, "r0"), r1=mac(G, "r1"))
+            .replace("10.200.0.0/16 = 10.1.1.2 10.1.2.2",
+                     "10.200.0.0/16 = 10.1.1.2")
+            .replace("[port.d1]\ndevice = net_af_packet1\n"
+                     "ipv4 = 10.1.1.1/24\nspeed_gbps = 10",
+                     "[port.d1]\ndevice = net_af_packet1\n"
+                     "ipv4 = 10.1.1.1/24\nspeed_gbps = 0.02") +
+            # headroom for what our software NIC (af_packet, a shared
+            # CPU) still sends after an XOFF: milliseconds, not 3 m
+            "[tc.3]\nlossless = true\necn = false\n"
+            "pfc_xoff_bytes = 32768\npfc_headroom_bytes = 131072\n",
+            ["d0", "d1", "d2"], gw, os.path.join(d, "dutinc.json"))
+        rep = run_lab(d, "incsw", gw, recipe="incast",
+                      sets=["lab.gateway_macs=" + mac(D, "d2")])
+        stop_dut(dut, "incast")
+        sw = json.load(open(os.path.join(d, "dutinc.json")))
+        lab = rep["lab"]
+        print("     incast %s" % {k: lab[k] for k in
+                                  ("lost", "reordered", "time_ms",
+                                   "goodput_mbps", "latency_us")})
+        ck.check(len(lab["senders"]) == 2 and
+                 all(s["sent"] > 0 for s in lab["senders"].values()),
+                 "incast: both senders sent", str(lab["senders"]))
+        ck.eq(lab["lost"], 0, "incast: nothing lost (lossless)")
+        ck.eq(lab["reordered"], 0, "incast: no sequence break per sender")
+        tc3 = [sw["ports"][p]["tc"]["3"] for p in ("d0", "d2")]
+        ck.check(all(t["pfc_xoff_sent"] > 0 for t in tc3) and
+                 [s["pfc_rx"] for s in lab["senders"].values()] ==
+                 [t["pfc_xoff_sent"] + t["pfc_xon_sent"] for t in tc3],
+                 "incast: each sender got the PFC the DUT says it sent it",
+                 "%s vs %s" % (lab["senders"], tc3))
+        ck.check(all(s["paused_ms"] > 0 for s in lab["senders"].values()),
+                 "incast: both senders were held back", str(lab["senders"]))
+        drops = {p: {k: v for k, v in q["drops"].items() if v}
+                 for p, q in sw["ports"].items()}
+        ck.check(not any(drops.values()), "incast: the DUT dropped nothing",
+                 str(drops))
+        # 2 x the egress rate offered: the egress is the bottleneck
+        ck.check(15 <= lab["goodput_mbps"] <= 20.5,
+                 "incast: goodput is the 20 Mb/s egress (wire bytes aside)",
+                 str(lab["goodput_mbps"]))
+        ck.eq(lab["verdict"], "PASS", "incast: verdict")
+
         # ---- ECN marking curve --------------------------------------------
         # One path d0 -> d1 at 20 Mb/s: t0 offers 50..250% of it in steps;
         # the queue on d1 grows, the DUT marks from Kmin to Kmax.
@@ -386,17 +450,21 @@ try:
         ck.eq(rep["lab"]["verdict"], "PASS", "switch ECN: verdict")
 
         # ---- PFC response ------------------------------------------------
-        # The t0-d0 link at 10 Gb/s, d1-r0 at 20 Mb/s (both ends agree on
-        # the speed: PFC quanta are bit times of the link).
+        # The t0-d0 link at 1 Gb/s (40000 quanta = 20.5 ms: refreshes due
+        # every few ms survive a loaded CI box), d1-r0 at 20 Mb/s; both
+        # ends agree on each speed: PFC quanta are bit times of the link.
         ck.section("PFC response, our switch as the DUT (XOFF at 64 KB, "
                    "pause quanta 40000)")
         dut = start_dut(d, "labdutpfc", ECN_DUT_INI.format(
-            kmin=KMIN, kmax=KMAX, pmax=20, r0=mac(G, "r0")) +
+            kmin=KMIN, kmax=KMAX, pmax=20, r0=mac(G, "r0")).replace(
+                "ipv4 = 10.1.0.1/24\nspeed_gbps = 10",
+                "ipv4 = 10.1.0.1/24\nspeed_gbps = 1") +
             "[tc.3]\nlossless = true\necn = false\n"
             "pfc_xoff_bytes = 65536\npfc_pause_quanta = 40000\n",
             ["d0", "d1"], gw, os.path.join(d, "dutpfc.json"))
         rep = run_lab(d, "pfcsw", gw, recipe="pfc",
-                      sets=["port.r0.speed_gbps=0.02"])
+                      sets=["port.r0.speed_gbps=0.02",
+                            "port.t0.speed_gbps=1"])
         stop_dut(dut, "pfc")
         sw = json.load(open(os.path.join(d, "dutpfc.json")))
         lab = rep["lab"]
@@ -409,7 +477,7 @@ try:
         ck.check(a["quanta_min"] == a["quanta_max"] == 40000,
                  "pfc: the pause time asked for is the DUT's configured "
                  "40000 quanta", str(a))
-        pause_us = 40000 * 512 / 10000.0    # quanta x 512 bits at 10 Gb/s
+        pause_us = 40000 * 512 / 1000.0     # quanta x 512 bits at 1 Gb/s
         ck.check(abs(a["pause_us"] - pause_us) < 1e-3 and
                  0 < a["refresh_us"] < pause_us,
                  "pfc: the DUT refreshes before its %.1f us pause runs out"
