@@ -15,7 +15,7 @@ polarization: profiles/scenarios/ecmp-polarization.ini (both tiers hash with the
   same function, fields and seed) puts every packet a spine forwards to a
   leaf on ONE of its two parallel links (imbalance max/mean >= 1.8, half
   the spine downlinks idle); profiles/scenarios/ecmp-polarization-seeded.ini (the
-  spines with their own seeds) spreads them (imbalance <= 1.3 in every
+  spines with their own seeds) spreads them (imbalance <= 1.6 in every
   spine group). The same file with
   --set switch.spine0.ecmp_seed=... gives the seeded figures too.
 config: bad several-switch profiles fail with one line naming the file
@@ -209,7 +209,10 @@ def test_polarization():
                     (viaset, "spine seeds (--set)")):
         for k, gr in spine_groups(r).items():
             pk = [m["packets"] for m in gr["members"].values()]
-            check(gr["imbalance_packets"] <= 1.3 and min(pk) > 0,
+            # packets include go-back-N re-sends, which timing (a loaded
+            # box, a sanitizer build) changes: 1.6 = no link under 20%,
+            # far from the polarized 2.0 (one link idle)
+            check(gr["imbalance_packets"] <= 1.6 and min(pk) > 0,
                   "%s: %s uses both links (imbalance %.3f)" %
                   (what, k, gr["imbalance_packets"]), pk)
     t_same = same["generator"]["collective"]["time_us"]["avg"]
