@@ -94,6 +94,8 @@ const struct aifab_report_sink *app_report_sink(struct app_report *r);
 void app_report_set_counters(struct app_report *r,
 			     const struct aifab_port_counters *c);
 struct aifab_gen_summary;
+/** A few lines on what this run's PFC, ECN, ECMP and loss counters say. */
+void app_report_explain(const struct app_report *r, FILE *f);
 /** Keep the lab recipe's results (rendered now: the pipeline goes first). */
 void app_report_lab(struct app_report *r, const void *lab);
 /** The generator's results (nccl-tests figures) for the JSON report. */

@@ -453,6 +453,8 @@ app_finish(struct app *app, enum app_end end, double elapsed)
 	printf("\nrun ended: %s after %.3f s; mbufs in use at exit: %u\n",
 	       app_end_name(end), elapsed, in_use);
 	app_report_print(r, stdout);
+	if (app->prof.gen.enabled && app->prof.switch_enabled)
+		app_report_explain(r, stdout);
 	if (app->args.report_json != NULL) {
 		if (app_report_write_json(r, app->args.report_json, &app->prof,
 					  elapsed, end, in_use) != 0) {

@@ -576,6 +576,91 @@ app_report_print_ecmp(const struct app_report *r, FILE *f)
 	}
 }
 
+/* Sum of a named value over ports, in group @p grp ("tc" = every TC). */
+static uint64_t
+rep_sum(const struct app_report *r, const char *grp, const char *name)
+{
+	unsigned int p, i;
+	uint64_t v = 0;
+
+	for (p = 0; p < r->env->n_ports; p++)
+		for (i = 0; i < r->port[p].n; i++) {
+			const struct rep_entry *e = &r->port[p].e[i];
+
+			if (strcmp(e->name, name) == 0 &&
+			    strncmp(e->group, grp, strlen(grp)) == 0)
+				v += e->value;
+		}
+	return v;
+}
+
+/*
+ * The thesis in numbers: what the PFC, ECN and ECMP counters of this run
+ * say, in a few lines a newcomer can read (the demo ends with them).
+ */
+void
+app_report_explain(const struct app_report *r, FILE *f)
+{
+	uint64_t xoff = rep_sum(r, "tc", "pfc_xoff_sent");
+	uint64_t paused = rep_sum(r, "tc", "paused_ns");
+	uint64_t marked = rep_sum(r, "tc", "ecn_marked");
+	uint64_t drops = rep_sum(r, "drops", "egress_queue") +
+		rep_sum(r, "drops", "headroom_overflow") +
+		rep_sum(r, "drops", "pfcwd") + rep_sum(r, "drops", "fault_loss") +
+		rep_sum(r, "drops", "link_down");
+	unsigned int i, end, groups = 0;
+	double worst = 0;
+
+	for (i = 0; i < r->n_ecmp; i = end) {
+		end = ecmp_group_end(r, i);
+		if (end - i < 2)
+			continue;
+		groups++;
+		worst = RTE_MAX(worst, ecmp_imb(r, i, end, true));
+	}
+	fprintf(f, "\nwhat the fabric counters say:\n");
+	if (xoff == 0)
+		fprintf(f, "  PFC   no pause: no lossless queue reached its XOFF "
+			"threshold\n");
+	else
+		fprintf(f, "  PFC   the switch sent %" PRIu64 " XOFF: lossless "
+			"queues filled and it paused senders instead of "
+			"dropping; %s %.1f us in all\n", xoff,
+			r->has_gen ? "the NICs were held back" :
+			"its egress was paused", r->has_gen ? r->gen.paused_us :
+			paused / 1e3);
+	if (marked == 0)
+		fprintf(f, "  ECN   nothing marked: no queue reached Kmin\n");
+	else if (r->has_gen && r->gen.closed_loop)
+		fprintf(f, "  ECN   %" PRIu64 " packets marked CE from queue "
+			"depth; receivers answered with %" PRIu64 " CNPs and "
+			"DCQCN cut rates %" PRIu64 " times\n", marked,
+			r->gen.cnp_tx, r->gen.rate_cuts);
+	else
+		fprintf(f, "  ECN   %" PRIu64 " packets marked CE from queue "
+			"depth\n", marked);
+	if (groups > 0)
+		fprintf(f, "  ECMP  %u multi-path groups; the busiest member "
+			"carried %.2fx the mean (1.00 = even; polarised tiers "
+			"reach 2.00)\n", groups, worst);
+	else
+		fprintf(f, "  ECMP  no multi-path route in this fabric (see "
+			"profiles/clos.ini and profiles/scenarios/"
+			"ecmp-polarization*.ini)\n");
+	if (drops == 0 && (!r->has_gen || r->gen.retx_packets == 0))
+		fprintf(f, "  loss  nothing dropped, nothing re-sent: the "
+			"collective ran at the pace of the links and the CPU\n");
+	else if (r->has_gen && r->gen.closed_loop)
+		fprintf(f, "  loss  %" PRIu64 " frames dropped in the fabric; "
+			"go-back-N re-sent %" PRIu64 " packets and %" PRIu64
+			" recoveries waited for the retransmit timer: every GPU "
+			"waits for the slowest\n", drops, r->gen.retx_packets,
+			r->gen.timeouts);
+	else
+		fprintf(f, "  loss  %" PRIu64 " frames dropped in the fabric\n",
+			drops);
+}
+
 void
 app_report_print(const struct app_report *r, FILE *f)
 {

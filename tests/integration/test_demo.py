@@ -34,6 +34,17 @@ with tempfile.TemporaryDirectory() as d:
     check(took < 60, "ends by itself within a minute", "%.1f s" % took)
     r = json.load(open(rep))
 
+# The run ends with a few lines on what the PFC/ECN/ECMP counters say;
+# they must agree with the report.
+out = p.stdout
+check("what the fabric counters say:" in out,
+      "the console explains the PFC, ECN and ECMP counters", out[-600:])
+xoff = sum(t.get("pfc_xoff_sent", 0) for q in r["ports"].values()
+           for t in q.get("tc", {}).values())
+check(("PFC   no pause" in out) == (xoff == 0),
+      "the PFC line agrees with pfc_xoff_sent in the report", xoff)
+check("ECMP  no multi-path route" in out and not r.get("ecmp"),
+      "the ECMP line: a single leaf has no multi-path route", r.get("ecmp"))
 check(r["end"] == "input_consumed", "ended because the collective completed",
       r["end"])
 check(r["profile"]["name"] == "demo", "the embedded demo profile ran",
