@@ -191,6 +191,42 @@ gen_params_closed(const struct aifab_profile *prof, struct aifab_gen_params *gp)
 	gp->gpu_hour_usd = g->gpu_hour_cents / 100.0;
 }
 
+/* [generator] gateway_macs: the DUT's MAC per generator port, in order. */
+static int
+gen_gateway_macs(const struct aifab_profile *prof,
+		 const struct aifab_env *env, struct aifab_gen_params *gp,
+		 char *err, size_t errlen)
+{
+	char buf[sizeof(prof->gen.gateway_macs)], *tok, *save = NULL;
+	unsigned int i = 0, n = 0;
+
+	for (i = 0; i < env->n_ports; i++)
+		n += env->ports[i].gen_owned;
+	snprintf(buf, sizeof(buf), "%s", prof->gen.gateway_macs);
+	i = 0;
+	for (tok = strtok_r(buf, " ,", &save); tok != NULL;
+	     tok = strtok_r(NULL, " ,", &save)) {
+		struct rte_ether_addr mac;
+
+		while (i < env->n_ports && !env->ports[i].gen_owned)
+			i++;
+		if (i >= env->n_ports ||
+		    rte_ether_unformat_addr(tok, &mac) != 0 ||
+		    !rte_is_unicast_ether_addr(&mac)) {
+			snprintf(err, errlen, "%s: [generator] gateway_macs = "
+				 "'%s': '%s' %s; allowed: one unicast MAC per "
+				 "generator port (%u), in order", prof->path,
+				 prof->gen.gateway_macs, tok, i >= env->n_ports ?
+				 "is one too many" : "is not a unicast MAC", n);
+			return -1;
+		}
+		gp->has_gw[i] = true;
+		gp->gw_mac[i] = mac;
+		i++;
+	}
+	return 0;
+}
+
 /*
  * A generator port cabled ([port] wire) to a switch port sends to that
  * port's MAC: the switch routes on IP, so it is the ranks' gateway.
@@ -269,6 +305,8 @@ app_gen_create(const struct aifab_profile *prof, const struct aifab_env *env,
 	void *st;
 
 	gen_params(prof, env, &gp);
+	if (gen_gateway_macs(prof, env, &gp, err, errlen) != 0)
+		return NULL;
 	st = aifab_gen_create(env, &gp, 1, why, sizeof(why));
 	/* "generator: key = value: why; allowed: ..." in the profile's form. */
 	if (st == NULL)

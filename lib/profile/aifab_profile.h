@@ -290,6 +290,7 @@ struct aifab_gen_profile {
 	uint16_t n_lcores;          /**< 0: the last worker lcore (or main) */
 	uint16_t lcores[AIFAB_MAX_WORKERS];
 	char ports[256];            /**< port names it owns; "" = every port */
+	char gateway_macs[512];     /**< the DUT's MAC per port, in order */
 	uint8_t collective;         /**< enum aifab_coll_kind */
 	uint32_t ranks;
 	uint64_t size_bytes;        /**< S per collective */

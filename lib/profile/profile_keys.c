@@ -502,6 +502,15 @@ const struct profile_key profile_keys[] = {
 	  .help = "Ports the generator sends from and receives on, e.g. "
 		  "`p0 p1`; empty = every port. The switch does not receive "
 		  "on them." },
+	{ .sect = PROFILE_SECT_GENERATOR, .name = "gateway_macs",
+	  .type = PROFILE_T_STRING, .off = P_OFF(gen.gateway_macs),
+	  .size = P_SZ(gen.gateway_macs), .off_has = SIZE_MAX, .def = "",
+	  .unit = "MACs",
+	  .help = "Against a routing switch under test: the DUT's MAC on "
+		  "each generator port, in `ports` order; frames leave "
+		  "addressed to it (ranks in their own subnets, `ip_stride`). "
+		  "Empty: in-memory cables to our switch give it, else frames "
+		  "go to the destination rank's MAC (an L2 DUT)." },
 	{ .sect = PROFILE_SECT_GENERATOR, .name = "collective",
 	  .type = PROFILE_T_ENUM, .off = P_OFF(gen.collective),
 	  .size = P_SZ(gen.collective), .off_has = SIZE_MAX,

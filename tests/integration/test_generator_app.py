@@ -35,7 +35,7 @@ import sys
 import tempfile
 
 from lib_aifab import (Checks, _remove_runtime_dir, exe_path, file_prefix,
-                       read_pcap, source_root, write_pcap)
+                       read_pcap, source_root, tshark_fields, write_pcap)
 
 N_PORTS = 2
 RANKS = 4
@@ -307,6 +307,31 @@ def check_rx(ck, exe):
               what + ": p0 rx_unknown_qp (a sender's QPN)")
 
 
+def check_gateways(ck, exe):
+    """[generator] gateway_macs: frames leave each port addressed to the
+    DUT's MAC given for it (read back by tshark); a bad list is refused."""
+    gws = ["02:dd:00:00:00:0a", "02:dd:00:00:00:0b"]
+    with tempfile.TemporaryDirectory() as d:
+        p, rep, outs, cmd = run(exe, d, [
+            "generator.collective=allreduce_ring",
+            "generator.size_bytes=65536", "generator.iterations=1",
+            "generator.warmup=0",
+            "generator.gateway_macs=" + " ".join(gws)], tag="gengw")
+        if ok_run(ck, "gateway_macs", p, rep, cmd):
+            for i in range(N_PORTS):
+                dst = {row["eth.dst"] for row in tshark_fields(
+                    os.path.join(d, "out%d.pcap" % i), ["eth.dst"])}
+                ck.eq(dst, {gws[i]}, "gateway_macs: every frame of port "
+                      "%d goes to %s (tshark eth.dst)" % (i, gws[i]))
+        p, rep, outs, cmd = run(exe, d, [
+            "generator.gateway_macs=02:dd:00:00:00:0a 01:00:5e:00:00:01"],
+            tag="gengwbad")
+        ck.check(p.returncode != 0 and "gateway_macs" in p.stderr and
+                 "allowed" in p.stderr,
+                 "gateway_macs: a multicast MAC is refused, naming the key",
+                 p.stderr.strip()[-300:])
+
+
 def main():
     exe = os.path.abspath(exe_path())
     ck = Checks("test_generator_app")
@@ -318,6 +343,8 @@ def main():
         check_collective(ck, exe, coll, 262144, 2, 1, "10")
     ck.section("loss / reordering / duplicates from PSNs")
     check_rx(ck, exe)
+    ck.section("gateway MACs for a routing DUT")
+    check_gateways(ck, exe)
     ck.finish()
 
 

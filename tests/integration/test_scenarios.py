@@ -172,8 +172,7 @@ t = r["generator"]["collective"]["time_us"]["avg"]
 bound = 2 * (N - 1) / N * S * 8 / 0.5e9 * 1e6
 check(t >= 0.95 * bound,
       "rate limit: time >= 2(N-1)/N x S / 0.5 Gb/s = %.0f us" % bound, t)
-check(t <= 3 * bound, "rate limit: the limited link is the bottleneck "
-      "(time < 3x its bound)", t)
+# (no upper bound: a loaded machine only adds time)
 check(r["ports"]["s3"]["fault"]["delayed"] ==
       r["ports"]["s3"]["tx_packets"],
       "rate limit: every frame s3 sent went through its delay line",
