@@ -1,0 +1,60 @@
+#!/usr/bin/python3
+"""tools/sweep.py, the collective-time recipe (nccl-tests' -b -e -f), on the
+embedded demo: one row per size (b, b x f, ... <= e), each row's algbw =
+S / time and busbw = algbw x 2(N-1)/N (nccl-tests' AllReduce factor), the
+nccl-tests header, a PASS verdict at a reachable --min-busbw and FAIL (exit
+1) at an unreachable one."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+exe = sys.argv[1] if len(sys.argv) > 1 else os.environ["AIFAB_EXE"]
+root = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+tool = os.path.join(root, "tools", "sweep.py")
+fails = []
+
+
+def check(ok, what, got=""):
+    print("%s  %s%s" % ("ok  " if ok else "FAIL", what,
+                        "" if ok else ": got %s" % (got,)), flush=True)
+    if not ok:
+        fails.append(what)
+
+
+with tempfile.TemporaryDirectory() as d:
+    out = os.path.join(d, "s.json")
+    p = subprocess.run([sys.executable, tool, "--exe", exe, "-b", "256K",
+                        "-e", "1M", "-f", "2", "--min-busbw", "0.001",
+                        "--json", out], capture_output=True, text=True,
+                       timeout=600)
+    print(p.stdout)
+    check(p.returncode == 0, "exit 0", (p.returncode, p.stderr[-400:]))
+    res = json.load(open(out))
+    rows = res["rows"]
+    check([r["size"] for r in rows] == [262144, 524288, 1048576],
+          "sizes 256K, 512K, 1M (-b 256K -e 1M -f 2)",
+          [r["size"] for r in rows])
+    N = 8
+    for r in rows:
+        algbw = r["size"] / (r["time_us"] * 1e-6) / 1e9
+        check(abs(r["algbw_gbps"] - algbw) <= 1e-3 * algbw + 1e-5,
+              "%d B: algbw = S / time" % r["size"], (r["algbw_gbps"], algbw))
+        check(abs(r["busbw_gbps"] - r["algbw_gbps"] * 2 * (N - 1) / N)
+              <= 2e-5 + 1e-5 * r["busbw_gbps"],
+              "%d B: busbw = algbw x 2(N-1)/N" % r["size"], r)
+        check(r["finished"], "%d B: the collective completed" % r["size"], r)
+    check("#       size        count     type  redop       time    algbw"
+          "    busbw #wrong" in p.stdout, "nccl-tests' header", p.stdout)
+    check(res["verdict"] == "PASS", "verdict PASS at 0.001 GB/s",
+          res["verdict"])
+    p = subprocess.run([sys.executable, tool, "--exe", exe, "-b", "256K",
+                        "-e", "256K", "--min-busbw", "1000"],
+                       capture_output=True, text=True, timeout=300)
+    check(p.returncode == 1 and "FAIL" in p.stdout,
+          "verdict FAIL (exit 1) at an unreachable 1000 GB/s",
+          (p.returncode, p.stdout[-300:]))
+print("%d failed" % len(fails))
+sys.exit(1 if fails else 0)
