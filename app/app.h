@@ -135,6 +135,8 @@ int app_stats_add_pipe(struct app_stats *s,
 		       const struct aifab_pipeline_ops *ops, void *st);
 /** The generator, for its figures while it runs. */
 void app_stats_set_gen(struct app_stats *s, const void *gen);
+/** The lab recipe whose verdict the HTML report shows (NULL: none). */
+void app_stats_set_lab(struct app_stats *s, const void *lab);
 /** After the pipes: the lcores set (@p lcores ascending), first
  * snapshot, files opened, telemetry commands registered. */
 int app_stats_start(struct app_stats *s, const unsigned int *lcores,

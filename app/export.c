@@ -91,6 +91,13 @@ app_stats_set_gen(struct app_stats *s, const void *gen)
 	s->gen = gen;
 }
 
+void
+app_stats_set_lab(struct app_stats *s, const void *lab)
+{
+	if (s != NULL)
+		s->lab = lab;
+}
+
 struct aifab_stats_block *
 app_stats_lcore_block(struct app_stats *s, unsigned int lcore)
 {

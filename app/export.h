@@ -59,6 +59,7 @@ struct app_stats {
 	int html_set;
 	struct aifab_port_counters pc_prev[AIFAB_MAX_PORTS];
 	const void *gen;
+	const void *lab;              /* the lab recipe, for the HTML page */
 	struct aifab_gen_summary gs_prev;
 	unsigned int n_gen, gen_stride;
 	uint64_t gen_pushes;

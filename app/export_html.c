@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lab.h"
 #include "export.h"
 
 #define G_W 820
@@ -156,6 +157,33 @@ lcores_section(FILE *f, const struct app_stats *s)
 	fputs("</table>\n", f);
 }
 
+/* The lab recipe's verdict table, as the console shows it, escaped. */
+static void
+lab_section(FILE *f, const struct app_stats *s)
+{
+	char *buf = NULL, *c;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (m == NULL)
+		return;
+	aifab_lab_print(s->lab, m);
+	fclose(m);
+	fputs("<h2>Lab recipe</h2>\n<pre>", f);
+	for (c = buf; c != NULL && *c != '\0'; c++) {
+		if (*c == '<')
+			fputs("&lt;", f);
+		else if (*c == '>')
+			fputs("&gt;", f);
+		else if (*c == '&')
+			fputs("&amp;", f);
+		else
+			fputc(*c, f);
+	}
+	fputs("</pre>\n", f);
+	free(buf);
+}
+
 int
 app_html_write(struct app_stats *s, const char *path)
 {
@@ -217,6 +245,8 @@ app_html_write(struct app_stats *s, const char *path)
 	free(buf);
 	if (s->gen != NULL)
 		gen_section(f, s);
+	if (s->lab != NULL)
+		lab_section(f, s);
 	lcores_section(f, s);
 	fputs("</body></html>\n", f);
 	if (ferror(f))

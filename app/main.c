@@ -295,6 +295,7 @@ app_launch(struct app *app, char *err, size_t errlen)
 				       app->pipe[i].st) != 0)
 			return -1;
 	app_stats_set_gen(app->stats, app->gen);
+	app_stats_set_lab(app->stats, app->lab);
 	for (i = 0; i < RTE_MAX_LCORE; i++)
 		if (app->plan[i].n > 0)
 			lcores[n++] = i;

@@ -208,7 +208,7 @@ PFC_LAB_INI = ECN_LAB_INI.replace("name = lab-ecn", "name = lab-pfc") \
     .replace("step_ms = 200", "step_ms = 100") + "hold_ms = 50\n"
 
 
-def run_lab(d, name, gw, sets=(), capture=False, recipe="ecmp"):
+def run_lab(d, name, gw, sets=(), capture=False, recipe="ecmp", html=None):
     ini = os.path.join(d, name + ".ini")
     rep = os.path.join(d, name + ".json")
     text = {"ecmp": LAB_INI, "ecn": ECN_LAB_INI, "pfc": PFC_LAB_INI,
@@ -225,6 +225,8 @@ def run_lab(d, name, gw, sets=(), capture=False, recipe="ecmp"):
          "--duration", "30", "--quiet"]
     for s in sets:
         cmd += ["--set", s]
+    if html:
+        cmd += ["--report-html", html]
     if capture:
         cmd += ["--capture", os.path.join(d, "cap")]
         os.makedirs(os.path.join(d, "cap"), exist_ok=True)
@@ -322,7 +324,13 @@ try:
         judge("kernel L3", run_lab(d, "kl3", gw), ["sip", "dip"])
         ck.section("kernel DUT, one next hop: all flows on r0")
         kernel_dut(1, nexthops=1)
-        rep = run_lab(d, "k1", gw)
+        page = os.path.join(d, "k1.html")
+        rep = run_lab(d, "k1", gw, html=page)
+        html = open(page).read() if os.path.exists(page) else ""
+        ck.check("<h2>Lab recipe</h2>" in html and
+                 "# lab ecmp: FAIL" in html and "</html>" in html,
+                 "--report-html: the page carries the recipe's verdict",
+                 html[-400:])
         allp = rep["lab"]["phases"][-1]
         ck.check(allp["flows_per_port"] == {"r0": 64, "r1": 0} and
                  abs(allp["imbalance"] - 2.0) < 1e-9,
