@@ -10,6 +10,7 @@
 #include "aifab_profile.h"
 
 #define APP_MAX_SETS 256
+#define APP_DEMO_REPORT "dpdk-aifab-report.json" /* demo, no --report-json */
 #define APP_MAX_EAL_ARGS 256
 #define APP_ERR_LEN AIFAB_ERR_LEN
 

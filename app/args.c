@@ -68,7 +68,8 @@ app_usage(FILE *f, const char *prog)
 "                         is consumed, else at SIGINT/SIGTERM)\n"
 "  --lab RECIPE           run a lab recipe against a switch under test\n"
 "                         (= --set lab.recipe=RECIPE; see docs/lab.md)\n"
-"  --report-json FILE     write the final report as JSON\n"
+"  --report-json FILE     write the final report as JSON (the embedded demo\n"
+"                         writes " APP_DEMO_REPORT " unless told)\n"
 "  --capture DIR          write every port's TX to DIR/tx_<port>.pcap, stamped\n"
 "                         with the pipeline's clock (virtual time when on)\n"
 "  --report-html FILE     write the report as one HTML page: charts (inline\n"
@@ -305,6 +306,9 @@ parse_app(int argc, char **argv, struct app_args *a, const char *prog)
 			argv[optind]);
 		return -1;
 	}
+	/* The embedded demo writes its report where it runs, unasked. */
+	if (a->profile == NULL && a->report_json == NULL)
+		a->report_json = APP_DEMO_REPORT;
 	return 0;
 }
 

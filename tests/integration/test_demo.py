@@ -24,14 +24,19 @@ def check(ok, what, got=""):
 
 
 with tempfile.TemporaryDirectory() as d:
-    rep = os.path.join(d, "r.json")
     t0 = time.monotonic()
-    # Bare but for the report: no EAL options, no profile.
-    p = subprocess.run([exe, "--report-json", rep, "--quiet"],
-                       capture_output=True, text=True, timeout=120)
+    # Bare: no EAL options, no profile, no report option; the demo writes
+    # dpdk-aifab-report.json where it runs.
+    p = subprocess.run([exe], capture_output=True, text=True, timeout=120,
+                       cwd=d)
     took = time.monotonic() - t0
     check(p.returncode == 0, "exit 0", (p.returncode, p.stderr[-500:]))
     check(took < 60, "ends by itself within a minute", "%.1f s" % took)
+    rep = os.path.join(d, "dpdk-aifab-report.json")
+    check(os.path.exists(rep) and
+          "report: dpdk-aifab-report.json" in p.stdout,
+          "writes its report, dpdk-aifab-report.json, and says so",
+          os.listdir(d))
     r = json.load(open(rep))
 
 # The run ends with a few lines on what the PFC/ECN/ECMP counters say;
