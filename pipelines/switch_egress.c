@@ -347,14 +347,19 @@ sw_link_storms(struct sw *sw, struct sw_worker *wk, uint16_t port)
 	uint64_t ns = sw_ns(sw, wk->now);
 	uint8_t prio, i;
 
-	if (rx != NULL && aifab_link_storm(rx, ns, &prio)) {
+	/* RX: a stuck peer's pause never lapses, even when this lcore was
+	 * not scheduled for longer than the pause: re-apply it if it did */
+	if (rx != NULL &&
+	    aifab_link_storm(rx, ns, (aifab_pfc_rx_paused_mask(
+			&wk->eg[port].pfc_rx, wk->now) & rx->p.storm_prio) !=
+			rx->p.storm_prio, &prio)) {
 		struct aifab_pkt_info pi = { .pfc_enable = prio };
 
 		for (i = 0; i < AIFAB_PFC_NUM_PRIO; i++)
 			pi.pfc_time[i] = (prio >> i & 1) ? 0xffff : 0;
 		sw_pfc_received(sw, wk, port, &pi);
 	}
-	if (tx != NULL && aifab_link_storm(tx, ns, &prio)) {
+	if (tx != NULL && aifab_link_storm(tx, ns, false, &prio)) {
 		struct aifab_pfc_frame f = { .enable = prio };
 
 		for (i = 0; i < AIFAB_PFC_NUM_PRIO; i++)

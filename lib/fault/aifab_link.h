@@ -130,8 +130,12 @@ aifab_link_held(const struct aifab_link *l)
 /**
  * The PFC storm: true when an XOFF for @p *prio is due at @p now (then
  * counted); the caller sends it (TX) or acts on it as received (RX).
+ * @param now_due  inside the storm, due now whatever the refresh timer
+ *   says (a caller whose pause lapsed because it was not scheduled: a
+ *   stuck peer would have sent XOFFs meanwhile).
  */
-bool aifab_link_storm(struct aifab_link *l, uint64_t now, uint8_t *prio);
+bool aifab_link_storm(struct aifab_link *l, uint64_t now, bool now_due,
+		      uint8_t *prio);
 
 /** True while the link is down at @p now. */
 bool aifab_link_down(struct aifab_link *l, uint64_t now);

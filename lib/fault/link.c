@@ -182,14 +182,15 @@ aifab_link_out(struct aifab_link *l, struct rte_mbuf **pkts, uint16_t max,
 }
 
 bool
-aifab_link_storm(struct aifab_link *l, uint64_t now, uint8_t *prio)
+aifab_link_storm(struct aifab_link *l, uint64_t now, bool now_due,
+		 uint8_t *prio)
 {
 	uint64_t t;
 
 	if (l->p.storm_prio == 0)
 		return false;
 	t = rel(l, now);
-	if (t < l->storm_next ||
+	if ((t < l->storm_next && !now_due) ||
 	    !in_window(t, l->p.storm_at_ns, l->p.storm_for_ns, true))
 		return false;
 	l->storm_next = t + l->p.storm_refresh_ns;

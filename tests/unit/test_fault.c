@@ -373,13 +373,18 @@ test_link_down_window_storm(void **state)
 	assert_int_equal(l.loss.cnt[AIFAB_FAULT_CNT_DROPPED], 1);
 	/* storm: one XOFF per 100 us in [1 ms, 2 ms), polled every 10 us */
 	for (t = 0; t < 3000000; t += 10000)
-		if (aifab_link_storm(&l, t, &prio)) {
+		if (aifab_link_storm(&l, t, false, &prio)) {
 			assert_true(t >= 1000000 && t < 2000000);
 			assert_int_equal(prio, 1 << 3);
 			storms++;
 		}
 	assert_int_equal(storms, 10);
 	assert_int_equal(l.cnt[AIFAB_LINK_CNT_STORM_FRAMES], 10);
+	/* due now whatever the refresh timer says, but only in the storm */
+	assert_false(aifab_link_storm(&l, 2500000, true, &prio));
+	assert_false(aifab_link_storm(&l, 1950000, false, &prio));
+	assert_true(aifab_link_storm(&l, 1950001, true, &prio));
+	assert_int_equal(l.cnt[AIFAB_LINK_CNT_STORM_FRAMES], 11);
 	aifab_link_fini(&l);
 	assert_int_equal(rte_mempool_in_use_count(pool), 0);
 }
