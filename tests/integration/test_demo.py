@@ -12,7 +12,8 @@ import sys
 import tempfile
 import time
 
-exe = sys.argv[1] if len(sys.argv) > 1 else os.environ["AIFAB_EXE"]
+exe = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
+                      os.environ["AIFAB_EXE"])
 fails = []
 
 
