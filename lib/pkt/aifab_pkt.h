@@ -254,6 +254,14 @@ struct aifab_crc_shift {
 void aifab_crc_shift_init(struct aifab_crc_shift *s, uint32_t len);
 
 /**
+ * @p a times @p b modulo the CRC-32 polynomial, both in the reflected
+ * representation (bit 31 is the x^0 coefficient): with b = x^(8n) it
+ * advances a CRC register over n zero bytes. Branch-free (no
+ * data-dependent branches to mispredict per packet).
+ */
+uint32_t aifab_crc32_mul(uint32_t a, uint32_t b);
+
+/**
  * Raw (no init, no final xor) CRC-32 register of @p len bytes, starting from
  * @p crc. Chaining: raw(A||B, c) == raw(B, raw(A, c)).
  */

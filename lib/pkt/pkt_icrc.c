@@ -60,17 +60,19 @@ aifab_crc32_raw(uint32_t crc, const void *buf, uint32_t len)
 	return crc;
 }
 
-/* a * b mod poly, both reflected. Bounded loop (zlib's multmodp). */
-static uint32_t
-crc_mulmod(uint32_t a, uint32_t b)
+/*
+ * a * b mod poly, both reflected: zlib's multmodp without its branches.
+ * For each bit of a from x^0 up, add b when the bit is set, then b *= x.
+ */
+uint32_t
+aifab_crc32_mul(uint32_t a, uint32_t b)
 {
-	uint32_t m;
 	uint32_t p = 0;
+	unsigned int i;
 
-	for (m = CRC32_X0; m != 0; m >>= 1) {
-		if (a & m)
-			p ^= b;
-		b = (b & 1) ? (b >> 1) ^ CRC32_POLY_REFL : b >> 1;
+	for (i = 0; i < 32; i++) {
+		p ^= b & (0u - ((a >> (31 - i)) & 1u));
+		b = (b >> 1) ^ (CRC32_POLY_REFL & (0u - (b & 1u)));
 	}
 	return p;
 }
@@ -84,8 +86,8 @@ crc_x8n(uint32_t len)
 
 	while (len != 0) {
 		if (len & 1)
-			p = crc_mulmod(sq, p);
-		sq = crc_mulmod(sq, sq);
+			p = aifab_crc32_mul(sq, p);
+		sq = aifab_crc32_mul(sq, sq);
 		len >>= 1;
 	}
 	return p;
@@ -177,7 +179,7 @@ aifab_icrc_combine(const uint8_t *l3, uint32_t hdr_len, bool ipv6,
 {
 	uint32_t crc = icrc_hdr_reg(l3, hdr_len, ipv6);
 
-	return ~(crc_mulmod(s->x8n, crc) ^ payload_raw);
+	return ~(aifab_crc32_mul(s->x8n, crc) ^ payload_raw);
 }
 
 void

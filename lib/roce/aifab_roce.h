@@ -113,8 +113,8 @@ struct aifab_roce_tail {
 	uint8_t pad;
 	bool tag;                     /**< the packet carries our tag */
 	uint32_t raw;                 /**< raw CRC of shared[0, ext_len) + pad, from 0 */
-	uint32_t x8n_tail;            /**< x^(8(ext_len+pad)): moves the tag's CRC */
-	struct aifab_crc_shift whole; /**< for tag + tail + pad */
+	struct aifab_crc_shift shift;  /**< over ext_len + pad: appends raw to
+					* the CRC of the headers and tag */
 };
 
 /** The message a QP is sending (one RDMA WRITE). */

@@ -9,8 +9,10 @@
  *   raw(G || T, 0) = raw(T, raw(G, 0)) = raw(T, 0) ^ raw(G, 0) * x^(8|T|)
  * raw(T, 0) and x^(8|T|) depend only on the payload length: they are
  * computed once per QP (MTU-sized packets) and once per message (its last
- * packet). aifab_icrc_combine() then appends that payload CRC to the masked
- * headers'. Per packet: the headers, 24 tag bytes and two GF(2) multiplies.
+ * packet). The tag is written right after the headers, so
+ * aifab_icrc_combine() runs the CRC over the masked headers and the tag,
+ * then appends raw(T, 0). Per packet: headers + 24 tag bytes of CRC and one
+ * GF(2) multiply.
  */
 #include <errno.h>
 #include <string.h>
@@ -24,33 +26,16 @@
 #include "aifab_rng.h"
 #include "roce_priv.h"
 
-#define CRC32_POLY_REFL 0xEDB88320u
-#define CRC32_X0 0x80000000u
 #define ETH_LEN 14
 #define IP4_LEN 20
 #define UDP_LEN 8
 
 static const uint8_t zeros4[4];
 
-/* a * b mod P, reflected (as lib/pkt's, which keeps it private). */
-static uint32_t
-crc_mul(uint32_t a, uint32_t b)
-{
-	uint32_t m, p = 0;
-
-	for (m = CRC32_X0; m != 0; m >>= 1) {
-		if (a & m)
-			p ^= b;
-		b = (b & 1) ? (b >> 1) ^ CRC32_POLY_REFL : b >> 1;
-	}
-	return p;
-}
-
 void
 roce_tail_init(struct aifab_roce_tail *t, const struct aifab_roce_payload *pl,
 	       uint32_t len)
 {
-	struct aifab_crc_shift sh;
 	uint32_t raw;
 
 	t->len = len;
@@ -59,9 +44,7 @@ roce_tail_init(struct aifab_roce_tail *t, const struct aifab_roce_payload *pl,
 	t->ext_len = t->tag ? len - AIFAB_ROCE_TAG_LEN : len;
 	raw = aifab_crc32_raw(0, pl->buf, t->ext_len);
 	t->raw = aifab_crc32_raw(raw, zeros4, t->pad);
-	aifab_crc_shift_init(&sh, t->ext_len + t->pad);
-	t->x8n_tail = sh.x8n;
-	aifab_crc_shift_init(&t->whole, len + t->pad);
+	aifab_crc_shift_init(&t->shift, t->ext_len + t->pad);
 }
 
 /* No-op: the payload owns its buffer and one reference on it. */
@@ -153,8 +136,8 @@ aifab_roce_tag_read(const uint8_t *payload, uint32_t len,
 	return true;
 }
 
-/* Ethernet..RETH (+ tag); returns the raw CRC of the payload. */
-static uint32_t
+/* Ethernet..RETH, then the tag when the packet carries one. */
+static void
 write_headers(struct aifab_roce_qp *qp, const struct aifab_roce_seg *seg,
 	      const struct aifab_roce_tag_info *tag,
 	      const struct aifab_roce_tail *t, uint8_t *p)
@@ -162,7 +145,7 @@ write_headers(struct aifab_roce_qp *qp, const struct aifab_roce_seg *seg,
 	const struct aifab_roce_qp_params *c = &qp->cfg;
 	uint32_t bth_plus = AIFAB_BTH_LEN + (seg->reth ? AIFAB_RETH_LEN : 0) +
 		seg->len + seg->pad + AIFAB_ICRC_LEN;
-	uint32_t off, payload_raw = t->raw;
+	uint32_t off;
 
 	off = aifab_build_eth(p, &c->dmac, &c->smac, -1, 0,
 			      RTE_ETHER_TYPE_IPV4);
@@ -178,12 +161,8 @@ write_headers(struct aifab_roce_qp *qp, const struct aifab_roce_seg *seg,
 	if (seg->reth)
 		off += aifab_build_reth(p + off, seg->va, c->rkey,
 					seg->msg_len);
-	if (t->tag) {
+	if (t->tag)
 		tag_write(p + off, tag, qp->seq);
-		payload_raw ^= crc_mul(t->x8n_tail,
-			aifab_crc32_raw(0, p + off, AIFAB_ROCE_TAG_LEN));
-	}
-	return payload_raw;
 }
 
 static const struct aifab_roce_tail *
@@ -216,7 +195,7 @@ aifab_roce_build(struct aifab_roce_qp *qp, const struct aifab_roce_seg *seg,
 {
 	const struct aifab_roce_tail *t;
 	struct rte_mbuf *m[2], *e = NULL;
-	uint32_t hlen, raw, icrc;
+	uint32_t hlen, icrc;
 	uint8_t *p, *q;
 
 	if (qp->pl == NULL) {
@@ -245,9 +224,10 @@ aifab_roce_build(struct aifab_roce_qp *qp, const struct aifab_roce_seg *seg,
 		rte_errno = EINVAL; /* hdr_pool's data room too small */
 		return NULL;
 	}
-	raw = write_headers(qp, seg, tag, t, p);
-	icrc = aifab_icrc_combine(p + ETH_LEN, hlen - ETH_LEN, false, raw,
-				  &t->whole);
+	write_headers(qp, seg, tag, t, p);
+	icrc = aifab_icrc_combine(p + ETH_LEN, hlen - ETH_LEN +
+				  (t->tag ? AIFAB_ROCE_TAG_LEN : 0), false,
+				  t->raw, &t->shift);
 	memset(q, 0, seg->pad);
 	aifab_icrc_store(q + seg->pad, icrc);
 	qp->seq++;
