@@ -256,8 +256,8 @@ void aifab_crc_shift_init(struct aifab_crc_shift *s, uint32_t len);
 /**
  * @p a times @p b modulo the CRC-32 polynomial, both in the reflected
  * representation (bit 31 is the x^0 coefficient): with b = x^(8n) it
- * advances a CRC register over n zero bytes. Branch-free (no
- * data-dependent branches to mispredict per packet).
+ * advances a CRC register over n zero bytes. One carry-less multiply
+ * (PCLMULQDQ) where the CPU has it, else a branch-free bit loop.
  */
 uint32_t aifab_crc32_mul(uint32_t a, uint32_t b);
 

@@ -16,6 +16,11 @@
 
 #include "aifab_pkt.h"
 
+#if defined(RTE_ARCH_X86_64) && defined(__GNUC__)
+#include <wmmintrin.h>
+#define CRC_MUL_CLMUL 1 /* PCLMULQDQ when the CPU has it */
+#endif
+
 /* Reflected 0x04C11DB7. */
 #define CRC32_POLY_REFL 0xEDB88320u
 /* x^0 in the reflected representation (bit 31 is the x^0 coefficient). */
@@ -64,8 +69,8 @@ aifab_crc32_raw(uint32_t crc, const void *buf, uint32_t len)
  * a * b mod poly, both reflected: zlib's multmodp without its branches.
  * For each bit of a from x^0 up, add b when the bit is set, then b *= x.
  */
-uint32_t
-aifab_crc32_mul(uint32_t a, uint32_t b)
+static uint32_t
+crc_mul_loop(uint32_t a, uint32_t b)
 {
 	uint32_t p = 0;
 	unsigned int i;
@@ -75,6 +80,41 @@ aifab_crc32_mul(uint32_t a, uint32_t b)
 		b = (b >> 1) ^ (CRC32_POLY_REFL & (0u - (b & 1u)));
 	}
 	return p;
+}
+
+#ifdef CRC_MUL_CLMUL
+
+/*
+ * The same with one carry-less multiply. With bit i of a 32-bit reflected
+ * value standing for x^(31-i), clmul(a, b) << 1 holds the 64-coefficient
+ * product with bit k standing for x^(63-k): its low half is H (the x^63..
+ * x^32 part, reflected) and its high half L (x^31..x^0). a * b mod P =
+ * (H * x^32 mod P) ^ L, and H * x^32 mod P is one slice-by-4 step of the
+ * CRC register over four zero bytes.
+ */
+__attribute__((target("pclmul,sse2")))
+static uint32_t
+crc_mul_clmul(uint32_t a, uint32_t b)
+{
+	__m128i x = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)a),
+					 _mm_cvtsi32_si128((int)b), 0x00);
+	uint64_t c = (uint64_t)_mm_cvtsi128_si64(x) << 1;
+	uint32_t h = (uint32_t)c;
+
+	return crc32_slice[3][h & 0xff] ^ crc32_slice[2][(h >> 8) & 0xff] ^
+	       crc32_slice[1][(h >> 16) & 0xff] ^ crc32_slice[0][h >> 24] ^
+	       (uint32_t)(c >> 32);
+}
+#endif
+
+uint32_t
+aifab_crc32_mul(uint32_t a, uint32_t b)
+{
+#ifdef CRC_MUL_CLMUL
+	if (__builtin_cpu_supports("pclmul"))
+		return crc_mul_clmul(a, b);
+#endif
+	return crc_mul_loop(a, b);
 }
 
 /* x^(8*len) mod poly by square-and-multiply, starting from x^8. */
