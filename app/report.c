@@ -218,9 +218,10 @@ json_generator_loop(FILE *f, const struct aifab_gen_summary *g)
 		", \"naks_tx\": %" PRIu64 ", \"naks_rx\": %" PRIu64
 		", \"acks_tx\": %" PRIu64 ", \"acks_rx\": %" PRIu64
 		", \"duplicates_rx\": %" PRIu64 ", \"out_of_sequence_rx\": %"
-		PRIu64 "},\n", g->retx_packets, g->retx_bytes, g->timeouts,
-		g->naks_tx, g->naks_rx, g->acks_tx, g->acks_rx, g->dup_rx,
-		g->oos_rx);
+		PRIu64 ", \"delivered_bytes\": %" PRIu64 "},\n",
+		g->retx_packets, g->retx_bytes, g->timeouts, g->naks_tx,
+		g->naks_rx, g->acks_tx, g->acks_rx, g->dup_rx, g->oos_rx,
+		g->delivered_bytes);
 	fprintf(f, "    \"dcqcn\": {\"ce_rx\": %" PRIu64 ", \"cnp_tx\": %"
 		PRIu64 ", \"cnp_rx\": %" PRIu64 ", \"rate_cuts\": %" PRIu64
 		", \"qp_rate_avg_mbps\": %.3f, \"qp_rate_min_mbps\": %.3f},\n",

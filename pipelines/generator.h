@@ -172,6 +172,9 @@ struct aifab_gen_summary {
 	/** RC (closed loop, all QPs, warm-up included). */
 	uint64_t retx_packets, retx_bytes, timeouts;
 	uint64_t naks_tx, naks_rx, acks_tx, acks_rx, dup_rx, oos_rx;
+	/** Payload bytes the responders accepted (each PSN once; from the
+	 * IP/UDP length, so frame padding is not counted). */
+	uint64_t delivered_bytes;
 	/** DCQCN: CE-marked data received, CNPs sent and received, rate cuts;
 	 * per QP the mean DCQCN rate over its packets, averaged over QPs,
 	 * and the lowest rate any QP reached. */

@@ -97,17 +97,26 @@ delivered(struct gen *g, struct gen_conn *cn, uint64_t now,
 	}
 }
 
-/* Payload bytes of a data packet (no pad, no ICRC). */
+/* Payload bytes of a data packet (no pad, no ICRC): from the IP and UDP
+ * lengths, not the frame's, so Ethernet padding or a trailer after the
+ * datagram is not payload. */
 static uint32_t
 payload_len(const struct rte_mbuf *m, const struct aifab_pkt_info *pi)
 {
 	uint32_t hdr = pi->bth_off + AIFAB_BTH_LEN + AIFAB_ICRC_LEN + pi->pad_cnt;
+	uint32_t end = (uint32_t)pi->l3_off + pi->ip_len;
+	const uint8_t *u;
+	uint8_t tmp[2];
 
+	u = rte_pktmbuf_read(m, (uint32_t)pi->l4_off + 4, 2, tmp);
+	if (u != NULL)
+		end = RTE_MIN(end, (uint32_t)pi->l4_off +
+			      ((uint32_t)u[0] << 8 | u[1]));
 	if (pi->bth_opcode == AIFAB_BTH_OP_WRITE_FIRST ||
 	    pi->bth_opcode == AIFAB_BTH_OP_WRITE_ONLY ||
 	    pi->bth_opcode == AIFAB_BTH_OP_WRITE_ONLY_IMM)
 		hdr += AIFAB_RETH_LEN;
-	return m->pkt_len > hdr ? m->pkt_len - hdr : 0;
+	return end > hdr ? end - hdr : 0;
 }
 
 static void

@@ -603,6 +603,7 @@ summary_closed(const struct gen *g, struct aifab_gen_summary *s)
 		s->acks_tx += cn->resp.cnt[AIFAB_RC_RESP_CNT_ACKS_TX];
 		s->dup_rx += cn->resp.cnt[AIFAB_RC_RESP_CNT_RX_DUP];
 		s->oos_rx += cn->resp.cnt[AIFAB_RC_RESP_CNT_RX_OOS];
+		s->delivered_bytes += cn->resp.cnt[AIFAB_RC_RESP_CNT_RX_BYTES];
 		s->ce_rx += cn->np.cnt[AIFAB_DCQCN_NP_CNT_CE_RX];
 		s->cnp_tx += cn->np.cnt[AIFAB_DCQCN_NP_CNT_CNP_TX];
 		s->rate_cuts += cn->rp.cnt[AIFAB_DCQCN_RP_CNT_RATE_CUTS];
