@@ -9,6 +9,9 @@
  *   /aifab/ecmp             packets and bytes per ECMP group member
  *   /aifab/generator        the collective's figures so far
  *   /aifab/lcores           per lcore busy/idle cycles, polls, packets
+ *   /aifab/mempool          mbufs in use: the app's pools (app_pools_in_use,
+ *                           what mempool_in_use_at_exit reports) and every
+ *                           mempool of the process by name
  *   /aifab/<set>[,<name>]   a pipeline's whole set (lib/stats), e.g. /aifab/sw
  *
  * Requests run on DPDK's telemetry thread and read the counter blocks as
@@ -23,6 +26,7 @@
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_mempool.h>
 #include <rte_telemetry.h>
 
 #include "export.h"
@@ -463,6 +467,74 @@ out:
 	return rc;
 }
 
+/* ---- /aifab/mempool ------------------------------------------------------------ */
+
+struct pool_walk {
+	struct rte_tel_data *names;
+	uint64_t size[64], in_use[64];
+	unsigned int n;
+	uint64_t total_in_use;
+	int rc;
+};
+
+static void
+pool_one(struct rte_mempool *mp, void *arg)
+{
+	struct pool_walk *w = arg;
+	uint64_t in_use = rte_mempool_in_use_count(mp);
+
+	w->total_in_use += in_use;
+	if (w->n == RTE_DIM(w->size) || w->rc != 0)
+		return;
+	w->rc = rte_tel_data_add_array_string(w->names, mp->name);
+	w->size[w->n] = mp->size;
+	w->in_use[w->n] = in_use;
+	w->n++;
+}
+
+/* The app's pools (one per socket, the ports' RX buffers) and every
+ * mempool of the process (the generator's, rings' ...), in use = size -
+ * available (per-lcore caches count as available). */
+static int
+fill_mempool(struct app_stats *s, const char *params, struct rte_tel_data *d)
+{
+	struct pool_walk *w = calloc(1, sizeof(*w));
+	int rc;
+
+	RTE_SET_USED(s);
+	RTE_SET_USED(params);
+	if (w == NULL)
+		return -ENOMEM;
+	rc = rte_tel_data_start_dict(d);
+	if (rc == 0)
+		rc = rte_tel_data_add_dict_u64(d, "app_in_use",
+					       app_pools_in_use());
+	w->names = rte_tel_data_alloc();
+	if (rc == 0)
+		rc = w->names != NULL ?
+			rte_tel_data_start_array(w->names, RTE_TEL_STRING_VAL) :
+			-ENOMEM;
+	if (rc == 0) {
+		rte_mempool_walk(pool_one, w);
+		rc = w->rc;
+	}
+	if (rc == 0)
+		rc = rte_tel_data_add_dict_u64(d, "total_in_use",
+					       w->total_in_use);
+	if (rc == 0) {
+		rc = rte_tel_data_add_dict_container(d, "pools", w->names, 0);
+		if (rc == 0)
+			w->names = NULL;
+	}
+	if (rc == 0)
+		rc = add_u64s(d, "size", w->size, w->n);
+	if (rc == 0)
+		rc = add_u64s(d, "in_use", w->in_use, w->n);
+	rte_tel_data_free(w->names);
+	free(w);
+	return rc;
+}
+
 /* ---- registration -------------------------------------------------------------- */
 
 #define TEL_CB(name) \
@@ -478,6 +550,7 @@ TEL_CB(pfc)
 TEL_CB(ecmp)
 TEL_CB(generator)
 TEL_CB(lcores)
+TEL_CB(mempool)
 #undef TEL_CB
 
 static const struct {
@@ -497,6 +570,8 @@ static const struct {
 	  "so far (ns, MB/s)." },
 	{ "/aifab/lcores", tel_lcores, "Per lcore busy/idle cycles and "
 	  "polls, packets, busy percent." },
+	{ "/aifab/mempool", tel_mempool, "Mbufs in use: app_in_use (the "
+	  "app's pools), total_in_use, per pool size and in_use." },
 };
 
 int

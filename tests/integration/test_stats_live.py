@@ -40,7 +40,8 @@ from scapy.all import IP, UDP, Ether, Raw
 DURATION_S = 6
 AIFAB_CMDS = ["/aifab/ports", "/aifab/ports,p1", "/aifab/tc", "/aifab/tc,p1",
               "/aifab/pfc", "/aifab/pfc,p0", "/aifab/ecmp",
-              "/aifab/generator", "/aifab/lcores", "/aifab/sw,rx_pkts"]
+              "/aifab/generator", "/aifab/lcores", "/aifab/sw,rx_pkts",
+              "/aifab/mempool"]
 
 
 def frames():
@@ -146,6 +147,26 @@ def telemetry_round(ck, tel, label):
                  repr(r)[:200])
         got[cmd] = r if isinstance(r, dict) else {}
     return got
+
+
+def check_mempool(ck, mp):
+    """/aifab/mempool: the app's pool is listed, per-pool in_use sums to
+    total_in_use (one walk), app_in_use (read apart, while traffic runs)
+    lies within the aifab_mbuf_s* pools' size."""
+    names = mp.get("pools", [])
+    size, in_use = mp.get("size", []), mp.get("in_use", [])
+    ck.check(len(names) == len(size) == len(in_use) and
+             "aifab_mbuf_s0" in names,
+             "/aifab/mempool lists the pools with size and in_use",
+             repr(mp)[:300])
+    ck.check(all(0 <= u <= z for u, z in zip(in_use, size)),
+             "/aifab/mempool: 0 <= in_use <= size per pool")
+    ck.eq(sum(in_use), mp.get("total_in_use"),
+          "/aifab/mempool: per-pool in_use sums to total_in_use")
+    app = sum(z for n, z in zip(names, size) if n.startswith("aifab_mbuf_s"))
+    ck.check(0 <= mp.get("app_in_use", -1) <= app,
+             "/aifab/mempool: 0 <= app_in_use <= app pools' size %d" % app,
+             repr(mp.get("app_in_use")))
 
 
 def dumpcap_check(ck, tmp, prefix):
@@ -262,6 +283,7 @@ def main():
                  "/aifab/ecmp lists the default routes' members")
         ck.eq(second["/aifab/generator"].get("running"), 0,
               "/aifab/generator: no generator in this profile")
+        check_mempool(ck, second["/aifab/mempool"])
 
         # Debian's client, commands piped on stdin.
         r = subprocess.run(["dpdk-telemetry.py", "-f", prefix],
