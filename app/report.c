@@ -190,6 +190,37 @@ app_report_generator(struct app_report *r, const struct aifab_gen_summary *s)
 	r->has_gen = true;
 }
 
+/* "per_qp": the spread over QPs and the slowest ones. */
+static void
+json_generator_qps(FILE *f, const struct aifab_gen_summary *g)
+{
+	const double *d = g->qp_rate_dist_mbps;
+	uint32_t i;
+
+	fprintf(f, "    \"per_qp\": {\"qps\": %u, \"rate_avg_mbps\": "
+		"{\"min\": %.3f, \"p10\": %.3f, \"p50\": %.3f, \"p90\": "
+		"%.3f, \"max\": %.3f},\n      \"with_loss\": %u, "
+		"\"with_reorder\": %u, \"with_duplicates\": %u, "
+		"\"lost_max\": %" PRIu64 ",\n      \"slowest\": [",
+		g->n_qps, d[0], d[1], d[2], d[3], d[4], g->qps_with_loss,
+		g->qps_with_reorder, g->qps_with_duplicates, g->qp_lost_max);
+	for (i = 0; i < g->n_qp_listed; i++) {
+		const struct aifab_gen_qp_sum *q = &g->qp[i];
+
+		fprintf(f, "%s{\"qpn\": %u, \"src\": %u, \"dst\": %u, "
+			"\"channel\": %u, \"rate_avg_mbps\": %.3f, "
+			"\"rate_min_mbps\": %.3f, \"lost\": %" PRIu64
+			", \"reordered\": %" PRIu64 ", \"duplicates\": %"
+			PRIu64 ", \"retx_packets\": %" PRIu64
+			", \"timeouts\": %" PRIu64 "}",
+			i ? ",\n        " : "\n        ", q->qpn, q->src,
+			q->dst, q->channel, q->rate_avg_mbps, q->rate_min_mbps,
+			q->lost, q->reordered, q->duplicates, q->retx_packets,
+			q->timeouts);
+	}
+	fprintf(f, "]},\n");
+}
+
 /* "generator", continued: per iteration, the wait beyond the ideal and
  * its price, the closed loop's RC / DCQCN / PFC / fault figures. */
 static void
@@ -199,14 +230,29 @@ json_generator_loop(FILE *f, const struct aifab_gen_summary *g)
 
 	fprintf(f, "    \"closed_loop\": %s,\n    \"per_iteration\": [",
 		g->closed_loop ? "true" : "false");
-	for (i = 0; i < g->n_iter; i++)
+	for (i = 0; i < g->n_iter; i++) {
+		const struct aifab_gen_iter_sum *is = &g->iter[i];
+
 		fprintf(f, "%s{\"time_us\": %.3f, \"algbw_gbps\": %.6f, "
-			"\"busbw_gbps\": %.6f}", i ? ",\n      " : "\n      ",
+			"\"busbw_gbps\": %.6f", i ? ",\n      " : "\n      ",
 			g->iter_us[i], g->iter_us[i] > 0 ?
 			(double)g->size / (g->iter_us[i] * 1e3) : 0.0,
 			g->iter_us[i] > 0 && g->algbw_gbps > 0 ?
 			(double)g->size / (g->iter_us[i] * 1e3) *
 			g->busbw_gbps / g->algbw_gbps : 0.0);
+		if (g->closed_loop)
+			fprintf(f, ",\n       \"retx_packets\": %" PRIu64
+				", \"retx_bytes\": %" PRIu64 ", \"naks_rx\": %"
+				PRIu64 ", \"timeouts\": %" PRIu64,
+				is->retx_packets, is->retx_bytes, is->naks_rx,
+				is->timeouts);
+		if (is->has_slowest)
+			fprintf(f, ",\n       \"slowest\": {\"step\": %u, "
+				"\"step_us\": %.3f, \"rank\": %u}",
+				is->slowest_step, is->slowest_step_us,
+				is->slowest_rank);
+		fputc('}', f);
+	}
 	fprintf(f, "],\n    \"ideal_us\": %.3f, \"wait_beyond_ideal_us\": "
 		"%.3f, \"wait_cost_usd\": %.9f,\n", g->ideal_us,
 		g->wait_beyond_ideal_us, g->wait_cost_usd);
@@ -227,6 +273,7 @@ json_generator_loop(FILE *f, const struct aifab_gen_summary *g)
 		", \"qp_rate_avg_mbps\": %.3f, \"qp_rate_min_mbps\": %.3f},\n",
 		g->ce_rx, g->cnp_tx, g->cnp_rx, g->rate_cuts,
 		g->qp_rate_avg_mbps, g->qp_rate_min_mbps);
+	json_generator_qps(f, g);
 	fprintf(f, "    \"pfc\": {\"rx_frames\": %" PRIu64 ", \"paused_us\": "
 		"%.3f},\n    \"fault\": {\"dropped\": %" PRIu64
 		", \"ce_marked\": %" PRIu64 "}\n  },\n", g->pfc_rx,

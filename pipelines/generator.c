@@ -187,16 +187,20 @@ iter_stats_close(struct gen *g, uint32_t it)
 	for (k = 0; k < g->n_steps; k++) {
 		d = st->end[k] > prev ? st->end[k] - prev : 0;
 		prev = RTE_MAX(prev, st->end[k]);
-		if (it < g->p.warmup)
-			continue;
-		g->step_sum_us[k] += (double)d * g->ns_per_tsc / 1e3;
+		if (it >= g->p.warmup)
+			g->step_sum_us[k] += (double)d * g->ns_per_tsc / 1e3;
 		if (slow == UINT32_MAX || d > worst) {
 			worst = d;
 			slow = k;
 		}
 	}
-	if (slow != UINT32_MAX && st->end[slow] != 0)
-		g->slow_count[st->last[slow]]++;
+	if (slow != UINT32_MAX && st->end[slow] != 0) {
+		g->irec[it].slow_step = slow;
+		g->irec[it].slow_rank = st->last[slow];
+		g->irec[it].slow_step_tsc = worst;
+		if (it >= g->p.warmup)
+			g->slow_count[st->last[slow]]++;
+	}
 	st->iter = UINT32_MAX;
 }
 

@@ -134,6 +134,31 @@ void *aifab_gen_create(const struct aifab_env *env,
 		       char *err, size_t errlen);
 
 #define AIFAB_GEN_SUMMARY_ITERS 64
+#define AIFAB_GEN_SUMMARY_QPS 16
+
+/** One timed iteration beyond its time (closed loop; zero in open loop). */
+struct aifab_gen_iter_sum {
+	bool has_slowest;               /**< step figures known */
+	/** The step that took longest in this iteration (a step ends when
+	 * its last chunk is delivered), how long, and the rank whose chunk
+	 * came last in it (who everyone waited for). */
+	uint32_t slowest_step, slowest_rank;
+	double slowest_step_us;
+	/** RC events of this iteration's messages: packets and payload bytes
+	 * resent, NAKs and timeouts (of its oldest unacknowledged message). */
+	uint64_t retx_packets, retx_bytes, naks_rx, timeouts;
+};
+
+/** One QP (a sender QPN; its receiver is qpn + 1). */
+struct aifab_gen_qp_sum {
+	uint32_t qpn, src, dst, channel;
+	/** Closed loop: mean DCQCN rate over its packets and the lowest it
+	 * reached (DCQCN off: the rank's rate); 0 if it sent nothing. */
+	double rate_avg_mbps, rate_min_mbps;
+	/** What its receiver saw (PSN tracking) and RC resends. */
+	uint64_t lost, reordered, duplicates;
+	uint64_t retx_packets, timeouts;
+};
 
 /** Results in numbers (open loop: time = time to send). */
 struct aifab_gen_summary {
@@ -155,6 +180,7 @@ struct aifab_gen_summary {
 	/** Per timed iteration (the first AIFAB_GEN_SUMMARY_ITERS). */
 	uint32_t n_iter;
 	double iter_us[AIFAB_GEN_SUMMARY_ITERS];
+	struct aifab_gen_iter_sum iter[AIFAB_GEN_SUMMARY_ITERS];
 	/** Ideal time of one collective: busbw factor x S at the slowest
 	 * rank's line rate (S x 2(N-1)/N / rate for AllReduce). */
 	double ideal_us;
@@ -180,6 +206,17 @@ struct aifab_gen_summary {
 	 * and the lowest rate any QP reached. */
 	uint64_t ce_rx, cnp_tx, cnp_rx, rate_cuts;
 	double qp_rate_avg_mbps, qp_rate_min_mbps;
+	/** Per QP: how many; the distribution of their mean rates (closed
+	 * loop: min, p10, p50, p90, max over QPs that sent); how many QPs
+	 * lost, reordered or duplicated anything and the most one lost; the
+	 * n_qp_listed slowest QPs (lowest mean rate first, then most lost +
+	 * reordered + duplicates + resent; all QPs when there are at most
+	 * AIFAB_GEN_SUMMARY_QPS). */
+	uint32_t n_qps, n_qp_listed;
+	double qp_rate_dist_mbps[5];
+	uint32_t qps_with_loss, qps_with_reorder, qps_with_duplicates;
+	uint64_t qp_lost_max;
+	struct aifab_gen_qp_sum qp[AIFAB_GEN_SUMMARY_QPS];
 	/** PFC frames received and time the data priority was paused,
 	 * summed over ports. */
 	uint64_t pfc_rx;

@@ -170,6 +170,18 @@ rx_data(struct gen *g, uint16_t p, struct rte_mbuf *m,
 
 /* ---- sender ----------------------------------------------------------------- */
 
+/* The iteration record of @p cn's oldest unacknowledged message (what a
+ * NAK or a timeout holds up); NULL if nothing is outstanding. */
+static struct gen_iter_rec *
+oldest_rec(struct gen *g, const struct gen_conn *cn)
+{
+	const struct aifab_rc_req *q = cn->req;
+
+	if (q->msg_acked == q->msg_post)
+		return NULL;
+	return &g->irec[cn->msgs[q->msg_acked & cn->msg_mask].iter];
+}
+
 /* Completed messages of @p cn leave the rank's count of outstanding ones. */
 static void
 reap(struct gen *g, struct gen_conn *cn)
@@ -200,9 +212,15 @@ rx_ack(struct gen *g, uint16_t p, struct rte_mbuf *m,
 		if (aifab_rc_req_on_ack(cn->req, pi->psn, now) > 0)
 			reap(g, cn);
 	} else if (*syn == AIFAB_RC_SYN_NAK_PSN_SEQ) {
+		struct gen_iter_rec *ir = oldest_rec(g, cn);
+		uint64_t before = cn->req->cnt[AIFAB_RC_REQ_CNT_NAKS_RX];
+
 		gp->ctr[GEN_RX_NAK]++;
 		if (aifab_rc_req_on_nak(cn->req, pi->psn, now) > 0)
 			reap(g, cn);
+		if (ir != NULL)
+			ir->naks_rx += cn->req->cnt[AIFAB_RC_REQ_CNT_NAKS_RX] -
+				before;
 	} else {
 		gp->ctr[GEN_RX_NAK_OTHER]++;
 	}
@@ -346,6 +364,10 @@ send_one(struct gen *g, struct gen_rank *rk, struct gen_conn *cn, uint32_t r,
 			return 0;
 		slot = (uint32_t)pk.cookie & cn->msg_mask;
 		gm = &cn->msgs[slot];
+		if (pk.flags & AIFAB_RC_F_RETX) {
+			g->irec[gm->iter].retx_packets++;
+			g->irec[gm->iter].retx_bytes += pk.len;
+		}
 		aifab_roce_seg_make(&seg, cn->qp.cfg.remote_va + gm->va_off,
 				    pk.msg_len, pk.offset, pk.len, pk.psn,
 				    pk.flags & AIFAB_RC_F_FIRST,
@@ -386,8 +408,14 @@ timers_and_prune(struct gen *g, struct gen_rank *rk, uint64_t now)
 
 	while (i < rk->n_act) {
 		struct gen_conn *cn = &g->conns[rk->act[i]];
+		uint64_t before = cn->req->cnt[AIFAB_RC_REQ_CNT_TIMEOUTS];
+		struct gen_iter_rec *ir;
 
 		aifab_rc_req_poll_timeout(cn->req, now);
+		if (cn->req->cnt[AIFAB_RC_REQ_CNT_TIMEOUTS] != before &&
+		    (ir = oldest_rec(g, cn)) != NULL)
+			ir->timeouts += cn->req->cnt[AIFAB_RC_REQ_CNT_TIMEOUTS] -
+				before;
 		if (cn->req->msg_reaped == cn->n_posted && !cn->has_pend) {
 			cn->in_act = false;
 			rk->act[i] = rk->act[--rk->n_act];

@@ -471,11 +471,15 @@ build(struct gen *g, char *err, size_t errlen)
 					 g->total_iters, 0, socket);
 	g->iter_ranks_done = rte_zmalloc_socket("gen_it", sizeof(uint32_t) *
 						g->total_iters, 0, socket);
+	g->irec = rte_zmalloc_socket("gen_irec", sizeof(*g->irec) *
+				     g->total_iters, 0, socket);
 	if (g->ranks == NULL || g->iter_start == NULL || g->iter_end == NULL ||
-	    g->iter_ranks_done == NULL)
+	    g->iter_ranks_done == NULL || g->irec == NULL)
 		BAD("out of memory (raise -m)");
-	for (it = 0; it < g->total_iters; it++)
+	for (it = 0; it < g->total_iters; it++) {
 		g->iter_start[it] = UINT64_MAX;
+		g->irec[it].slow_step = UINT32_MAX;
+	}
 	for (r = 0; r < g->p.n_ranks; r++)
 		on_port[r % g->n_used_ports]++;
 	for (r = 0; r < g->p.n_ranks; r++)
@@ -544,6 +548,7 @@ gen_fini(void *st)
 	rte_free(g->iter_start);
 	rte_free(g->iter_end);
 	rte_free(g->iter_ranks_done);
+	rte_free(g->irec);
 	aifab_coll_plan_free(g->plan);
 	/* Mbufs still in a PMD hold the payload: then it is leaked. */
 	if (aifab_roce_payload_free(g->pl) != 0)
@@ -641,8 +646,23 @@ summary_time(const struct gen *g, struct aifab_gen_summary *s)
 			continue;
 		t = (double)(g->iter_end[it] - g->iter_start[it]) *
 			g->ns_per_tsc / 1e3;
-		if (s->n_iter < AIFAB_GEN_SUMMARY_ITERS)
+		if (s->n_iter < AIFAB_GEN_SUMMARY_ITERS) {
+			const struct gen_iter_rec *ir = &g->irec[it];
+			struct aifab_gen_iter_sum *is = &s->iter[s->n_iter];
+
+			is->has_slowest = ir->slow_step != UINT32_MAX;
+			if (is->has_slowest) {
+				is->slowest_step = ir->slow_step;
+				is->slowest_rank = ir->slow_rank;
+				is->slowest_step_us = (double)ir->slow_step_tsc *
+					g->ns_per_tsc / 1e3;
+			}
+			is->retx_packets = ir->retx_packets;
+			is->retx_bytes = ir->retx_bytes;
+			is->naks_rx = ir->naks_rx;
+			is->timeouts = ir->timeouts;
 			s->iter_us[s->n_iter++] = t;
+		}
 		if (s->iterations == 0 || t < s->time_us_min)
 			s->time_us_min = t;
 		s->time_us_max = RTE_MAX(s->time_us_max, t);
@@ -656,6 +676,101 @@ summary_time(const struct gen *g, struct aifab_gen_summary *s)
 	s->algbw_gbps = aifab_coll_algbw(g->p.size, s->time_us_avg * 1e-6) / 1e9;
 	s->busbw_gbps = s->algbw_gbps * aifab_coll_busbw_factor(
 		aifab_coll_type_op(g->p.type), g->p.n_ranks);
+}
+
+/* ---- per QP ---------------------------------------------------------------- */
+
+static void
+qp_fill(const struct gen *g, uint32_t i, struct aifab_gen_qp_sum *q)
+{
+	const struct gen_conn *cn = &g->conns[i];
+
+	memset(q, 0, sizeof(*q));
+	q->qpn = g->p.qpn_base + 2 * i;
+	q->src = cn->src;
+	q->dst = cn->dst;
+	q->channel = cn->channel;
+	if (g->p.rx) {
+		q->lost = aifab_roce_rx_lost(&cn->rx, cn->qp.psn);
+		q->reordered = cn->rx.ctr[AIFAB_ROCE_RX_REORDERED];
+		q->duplicates = cn->rx.ctr[AIFAB_ROCE_RX_DUPLICATE];
+	}
+	if (!g->p.closed_loop)
+		return;
+	q->retx_packets = cn->req->cnt[AIFAB_RC_REQ_CNT_RETX_PACKETS];
+	q->timeouts = cn->req->cnt[AIFAB_RC_REQ_CNT_TIMEOUTS];
+	if (cn->rate_n == 0)
+		return;
+	q->rate_avg_mbps = cn->rate_sum / (double)cn->rate_n;
+	q->rate_min_mbps = g->p.dcqcn ? cn->rp.min_rc :
+		g->ranks[cn->src].line_mbps;
+}
+
+/* Whether QP @p a is slower (worse) than @p b: lower mean rate, then more
+ * trouble, then the lower QPN. QPs that sent nothing come last. */
+static bool
+qp_worse(const struct aifab_gen_qp_sum *a, const struct aifab_gen_qp_sum *b)
+{
+	uint64_t ta = a->lost + a->reordered + a->duplicates + a->retx_packets;
+	uint64_t tb = b->lost + b->reordered + b->duplicates + b->retx_packets;
+
+	if ((a->rate_avg_mbps > 0) != (b->rate_avg_mbps > 0))
+		return a->rate_avg_mbps > 0;
+	if (a->rate_avg_mbps != b->rate_avg_mbps)
+		return a->rate_avg_mbps < b->rate_avg_mbps;
+	if (ta != tb)
+		return ta > tb;
+	return a->qpn < b->qpn;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Per QP: the slowest few, the spread of mean rates, trouble counts. */
+static void
+summary_qps(const struct gen *g, struct aifab_gen_summary *s)
+{
+	static const double pct[5] = { 0, 0.10, 0.50, 0.90, 1.0 };
+	double *rates = malloc(sizeof(double) * RTE_MAX(g->n_conns, 1u));
+	struct aifab_gen_qp_sum q;
+	uint32_t i, j, n_rated = 0, k;
+
+	s->n_qps = g->n_conns;
+	for (i = 0; i < g->n_conns; i++) {
+		qp_fill(g, i, &q);
+		s->qps_with_loss += q.lost > 0;
+		s->qps_with_reorder += q.reordered > 0;
+		s->qps_with_duplicates += q.duplicates > 0;
+		s->qp_lost_max = RTE_MAX(s->qp_lost_max, q.lost);
+		if (rates != NULL && q.rate_avg_mbps > 0)
+			rates[n_rated++] = q.rate_avg_mbps;
+		/* Insert into the sorted list of the worst. */
+		j = s->n_qp_listed;
+		if (j == AIFAB_GEN_SUMMARY_QPS) {
+			if (!qp_worse(&q, &s->qp[j - 1]))
+				continue;
+			j--;
+		} else {
+			s->n_qp_listed++;
+		}
+		for (; j > 0 && qp_worse(&q, &s->qp[j - 1]); j--)
+			s->qp[j] = s->qp[j - 1];
+		s->qp[j] = q;
+	}
+	if (n_rated > 0) {
+		qsort(rates, n_rated, sizeof(double), cmp_double);
+		for (k = 0; k < RTE_DIM(pct); k++) {
+			uint32_t r = (uint32_t)(pct[k] * n_rated + 0.999999);
+
+			s->qp_rate_dist_mbps[k] = rates[r > 0 ? r - 1 : 0];
+		}
+	}
+	free(rates);
 }
 
 /* Per-QP receive counters of the QPs whose receiver sits on port @p p. */
@@ -735,6 +850,7 @@ aifab_gen_summary(const void *st, struct aifab_gen_summary *s)
 	}
 	if (g->p.closed_loop)
 		summary_closed(g, s);
+	summary_qps(g, s);
 	rx_sums(g, -1, &s->rx_lost, ctr);
 	s->rx_reordered = ctr[AIFAB_ROCE_RX_REORDERED];
 	s->rx_duplicates = ctr[AIFAB_ROCE_RX_DUPLICATE];
@@ -822,6 +938,27 @@ gen_report(const void *st, const struct aifab_report_sink *sink)
 		       s.slowest_rank);
 }
 
+/* Closed loop: one line per timed iteration (the first 16). */
+static void
+print_iters(const struct aifab_gen_summary *s, FILE *f)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->n_iter && i < 16; i++) {
+		const struct aifab_gen_iter_sum *is = &s->iter[i];
+
+		fprintf(f, "# iteration %u: %.1f us", i, s->iter_us[i]);
+		if (is->has_slowest)
+			fprintf(f, ", slowest step %u (%.1f us, waiting for "
+				"rank %u)", is->slowest_step,
+				is->slowest_step_us, is->slowest_rank);
+		fprintf(f, "; resent %" PRIu64 " packets %" PRIu64 " bytes, "
+			"NAKs %" PRIu64 ", timeouts %" PRIu64 "\n",
+			is->retx_packets, is->retx_bytes, is->naks_rx,
+			is->timeouts);
+	}
+}
+
 void
 aifab_gen_print_table(const void *st, FILE *f)
 {
@@ -878,6 +1015,16 @@ aifab_gen_print_table(const void *st, FILE *f)
 		fprintf(f, "# slowest step %u (%.1f us on average), waiting "
 			"most often for rank %u\n", s.slowest_step,
 			s.slowest_step_us, s.slowest_rank);
+		print_iters(&s, f);
+		if (s.n_qp_listed > 0)
+			fprintf(f, "# %u QPs: mean rate min/p50/max %.0f/%.0f/"
+				"%.0f Mb/s; slowest QP 0x%x (rank %u -> %u) "
+				"avg %.0f min %.0f Mb/s; %u QP(s) lost packets\n",
+				s.n_qps, s.qp_rate_dist_mbps[0],
+				s.qp_rate_dist_mbps[2], s.qp_rate_dist_mbps[4],
+				s.qp[0].qpn, s.qp[0].src, s.qp[0].dst,
+				s.qp[0].rate_avg_mbps, s.qp[0].rate_min_mbps,
+				s.qps_with_loss);
 	}
 	if (s.lat_count > 0)
 		fprintf(f, "# latency ns: min %" PRIu64 " avg %" PRIu64

@@ -132,6 +132,16 @@ struct gen_iter_stat {
 	uint32_t *last;             /* per step: its sender */
 };
 
+/* What one iteration cost (closed loop), kept for every iteration. RC
+ * events go to the iteration of the message concerned: a retransmitted
+ * packet's, or for NAKs and timeouts the oldest unacknowledged message's. */
+struct gen_iter_rec {
+	uint64_t slow_step_tsc;     /* duration of its slowest step */
+	uint32_t slow_step;         /* UINT32_MAX: not known (open loop) */
+	uint32_t slow_rank;         /* whose chunk ended that step */
+	uint64_t retx_packets, retx_bytes, naks_rx, timeouts;
+};
+
 struct gen {
 	struct aifab_env env;
 	struct aifab_gen_params p;
@@ -147,6 +157,7 @@ struct gen {
 	struct gen_rank *ranks;
 	uint64_t *iter_start, *iter_end;
 	uint32_t *iter_ranks_done;
+	struct gen_iter_rec *irec;  /* total_iters */
 	uint16_t n_used_ports;
 	uint16_t used_ports[AIFAB_MAX_PORTS];
 	uint64_t hz;                /* of `now`: env tsc_hz or GEN_VT_HZ */

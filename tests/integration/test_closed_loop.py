@@ -23,9 +23,12 @@ drop: the fault stage at RX drops data frame number K (counted in arrival
       the highest that QP had sent before the NAK reached it (the NAK is
       received one poll after it was sent), in order, each once more; the
       report's rc.retx_packets / retx_bytes equal that count and those
-      payload bytes; the collective still completes, and the iteration
-      that lost the frame takes longer than the same iteration without
-      the drop.
+      payload bytes; the collective still completes. The iteration that
+      lost the frame (its payload tag) carries the resends and the NAK in
+      per_iteration (summing to rc), is the slowest, blames the lost
+      frame's step and sender, and takes longer than without the drop;
+      per_qp lists that QP first with its resends (reordered 1,
+      duplicates resent - 1).
 ce:   the fault stage marks every 10th data frame CE (DCQCN on). The NP
       rule (a CNP for a CE packet unless that QP had one in the last
       50 us) applied to the marked frames predicts every CNP: tshark must
@@ -207,6 +210,10 @@ class Fr:
         hdr = 54 + (16 if self.op in (0x06, 0x0A) else 0)
         self.payload = len(b) - hdr - self.pad - 4 if self.data else 0
         self.syndrome = b[54] if self.op == 0x11 else None
+        # The generator's payload tag: "AIFB", rank, step, iteration.
+        self.tag = None
+        if self.data and b[hdr:hdr + 4] == b"AIFB":
+            self.tag = struct.unpack_from("!HHI", b, hdr + 4)
 
 
 def frames(path):
@@ -259,10 +266,68 @@ def case_base(ck, exe):
             ck.check(fa.read() == fb.read(),
                      "base: two runs give identical captures (virtual "
                      "clock)")
-        return [it["time_us"] for it in g["per_iteration"]]
+        data = [f for f in frames(a.cap()) if f.roce and f.data]
+        return [it["time_us"] for it in g["per_iteration"]], len(data)
     finally:
         a.cleanup()
         b.cleanup()
+
+
+def rank_of(ip):
+    return int.from_bytes(ip, "big") - int.from_bytes(
+        bytes(int(x) for x in BASE_IP.split(".")), "big")
+
+
+def check_iteration_blame(ck, g, it, lost, want_iter, what):
+    """per_iteration[it] carries this drop's RC events and blames the
+    lost frame's sender and step; the other iteration carries none."""
+    per = g["per_iteration"]
+    for k in want_iter:
+        ck.eq(per[it].get(k), want_iter[k], "%s: per_iteration[%d].%s" %
+              (what, it, k))
+        ck.eq(per[1 - it].get(k), 0, "%s: per_iteration[%d].%s" %
+              (what, 1 - it, k))
+        ck.eq(sum(x.get(k, 0) for x in per), g["rc"][k],
+              "%s: per-iteration %s sum to rc.%s" % (what, k, k))
+    ck.check(per[it]["time_us"] == max(x["time_us"] for x in per),
+             "%s: the iteration that lost a frame is the slowest" % what,
+             str([x["time_us"] for x in per]))
+    sl = per[it].get("slowest", {})
+    ck.eq((sl.get("rank"), sl.get("step")), (rank_of(lost.src), lost.tag[1]),
+          "%s: iteration %d's slowest step is the lost frame's step, "
+          "waiting for its sender" % (what, it))
+
+
+def check_qp_blame(ck, g, lost, resent, what):
+    """per_qp: the QP that lost a frame is listed first with its resends;
+    its receiver saw the lost PSN late once (reordered) and every other
+    resent PSN twice (duplicates)."""
+    pq = g.get("per_qp", {})
+    ck.eq(pq.get("qps"), RANKS, "%s: per_qp.qps (one QP per ring hop)" %
+          what)
+    rows = pq.get("slowest", [])
+    if not ck.eq(len(rows), RANKS, "%s: every QP listed" % what):
+        return
+    q = rows[0]
+    ck.eq((q["qpn"], q["src"], q["dst"]),
+          (lost.dqpn - 1, rank_of(lost.src), rank_of(lost.dst)),
+          "%s: the first (slowest) QP is the one that lost the frame" % what)
+    ck.eq((q["retx_packets"], q["lost"], q["reordered"], q["duplicates"]),
+          (resent, 0, 1, resent - 1),
+          "%s: that QP resent %d, lost 0, reordered 1, duplicates %d" %
+          (what, resent, resent - 1))
+    ck.check(all(x["retx_packets"] == 0 and x["lost"] == 0 and
+                 x["reordered"] == 0 and x["duplicates"] == 0
+                 for x in rows[1:]), "%s: the other QPs are clean" % what)
+    ck.check(all(x["rate_avg_mbps"] == RATE_GBPS * 1000 and
+                 x["rate_min_mbps"] == RATE_GBPS * 1000 for x in rows),
+             "%s: DCQCN off: every QP at the rank's rate" % what)
+    ck.eq(pq.get("with_reorder"), 1, "%s: per_qp.with_reorder" % what)
+
+
+def iteration_of(g, fs, t):
+    start = fs[0].t
+    return 0 if t - start < g["per_iteration"][0]["time_us"] * 1e3 else 1
 
 
 def case_drop(ck, exe, base_times):
@@ -329,9 +394,13 @@ def case_drop(ck, exe, base_times):
         ck.eq(g["rc"]["naks_rx"], 1, "drop: rc.naks_rx")
         ck.eq(g["rc"]["timeouts"], 0, "drop: no timeout")
         # The collective reacts: the iteration that lost the frame.
-        start = fs[0].t
-        it = 0 if lost.t - start < g["per_iteration"][0]["time_us"] * 1e3 \
-            else 1
+        it = iteration_of(g, fs, lost.t)
+        ck.eq(lost.tag and lost.tag[2], it, "drop: the lost frame's tag "
+              "names iteration %d" % it)
+        check_iteration_blame(ck, g, it, lost, {
+            "retx_packets": len(want), "retx_bytes": sum(want.values()),
+            "naks_rx": 1, "timeouts": 0}, "drop")
+        check_qp_blame(ck, g, lost, len(want), "drop")
         t_drop = g["per_iteration"][it]["time_us"]
         if base_times:
             print("iteration %d: %.1f us without the drop, %.1f us with it"
@@ -394,6 +463,28 @@ def case_ce(ck, exe, base_times):
         ck.check(d["rate_cuts"] > 0, "ce: DCQCN cut rates", str(d))
         ck.check(d["qp_rate_min_mbps"] < RATE_GBPS * 1000,
                  "ce: the lowest QP rate fell below line rate", str(d))
+        # Per QP: a QP whose sender got a CNP (capture) was cut below the
+        # rank's rate, the others never; listed slowest (lowest mean) first.
+        pq = g.get("per_qp", {})
+        rows = pq.get("slowest", [])
+        got_cnp = {f.dqpn for f in cnps}
+        ck.eq(len(rows), RANKS, "ce: per_qp lists every QP")
+        ck.check(all((q["rate_min_mbps"] < RATE_GBPS * 1000) ==
+                     (q["qpn"] in got_cnp) for q in rows),
+                 "ce: per QP, rate_min below line rate iff it got a CNP",
+                 str([(q["qpn"], q["rate_min_mbps"]) for q in rows]) +
+                 " cnp to " + str(sorted(got_cnp)))
+        avgs = [q["rate_avg_mbps"] for q in rows]
+        ck.check(avgs == sorted(avgs) and
+                 all(q["rate_min_mbps"] <= q["rate_avg_mbps"] for q in rows),
+                 "ce: per_qp slowest first, min <= mean per QP", str(avgs))
+        ck.eq([pq["rate_avg_mbps"][k] for k in ("min", "p50", "max")],
+              [avgs[0], avgs[1], avgs[-1]],
+              "ce: per_qp.rate_avg_mbps min/p50 (nearest rank)/max")
+        ck.check(abs(d["qp_rate_avg_mbps"] - sum(avgs) / len(avgs)) < 1e-3
+                 and d["qp_rate_min_mbps"] ==
+                 min(q["rate_min_mbps"] for q in rows),
+                 "ce: dcqcn.qp_rate_avg/min agree with per_qp")
         if base_times:
             ck.check(g["collective"]["time_us"]["avg"] >
                      sum(base_times) / len(base_times),
@@ -471,9 +562,9 @@ def main():
     exe = exe_path()
     what = sys.argv[2] if len(sys.argv) > 2 else "all"
     ck = Checks("closed_loop")
-    base = None
+    base, n_data = None, 0
     if what in ("base", "drop", "ce", "all"):
-        base = case_base(ck, exe)
+        base, n_data = case_base(ck, exe) or (None, 0)
     if what in ("drop", "all"):
         case_drop(ck, exe, base)
     if what in ("ce", "all"):

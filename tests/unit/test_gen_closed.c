@@ -21,6 +21,8 @@
  *  - CE: CE-marked data gives CNPs (0x81, BECN, 16 zero bytes, DSCP 48,
  *    valid ICRC) to the sender's QP at most one per 50 us, and DCQCN
  *    lowers that QP's rate;
+ *  - per QP: with 32 QPs, the 16 listed are the slowest (the CE-marked
+ *    rank's QPs first, cut below the rate), and the spread agrees;
  *  - payload: a trailer after the IP datagram (padding a NIC left) is
  *    not counted as delivered payload (the IP/UDP length is);
  *  - PFC: XOFF for the data priority stops every data/ACK frame for
@@ -905,6 +907,64 @@ test_ce_cnp(void **state)
 	harness_end(&h);
 }
 
+/* ---- per QP: the slowest listed first ------------------------------------- */
+
+/* CE-mark every data packet rank 0 sends (its receivers are rank 1). */
+static enum verdict
+hook_ce_rank0(struct harness *h, const struct frame *f)
+{
+	(void)h;
+	return is_data(f) && f->sip == BASE_IP ? MARK_CE : DELIVER;
+}
+
+static void
+test_slowest_qps(void **state)
+{
+	struct aifab_gen_params p;
+	struct aifab_gen_summary s;
+	struct harness h;
+	unsigned int i, rank0 = 0;
+
+	(void)state;
+	gen_params(&p);
+	p.dcqcn = true;
+	p.qps_per_conn = 8;     /* 4 ranks x 8 = 32 QPs: more than listed */
+	p.size = 4 * SIZE;
+	harness_start(&h, &p);
+	h.hook = hook_ce_rank0;
+	run(&h, 400000);
+	aifab_gen_summary(h.g, &s);
+	assert_int_equal(s.n_qps, N_RANKS * 8);
+	assert_int_equal(s.n_qp_listed, AIFAB_GEN_SUMMARY_QPS);
+	/* Rank 0's 8 QPs were cut by CNPs: they are the slowest, first;
+	 * then 8 of the others, all at the rank's rate. */
+	for (i = 0; i < s.n_qp_listed; i++) {
+		const struct aifab_gen_qp_sum *q = &s.qp[i];
+
+		if (i > 0)
+			assert_true(q->rate_avg_mbps >= s.qp[i - 1].rate_avg_mbps);
+		assert_true(q->rate_min_mbps <= q->rate_avg_mbps);
+		assert_int_equal((q->qpn - QPN_BASE) % 2, 0);
+		if (i < 8) {
+			assert_int_equal(q->src, 0);
+			assert_int_equal(q->dst, 1);
+			assert_true(q->rate_min_mbps < RATE_MBPS);
+			rank0++;
+		} else {
+			assert_int_not_equal(q->src, 0);
+			assert_true(q->rate_avg_mbps == RATE_MBPS);
+		}
+	}
+	assert_int_equal(rank0, 8);
+	/* Distribution of the 32 means: the lowest is rank 0's slowest,
+	 * p50 and above are at the rank's rate (24 of 32). */
+	assert_true(s.qp_rate_dist_mbps[0] == s.qp[0].rate_avg_mbps);
+	assert_true(s.qp_rate_dist_mbps[2] == RATE_MBPS);
+	assert_true(s.qp_rate_dist_mbps[4] == RATE_MBPS);
+	assert_true(s.qp_rate_min_mbps < RATE_MBPS);
+	harness_end(&h);
+}
+
 /* ---- PFC ------------------------------------------------------------------------ */
 
 /* 802.1Qbb frame from PROTOCOLS.md, byte by byte. */
@@ -1064,6 +1124,7 @@ main(void)
 		cmocka_unit_test(test_go_back_n),
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_ce_cnp),
+		cmocka_unit_test(test_slowest_qps),
 		cmocka_unit_test(test_pfc_pause),
 		cmocka_unit_test(test_open_loop_option),
 	};
