@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The generator's closed loop, run by the real binary.
 
-Usage: test_closed_loop.py PATH/TO/dpdk-aifab [base|drop|ce|pfc|all]
+Usage: test_closed_loop.py PATH/TO/dpdk-aifab [base|drop|tail|ce|pfc|all]
 
 Wiring: one net_ring vdev without arguments is a port whose TX ring is its
 own RX ring, so all 4 ranks sit on it and everything a rank sends (data,
@@ -26,9 +26,13 @@ drop: the fault stage at RX drops data frame number K (counted in arrival
       payload bytes; the collective still completes. The iteration that
       lost the frame (its payload tag) carries the resends and the NAK in
       per_iteration (summing to rc), is the slowest, blames the lost
-      frame's step and sender, and takes longer than without the drop;
-      per_qp lists that QP first with its resends (reordered 1,
-      duplicates resent - 1).
+      frame's step and sender, and takes at least the NAK round trip (2
+      polls) longer than without the drop; per_qp lists that QP first
+      with its resends (reordered 1, duplicates resent - 1).
+tail: the run's last data frame is lost: no NAK, one timeout; the resend
+      leaves >= retx_timeout after the last ACK progress; per_iteration
+      as above with timeouts 1; the iteration grows by at least
+      retx_timeout - (loss - last progress).
 ce:   the fault stage marks every 10th data frame CE (DCQCN on). The NP
       rule (a CNP for a CE packet unless that QP had one in the last
       50 us) applied to the marked frames predicts every CNP: tshark must
@@ -405,14 +409,74 @@ def case_drop(ck, exe, base_times):
         if base_times:
             print("iteration %d: %.1f us without the drop, %.1f us with it"
                   % (it, base_times[it], t_drop))
-            ck.check(t_drop > base_times[it],
-                     "drop: the iteration that lost a frame takes longer",
+            # Loss recovery by NAK costs at least the loop's round trip:
+            # the NAK crosses it (one poll), then the resent frame (one
+            # more); the resent packets and load only add to that.
+            rtt_us = 2 * TICK_NS / 1e3
+            ck.check(t_drop - base_times[it] >= rtt_us,
+                     "drop: the iteration grows by >= the NAK round trip "
+                     "(%.0f us)" % rtt_us,
                      "%.1f vs %.1f us" % (t_drop, base_times[it]))
             other = 1 - it
             ck.check(abs(g["per_iteration"][other]["time_us"] -
                          base_times[other]) <= 2 * TICK_NS / 1e3 or
                      other < it,
                      "drop: the other iteration is unaffected (or after)")
+    finally:
+        r.cleanup()
+
+
+def case_tail(ck, exe, base_times, n_data):
+    ck.section("tail: the run's last data frame (%d) lost; only the "
+               "retransmit timeout recovers it" % n_data)
+    r = LoopRun(exe, "tail", sets=["generator.fault_drop_index=%d" % n_data])
+    try:
+        if not run_ok(ck, r, "tail"):
+            return
+        g = r.gen()
+        ck.eq(g["collective"]["iterations"], 2, "tail: collective completes")
+        ck.eq(g["fault"]["dropped"], 1, "tail: fault stage dropped 1")
+        fs = frames(r.cap())
+        data = [f for f in fs if f.roce and f.data]
+        lost = data[n_data - 1]
+        qp = [f for f in data if f.dqpn == lost.dqpn]
+        again = [f for f in qp if f.t > lost.t and
+                 psn_after(f.psn, lost.psn) <= 0]
+        ck.check(again and again[-1].psn == lost.psn,
+                 "tail: the lost PSN is sent again")
+        ck.eq(len([f for f in fs if f.roce and f.op == 0x11 and
+                   f.syndrome == 0x60]), 0, "tail: no NAK (nothing after "
+              "the lost frame shows the gap)")
+        ck.eq(g["rc"]["timeouts"], 1, "tail: rc.timeouts")
+        # The timer restarts on progress: the last ACK to the sender's QP
+        # before the resend (received one poll after it left).
+        acks = [f.t + TICK_NS for f in fs if f.roce and f.op == 0x11 and
+                f.dqpn == lost.dqpn - 1 and again and f.t < again[0].t]
+        timeout_ns = 1000 * 1000
+        if not ck.check(acks and again, "tail: ACKs and the resend seen"):
+            return
+        ck.check(again[0].t - acks[-1] >= timeout_ns,
+                 "tail: the resend comes >= retx_timeout after the last "
+                 "progress", "%d ns" % (again[0].t - acks[-1]))
+        resent = len(again)
+        it = iteration_of(g, fs, lost.t)
+        check_iteration_blame(ck, g, it, lost, {
+            "retx_packets": resent, "retx_bytes": sum(f.payload
+                                                      for f in again),
+            "naks_rx": 0, "timeouts": 1}, "tail")
+        if base_times:
+            # Without the loss the frame arrived one poll after it left;
+            # now not before the timer (started by the last progress
+            # before the loss) expires.
+            before = max(a for a in acks if a <= lost.t + TICK_NS) \
+                if any(a <= lost.t + TICK_NS for a in acks) else lost.t
+            bound_us = (timeout_ns - (lost.t - before)) / 1e3
+            grew = g["per_iteration"][it]["time_us"] - base_times[it]
+            print("iteration %d grew by %.1f us (bound %.1f us)" %
+                  (it, grew, bound_us))
+            ck.check(grew >= bound_us, "tail: the iteration grows by >= "
+                     "retx_timeout - (loss - last progress)",
+                     "%.1f < %.1f us" % (grew, bound_us))
     finally:
         r.cleanup()
 
@@ -563,10 +627,12 @@ def main():
     what = sys.argv[2] if len(sys.argv) > 2 else "all"
     ck = Checks("closed_loop")
     base, n_data = None, 0
-    if what in ("base", "drop", "ce", "all"):
+    if what in ("base", "drop", "tail", "ce", "all"):
         base, n_data = case_base(ck, exe) or (None, 0)
     if what in ("drop", "all"):
         case_drop(ck, exe, base)
+    if what in ("tail", "all") and n_data:
+        case_tail(ck, exe, base, n_data)
     if what in ("ce", "all"):
         case_ce(ck, exe, base)
     if what in ("pfc", "all"):
