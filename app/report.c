@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_ethdev.h>
+
 #include "aifab_ecmp.h"
 #include "aifab_version.h"
 #include "app.h"
@@ -53,6 +55,9 @@ struct app_report {
 	struct aifab_report_sink sink;
 	const struct aifab_env *env;
 	struct aifab_port_counters ctr[AIFAB_MAX_PORTS];
+	/* the ethdev's own counters (rte_eth_stats) when the run ended */
+	bool has_eth[AIFAB_MAX_PORTS];
+	struct rte_eth_stats eth[AIFAB_MAX_PORTS];
 	struct rep_port port[AIFAB_MAX_PORTS];
 	unsigned int n_ecmp;
 	struct rep_ecmp ecmp[REP_MAX_ECMP];
@@ -146,7 +151,15 @@ void
 app_report_set_counters(struct app_report *r,
 			const struct aifab_port_counters *c)
 {
+	uint16_t p;
+
 	memcpy(r->ctr, c, sizeof(r->ctr[0]) * r->env->n_ports);
+	/* Allocation failures and misses happen in the PMD, before any
+	 * pipeline sees a frame: only the ethdev counts them. The ports are
+	 * still open here (the report is written after they close). */
+	for (p = 0; p < r->env->n_ports; p++)
+		r->has_eth[p] = rte_eth_stats_get(r->env->ports[p].port_id,
+						  &r->eth[p]) == 0;
 }
 
 void
@@ -540,6 +553,13 @@ json_port(FILE *f, const struct app_report *r, unsigned int p)
 		"      \"tx_bytes\": %" PRIu64,
 		rt->speed_mbps, c->rx_packets, c->tx_packets, c->rx_bytes,
 		c->tx_bytes);
+	if (r->has_eth[p])
+		fprintf(f, ",\n      \"rx_nombuf\": %" PRIu64 ",\n"
+			"      \"imissed\": %" PRIu64 ",\n"
+			"      \"ierrors\": %" PRIu64 ",\n"
+			"      \"oerrors\": %" PRIu64, r->eth[p].rx_nombuf,
+			r->eth[p].imissed, r->eth[p].ierrors,
+			r->eth[p].oerrors);
 	for (g = 0; g < ng; g++) {
 		if (strncmp(groups[g], "tc", 2) == 0)
 			continue;
@@ -733,6 +753,12 @@ app_report_print(const struct app_report *r, FILE *f)
 			    rp->e[i].value != 0)
 				fprintf(f, " %s=%" PRIu64, rp->e[i].name,
 					rp->e[i].value);
+		if (r->has_eth[p] && r->eth[p].rx_nombuf != 0)
+			fprintf(f, " (PMD: rx_nombuf=%" PRIu64 ")",
+				r->eth[p].rx_nombuf);
+		if (r->has_eth[p] && r->eth[p].imissed != 0)
+			fprintf(f, " (PMD: imissed=%" PRIu64 ")",
+				r->eth[p].imissed);
 		fputc('\n', f);
 	}
 	app_report_print_ecmp(r, f);

@@ -372,12 +372,14 @@ rx_one(struct gen *g, uint16_t p, struct rte_mbuf *m, uint64_t now)
 	struct gen_port *gp = &g->port[p];
 	struct aifab_pkt_info pi;
 	struct gen_conn *cn;
+	enum aifab_pkt_err e;
 
 	gp->rx_packets++;
 	gp->rx_bytes += m->pkt_len;
-	if (aifab_pkt_parse_mbuf(m, &pi, gp->scratch, false) !=
-	    AIFAB_PKT_ERR_OK) {
+	e = aifab_pkt_parse_mbuf(m, &pi, gp->scratch, false);
+	if (e != AIFAB_PKT_ERR_OK) {
 		gp->ctr[GEN_RX_OTHER]++;
+		gp->rx_err[e]++;
 		return;
 	}
 	if (pi.flags & AIFAB_PKT_F_PFC) {

@@ -877,6 +877,9 @@ gen_report(const void *st, const struct aifab_report_sink *sink)
 		for (c = 0; c < GEN_CTR_MAX; c++)
 			sink->port_u64(sink->ctx, p, "generator",
 				       gen_ctr_names[c], gp->ctr[c]);
+		for (c = 1; c < AIFAB_PKT_ERR_MAX; c++)
+			sink->port_u64(sink->ctx, p, "rx_malformed",
+				       aifab_pkt_err_name(c), gp->rx_err[c]);
 		rx_sums(g, p, &lost, ctr);
 		sink->port_u64(sink->ctx, p, "rx_psn", "lost", lost);
 		for (c = 0; c < AIFAB_ROCE_RX_MAX; c++)

@@ -115,6 +115,7 @@ struct gen_rank {
 struct gen_port {
 	uint64_t rx_packets, rx_bytes, tx_packets, tx_bytes;
 	uint64_t ctr[GEN_CTR_MAX];
+	uint64_t rx_err[AIFAB_PKT_ERR_MAX]; /* malformed, per parse error */
 	struct aifab_roce_hist lat;
 	uint16_t n_tx;
 	struct rte_mbuf *tx[GEN_TXBUF];   /* data and ACKs: data_prio */
