@@ -471,6 +471,12 @@ gen_poll(void *st, unsigned int w, uint64_t now)
 	uint16_t u;
 
 	RTE_SET_USED(w);
+	/* Counters to lib/stats about every millisecond of the app's clock
+	 * (the last poll's: readers see at most that much staleness). */
+	if (now - g->last_sync >= g->sync_cycles) {
+		g->last_sync = now;
+		gen_stats_sync(g);
+	}
 	now = gen_clock(g, now);
 	g->last_now = now;
 	if (!g->started)
@@ -522,6 +528,7 @@ gen_drain(void *st, unsigned int w, uint64_t now)
 		drop_held(g, gp, gp->tx, &gp->n_tx);
 		drop_held(g, gp, gp->cnp, &gp->n_cnp);
 	}
+	gen_stats_sync(g); /* the final values: readers now match the report */
 }
 
 static bool
@@ -556,6 +563,12 @@ gen_port_counters(const void *st, struct aifab_port_counters *out)
 	}
 }
 
+static struct aifab_stats_set *
+gen_stats(const void *st)
+{
+	return ((const struct gen *)st)->stats;
+}
+
 static void *
 gen_init_refuse(const struct aifab_env *env, unsigned int n_workers,
 		char *err, size_t errlen)
@@ -575,4 +588,5 @@ const struct aifab_pipeline_ops aifab_generator_ops = {
 	.port_counters = gen_port_counters,
 	.report = gen_report,
 	.fini = gen_fini,
+	.stats = gen_stats,
 };

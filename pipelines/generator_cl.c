@@ -119,6 +119,11 @@ payload_len(const struct rte_mbuf *m, const struct aifab_pkt_info *pi)
 	return end > hdr ? end - hdr : 0;
 }
 
+/* Run-wide counters move with lib/rc's and lib/dcqcn's per-QP ones: what
+ * a call added to QP counter @p c (read before it as @p before). */
+#define GEN_DELTA(g, gi, cnt, c, before) \
+	((g)->glob[gi] += (cnt)[c] - (before))
+
 static void
 rx_data(struct gen *g, uint16_t p, struct rte_mbuf *m,
 	const struct aifab_pkt_info *pi, uint64_t now)
@@ -145,7 +150,9 @@ rx_data(struct gen *g, uint16_t p, struct rte_mbuf *m,
 		flags |= AIFAB_RC_F_ACK_REQ;
 	if ((pi->tos & 3) == 3) {
 		gp->ctr[GEN_RX_CE]++;
+		g->glob[GEN_G_CE_RX]++;     /* lib/dcqcn: ce_rx per call */
 		if (aifab_dcqcn_np_on_ce(&rk->dq, &cn->np, now)) {
+			g->glob[GEN_G_CNP_TX]++; /* and cnp_tx when true */
 			r = aifab_roce_build_cnp(&cn->qp, g->cnp_tos, g->hdr_pool);
 			if (r == NULL)
 				gp->ctr[GEN_TX_NOMBUF]++;
@@ -153,8 +160,23 @@ rx_data(struct gen *g, uint16_t p, struct rte_mbuf *m,
 				g->port[rk->port].ctr[GEN_TX_CNP]++;
 		}
 	}
-	aifab_rc_resp_on_data(&cn->resp, pi->psn, payload_len(m, pi),
-			      (unsigned int)flags, &act);
+	{
+		const uint64_t *rc = cn->resp.cnt;
+		uint64_t a0 = rc[AIFAB_RC_RESP_CNT_ACKS_TX];
+		uint64_t n0 = rc[AIFAB_RC_RESP_CNT_NAKS_TX];
+		uint64_t d0 = rc[AIFAB_RC_RESP_CNT_RX_DUP];
+		uint64_t o0 = rc[AIFAB_RC_RESP_CNT_RX_OOS];
+		uint64_t b0 = rc[AIFAB_RC_RESP_CNT_RX_BYTES];
+
+		aifab_rc_resp_on_data(&cn->resp, pi->psn, payload_len(m, pi),
+				      (unsigned int)flags, &act);
+		GEN_DELTA(g, GEN_G_ACKS_TX, rc, AIFAB_RC_RESP_CNT_ACKS_TX, a0);
+		GEN_DELTA(g, GEN_G_NAKS_TX, rc, AIFAB_RC_RESP_CNT_NAKS_TX, n0);
+		GEN_DELTA(g, GEN_G_DUP_RX, rc, AIFAB_RC_RESP_CNT_RX_DUP, d0);
+		GEN_DELTA(g, GEN_G_OOS_RX, rc, AIFAB_RC_RESP_CNT_RX_OOS, o0);
+		GEN_DELTA(g, GEN_G_DELIVERED, rc, AIFAB_RC_RESP_CNT_RX_BYTES,
+			  b0);
+	}
 	if (act.reply != AIFAB_RC_REPLY_NONE) {
 		r = aifab_roce_build_ack(&cn->qp, act.psn, act.syndrome, act.msn,
 					 g->data_tos, g->hdr_pool);
@@ -208,9 +230,13 @@ rx_ack(struct gen *g, uint16_t p, struct rte_mbuf *m,
 		return;
 	}
 	if ((*syn & 0x60) == 0) {
+		uint64_t before = cn->req->cnt[AIFAB_RC_REQ_CNT_ACKS_RX];
+
 		gp->ctr[GEN_RX_ACK]++;
 		if (aifab_rc_req_on_ack(cn->req, pi->psn, now) > 0)
 			reap(g, cn);
+		GEN_DELTA(g, GEN_G_ACKS_RX, cn->req->cnt,
+			  AIFAB_RC_REQ_CNT_ACKS_RX, before);
 	} else if (*syn == AIFAB_RC_SYN_NAK_PSN_SEQ) {
 		struct gen_iter_rec *ir = oldest_rec(g, cn);
 		uint64_t before = cn->req->cnt[AIFAB_RC_REQ_CNT_NAKS_RX];
@@ -221,6 +247,8 @@ rx_ack(struct gen *g, uint16_t p, struct rte_mbuf *m,
 		if (ir != NULL)
 			ir->naks_rx += cn->req->cnt[AIFAB_RC_REQ_CNT_NAKS_RX] -
 				before;
+		GEN_DELTA(g, GEN_G_NAKS_RX, cn->req->cnt,
+			  AIFAB_RC_REQ_CNT_NAKS_RX, before);
 	} else {
 		gp->ctr[GEN_RX_NAK_OTHER]++;
 	}
@@ -238,8 +266,16 @@ rx_cnp(struct gen *g, uint16_t p, const struct aifab_pkt_info *pi,
 		return;
 	}
 	gp->ctr[GEN_RX_CNP]++;
-	if (g->p.dcqcn)
+	g->glob[GEN_G_CNP_RX]++;
+	if (g->p.dcqcn) {
+		uint64_t before = cn->rp.cnt[AIFAB_DCQCN_RP_CNT_RATE_CUTS];
+
 		aifab_dcqcn_rp_on_cnp(&g->ranks[cn->src].dq, &cn->rp, now);
+		GEN_DELTA(g, GEN_G_RATE_CUTS, cn->rp.cnt,
+			  AIFAB_DCQCN_RP_CNT_RATE_CUTS, before);
+		if (cn->rate_n > 0 && cn->rp.min_rc < g->rate_min)
+			g->rate_min = cn->rp.min_rc;
+	}
 }
 
 void
@@ -353,7 +389,7 @@ send_one(struct gen *g, struct gen_rank *rk, struct gen_conn *cn, uint32_t r,
 	const struct gen_msg *gm;
 	struct rte_mbuf *m;
 	uint32_t slot, wire;
-	double rate, gap;
+	double rate, gap, lo;
 
 	if (cn->has_pend) {
 		seg = cn->pend;
@@ -367,6 +403,8 @@ send_one(struct gen *g, struct gen_rank *rk, struct gen_conn *cn, uint32_t r,
 		if (pk.flags & AIFAB_RC_F_RETX) {
 			g->irec[gm->iter].retx_packets++;
 			g->irec[gm->iter].retx_bytes += pk.len;
+			g->glob[GEN_G_RETX_PKTS]++;
+			g->glob[GEN_G_RETX_BYTES] += pk.len;
 		}
 		aifab_roce_seg_make(&seg, cn->qp.cfg.remote_va + gm->va_off,
 				    pk.msg_len, pk.offset, pk.len, pk.psn,
@@ -395,8 +433,15 @@ send_one(struct gen *g, struct gen_rank *rk, struct gen_conn *cn, uint32_t r,
 	} else {
 		rate = rk->line_mbps;
 	}
+	if (cn->rate_n++ == 0) {
+		g->n_rated++;
+		lo = g->p.dcqcn ? cn->rp.min_rc : rk->line_mbps;
+		if (g->rate_min < 0 || lo < g->rate_min)
+			g->rate_min = lo;
+	}
 	cn->rate_sum += rate;
-	cn->rate_n++;
+	g->rate_last_sum += rate - cn->rate_last;
+	cn->rate_last = rate;
 	return 1;
 }
 
@@ -412,10 +457,13 @@ timers_and_prune(struct gen *g, struct gen_rank *rk, uint64_t now)
 		struct gen_iter_rec *ir;
 
 		aifab_rc_req_poll_timeout(cn->req, now);
-		if (cn->req->cnt[AIFAB_RC_REQ_CNT_TIMEOUTS] != before &&
-		    (ir = oldest_rec(g, cn)) != NULL)
-			ir->timeouts += cn->req->cnt[AIFAB_RC_REQ_CNT_TIMEOUTS] -
-				before;
+		if (cn->req->cnt[AIFAB_RC_REQ_CNT_TIMEOUTS] != before) {
+			if ((ir = oldest_rec(g, cn)) != NULL)
+				ir->timeouts += cn->req->cnt[
+					AIFAB_RC_REQ_CNT_TIMEOUTS] - before;
+			GEN_DELTA(g, GEN_G_TIMEOUTS, cn->req->cnt,
+				  AIFAB_RC_REQ_CNT_TIMEOUTS, before);
+		}
 		if (cn->req->msg_reaped == cn->n_posted && !cn->has_pend) {
 			cn->in_act = false;
 			rk->act[i] = rk->act[--rk->n_act];

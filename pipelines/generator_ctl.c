@@ -21,7 +21,7 @@
 #include "aifab_rng.h"
 #include "generator_priv.h"
 
-#define GEN_NAME(e, s) s,
+#define GEN_NAME(e, s, u, h) #s,
 static const char *const gen_ctr_names[] = { GEN_PORT_CTRS(GEN_NAME) };
 #undef GEN_NAME
 
@@ -487,7 +487,8 @@ build(struct gen *g, char *err, size_t errlen)
 	for (u = 0; u < AIFAB_MAX_PORTS; u++)
 		aifab_roce_hist_reset(&g->port[u].lat);
 	if (build_ports(g, err, errlen) != 0 ||
-	    build_conns(g, err, errlen) != 0)
+	    build_conns(g, err, errlen) != 0 ||
+	    gen_stats_create(g, err, errlen) != 0)
 		return -1;
 	return g->p.closed_loop ? gen_cl_build(g, err, errlen) : 0;
 }
@@ -539,6 +540,7 @@ gen_fini(void *st)
 		g->port[u].n_cnp = 0;
 	}
 	gen_cl_free(g);
+	aifab_stats_free(g->stats);
 	for (r = 0; g->ranks != NULL && r < g->p.n_ranks; r++) {
 		rte_free(g->ranks[r].entry_conn);
 		rte_free(g->ranks[r].act);
@@ -556,6 +558,144 @@ gen_fini(void *st)
 	rte_mempool_free(g->hdr_pool);
 	rte_mempool_free(g->ext_pool);
 	rte_free(g);
+}
+
+/* ---- lib/stats ------------------------------------------------------------ */
+
+#define GEN_DESC(e, s, u, h) \
+	{ #s, AIFAB_STATS_COUNTER, AIFAB_STATS_PORT, u, h },
+static const struct aifab_stats_desc gen_ctr_descs[] = {
+	GEN_PORT_CTRS(GEN_DESC)
+};
+#undef GEN_DESC
+#define GEN_DESC(e, s, k, u, h) \
+	{ #s, AIFAB_STATS_##k, AIFAB_STATS_GLOBAL, u, h },
+static const struct aifab_stats_desc gen_glob_descs[] = {
+	GEN_GLOBAL_CTRS(GEN_DESC)
+};
+#undef GEN_DESC
+
+static const struct aifab_stats_desc gen_head_descs[] = {
+	{ "tx_pkts", AIFAB_STATS_COUNTER, AIFAB_STATS_PORT, "packets",
+	  "Frames the generator sent (data, ACKs, NAKs, CNPs)" },
+	{ "tx_bytes", AIFAB_STATS_COUNTER, AIFAB_STATS_PORT, "bytes",
+	  "Bytes the generator sent (frames without FCS)" },
+	{ "rx_pkts", AIFAB_STATS_COUNTER, AIFAB_STATS_PORT, "packets",
+	  "Frames the generator received" },
+	{ "rx_bytes", AIFAB_STATS_COUNTER, AIFAB_STATS_PORT, "bytes",
+	  "Bytes the generator received" },
+};
+
+/*
+ * The set "generator": every counter of the generator (per port: tx/rx,
+ * the GEN_PORT_CTRS, malformed frames per parse error, the fault stage;
+ * per port and priority: PFC received and paused time; run-wide: RC and
+ * DCQCN). One block, written by the worker (gen_stats_sync()).
+ */
+int
+gen_stats_create(struct gen *g, char *err, size_t errlen)
+{
+	struct aifab_stats_desc d[GS_N];
+	char mal[AIFAB_PKT_ERR_MAX][48], mal_help[AIFAB_PKT_ERR_MAX][96];
+	const char *names[AIFAB_MAX_PORTS];
+	unsigned int lcore = g->env.worker_lcores != NULL ?
+		g->env.worker_lcores[0] : 0;
+	struct aifab_stats_params sp = {
+		.name = "generator", .descs = d, .n_descs = GS_N,
+		.n_ports = g->env.n_ports, .port_names = names,
+		.n_tcs = AIFAB_PFC_NUM_PRIO, .n_blocks = 1,
+		.block_lcore = &lcore,
+		.tsc_hz = g->env.tsc_hz ? g->env.tsc_hz : GEN_VT_HZ,
+	};
+	unsigned int i;
+	uint16_t p;
+
+	RTE_BUILD_BUG_ON(RTE_DIM(gen_ctr_descs) != GEN_CTR_MAX);
+	RTE_BUILD_BUG_ON(RTE_DIM(gen_glob_descs) != GEN_GLOB_MAX);
+	memcpy(&d[GS_TX_PKTS], gen_head_descs, sizeof(gen_head_descs));
+	memcpy(&d[GS_CTR0], gen_ctr_descs, sizeof(gen_ctr_descs));
+	memcpy(&d[GS_GLOB0], gen_glob_descs, sizeof(gen_glob_descs));
+	for (i = 1; i < AIFAB_PKT_ERR_MAX; i++) {
+		snprintf(mal[i], sizeof(mal[i]), "rx_malformed_%s",
+			 aifab_pkt_err_name(i));
+		snprintf(mal_help[i], sizeof(mal_help[i]), "Malformed frames "
+			 "received: %s", aifab_pkt_err_name(i));
+		d[GS_MAL0 + i - 1] = (struct aifab_stats_desc){ mal[i],
+			AIFAB_STATS_COUNTER, AIFAB_STATS_PORT, "packets",
+			mal_help[i] };
+	}
+	for (i = 0; i < AIFAB_FAULT_CNT_MAX; i++)
+		d[GS_FAULT0 + i] = (struct aifab_stats_desc){
+			aifab_fault_cnt_name(i), AIFAB_STATS_COUNTER,
+			AIFAB_STATS_PORT, "packets",
+			"Fault stage (generator.fault_*) on this port" };
+	d[GS_PFC_RX] = (struct aifab_stats_desc){ "pfc_rx",
+		AIFAB_STATS_COUNTER, AIFAB_STATS_PORT_PRIO, "frames",
+		"PFC frames received enabling this priority" };
+	d[GS_PFC_PAUSED] = (struct aifab_stats_desc){ "pfc_paused_cycles",
+		AIFAB_STATS_COUNTER, AIFAB_STATS_PORT_PRIO, "cycles",
+		"Time received PFC paused this priority, in TSC cycles at "
+		"aifab_tsc_hz" };
+	for (p = 0; p < g->env.n_ports; p++)
+		names[p] = g->env.ports[p].name;
+	g->stats = aifab_stats_create(&sp);
+	if (g->stats == NULL)
+		BAD("cannot create its counters: %s", rte_strerror(rte_errno));
+	g->blk = aifab_stats_block(g->stats, 0);
+	g->sync_cycles = RTE_MAX(sp.tsc_hz / 1000, (uint64_t)1);
+	g->rate_min = -1;
+	return 0;
+}
+
+static inline void
+put(struct aifab_stats_block *b, unsigned int id, uint32_t inst, uint64_t v)
+{
+	b->v[b->off[id] + inst] = v;
+}
+
+/* Mirror everything into the block (worker only): values only grow, as
+ * the generator's own counters do; gauges are levels. */
+void
+gen_stats_sync(struct gen *g)
+{
+	struct aifab_stats_block *b = g->blk;
+	uint64_t hz = aifab_stats_tsc_hz(g->stats);
+	unsigned int c, k;
+	uint16_t u;
+
+	if (b == NULL)
+		return;
+	for (u = 0; u < g->n_used_ports; u++) {
+		uint16_t p = g->used_ports[u];
+		const struct gen_port *gp = &g->port[p];
+
+		put(b, GS_TX_PKTS, p, gp->tx_packets);
+		put(b, GS_TX_BYTES, p, gp->tx_bytes);
+		put(b, GS_RX_PKTS, p, gp->rx_packets);
+		put(b, GS_RX_BYTES, p, gp->rx_bytes);
+		for (c = 0; c < GEN_CTR_MAX; c++)
+			put(b, GS_CTR0 + c, p, gp->ctr[c]);
+		for (c = 1; c < AIFAB_PKT_ERR_MAX; c++)
+			put(b, GS_MAL0 + c - 1, p, gp->rx_err[c]);
+		for (c = 0; c < AIFAB_FAULT_CNT_MAX; c++)
+			put(b, GS_FAULT0 + c, p, gp->fault.cnt[c]);
+		for (k = 0; k < AIFAB_PFC_NUM_PRIO; k++) {
+			uint64_t ns = aifab_pfc_rx_paused_ns(&gp->pfc, k,
+							     g->last_now);
+
+			put(b, GS_PFC_RX, p * AIFAB_PFC_NUM_PRIO + k,
+			    gp->pfc.stats.v[AIFAB_PFC_CNT_RX][k]);
+			put(b, GS_PFC_PAUSED, p * AIFAB_PFC_NUM_PRIO + k,
+			    (uint64_t)((double)ns * (double)hz / 1e9));
+		}
+	}
+	/* Mb/s -> bytes/s (Prometheus' base unit) */
+	g->glob[GEN_G_RATE_AVG] = g->n_rated ? (uint64_t)(g->rate_last_sum /
+		g->n_rated * 1e6 / 8) : 0;
+	g->glob[GEN_G_RATE_MIN] = g->rate_min > 0 ?
+		(uint64_t)(g->rate_min * 1e6 / 8) : 0;
+	for (c = 0; c < GEN_GLOB_MAX; c++)
+		put(b, GS_GLOB0 + c, 0, g->glob[c]);
 }
 
 /* ---- results --------------------------------------------------------------- */
