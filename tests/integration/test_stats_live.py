@@ -16,8 +16,9 @@ plus a PFC frame so PFC counters move) for a few seconds. While it runs:
   secondaries cannot attach to a --no-huge primary; skipped otherwise);
 
 and afterwards the --stats-jsonl lines parse and grow, and the
---report-html page has its SVG charts (html.parser) and renders in
-headless Chromium to a PNG.
+--report-html page has its SVG charts (html.parser), renders in
+headless Chromium to a PNG, and Chromium's own DOM (--dump-dom) holds the
+same <svg> elements and series.
 
 Then the generator (the demo profile: 8 ranks on in-memory wires, a
 dropped frame and CE marks so RC and DCQCN counters move) runs one
@@ -25,7 +26,10 @@ iteration and waits out a 100 s gap until --duration: telemetry read once
 the fabric is quiet equals the final JSON report (/aifab/ports and
 /aifab/generator, every counter), and every generator counter the report
 implies is in Prometheus (promtool-clean, HELP with unit), the JSON lines
-and /aifab/generator, with the same final values.
+and /aifab/generator, with the same final values. A last demo run's
+--report-html charts the collective time and busbw of each timed
+iteration: one point per iteration at the report's per_iteration values,
+checked in our parse and in Chromium's DOM.
 
 Usage: test_stats_live.py PATH/TO/dpdk-aifab
 """
@@ -410,6 +414,80 @@ def gen_live_check(ck, exe, tmp):
              "the report at the end", "; ".join(bad)[:600])
 
 
+G_X, G_Y, G_PW, G_PH = 70, 15, 560, 200   # app/export_html.c's plot box
+
+
+def iter_series(page, title, series):
+    """(ymax, [(x, y)]) of @p series in the chart titled @p title."""
+    a = page.find("<h2>%s</h2>" % title)
+    if a < 0:
+        return None, []
+    svg = page[a:page.find("</svg>", a)]
+    m = re.search(r'class="ymax"[^>]*>([^<]+)<', svg)
+    pm = re.search(r'<polyline class="series" data-series="%s"[^>]*'
+                   r'points="([^"]*)"' % series, svg)
+    if m is None or pm is None:
+        return None, []
+    pts = [tuple(float(v) for v in xy.split(","))
+           for xy in pm.group(1).split()]
+    return float(m.group(1)), pts
+
+
+def html_gen_check(ck, exe, tmp):
+    ck.section("generator: --report-html charts each iteration")
+    prefix = file_prefix("live-html")
+    page, rj = os.path.join(tmp, "gen.html"), os.path.join(tmp, "gen.json")
+    cmd = [exe, "--no-huge", "-m", "1024", "--no-pci", "--file-prefix",
+           prefix, "--", "--profile",
+           os.path.join(os.path.dirname(leaf_profile()), "demo.ini"),
+           "--set", "generator.iterations=6", "--set", "generator.warmup=1",
+           "--set", "generator.fault_drop_index=500", "--report-html", page,
+           "--report-json", rj, "--quiet"]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    finally:
+        _remove_runtime_dir(prefix)
+    if not ck.eq(r.returncode, 0, "html run: exit status (%s)" %
+                 r.stderr.strip()[-300:]):
+        return
+    with open(rj) as f:
+        per = json.load(f)["generator"]["per_iteration"]
+    with open(page) as f:
+        text = f.read()
+    ck.eq(len(per), 6, "html run: 6 timed iterations in the report")
+    for title, key in (("Collective time per iteration", "time_us"),
+                       ("Bus bandwidth (busbw) per iteration",
+                        "busbw_gbps")):
+        ymax, pts = iter_series(text, title, "per iteration")
+        if not ck.check(ymax and len(pts) == len(per),
+                        "chart '%s': one point per iteration" % title,
+                        "%s %d points" % (ymax, len(pts))):
+            continue
+        xs = [x for x, _ in pts]
+        ck.check(all(abs(x - (G_X + i * G_PW / (len(per) - 1))) < 0.01
+                     for i, x in enumerate(xs)),
+                 "chart '%s': x = the iteration" % title)
+        got = [(G_Y + G_PH - y) / G_PH * ymax for _, y in pts]
+        tol = ymax / G_PH * 0.01
+        ck.check(all(abs(a - it[key]) <= tol for a, it in zip(got, per)),
+                 "chart '%s': y = the report's per_iteration %s" %
+                 (title, key), "%s vs %s" %
+                 (["%.2f" % v for v in got],
+                  ["%.2f" % it[key] for it in per]))
+    exe_c = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not ck.check(exe_c is not None, "chromium installed"):
+        return
+    prof = tempfile.mkdtemp(prefix="chromium-", dir=tmp)
+    dom = chromium_dom_check(ck, exe_c, prof, page)
+    if dom is not None:
+        _, pts = iter_series(dom, "Collective time per iteration",
+                             "per iteration")
+        ck.eq(len(pts), len(per), "Chromium's DOM: the per-iteration "
+              "time series has a point per iteration")
+        ck.check(dom.count('class="point"') >= 4 * len(per),
+                 "Chromium's DOM: a circle per iteration and series")
+
+
 def dumpcap_check(ck, tmp, prefix):
     out = os.path.join(tmp, "dump.pcapng")
     try:
@@ -452,6 +530,41 @@ def chromium_check(ck, tmp, page):
              "headless Chromium renders the report to a PNG",
              "size %r, %d bytes" % (size, os.path.getsize(png)
                                     if os.path.exists(png) else 0))
+    chromium_dom_check(ck, exe, prof, page)
+
+
+def chromium_dom(exe, prof, page):
+    """Chromium's own DOM of @p page (--dump-dom), or None."""
+    cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu",
+           "--disable-quic", "--no-first-run",
+           "--disable-background-networking", "--disable-component-update",
+           "--disable-sync", "--user-data-dir=" + prof, "--dump-dom",
+           "file://" + page]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=90)
+    except subprocess.TimeoutExpired:
+        return None
+    return r.stdout if "<svg" in r.stdout else None
+
+
+def chromium_dom_check(ck, exe, prof, page):
+    """The SVG elements our parser sees are in Chromium's DOM too: same
+    number of <svg>, same series polylines with the same points."""
+    dom = chromium_dom(exe, prof, page)
+    if not ck.check(dom is not None, "chromium --dump-dom serializes the "
+                    "report's DOM"):
+        return None
+    with open(page) as f:
+        ours = SvgCount()
+        ours.feed(f.read())
+    theirs = SvgCount()
+    theirs.feed(dom)
+    ck.eq(theirs.tags.get("svg", 0), ours.tags.get("svg", 0),
+          "Chromium's DOM has every <svg> (%d)" % ours.tags.get("svg", 0))
+    ck.check(theirs.series == ours.series and len(ours.series) > 0,
+             "Chromium's DOM has the %d series polylines, same points" %
+             len(ours.series))
+    return dom
 
 
 def main():
@@ -618,6 +731,7 @@ def main():
         ck.check(t in pc.h2, "chart/section '%s'" % t)
     chromium_check(ck, tmp, paths["html"])
     gen_live_check(ck, exe, tmp)
+    html_gen_check(ck, exe, tmp)
 
     if not ck.failures:
         shutil.rmtree(tmp, ignore_errors=True)
