@@ -50,7 +50,7 @@
 #include "aifab_fault.h"
 #include "aifab_pipeline.h"
 
-#define AIFAB_GEN_MAX_RANKS 1024
+#define AIFAB_GEN_MAX_RANKS 4096
 
 /** Generator settings (the lead maps profile keys onto these). */
 struct aifab_gen_params {

@@ -332,6 +332,49 @@ def check_gateways(ck, exe):
                  p.stderr.strip()[-300:])
 
 
+def check_rank_cap(ck, exe):
+    """4096 ranks (lib/collective's limit) run; 4097 is refused in one
+    line naming the key, the value and the range."""
+    prefix = file_prefix("ranks")
+    base = [exe, "--no-huge", "-m", "512", "--no-pci", "--file-prefix",
+            prefix]
+    for i in range(N_PORTS):
+        base += ["--vdev", "net_pcap%d,tx_pcap=/dev/null" % i]
+    base += ["--", "--profile", profile(), "--quiet"]
+    p = subprocess.run(base + ["--set", "generator.ranks=4097"],
+                       capture_output=True, text=True, timeout=60)
+    _remove_runtime_dir(prefix)
+    lines = [x for x in p.stderr.splitlines() if "dpdk-aifab" in x]
+    ck.check(p.returncode == 1 and len(lines) == 1 and "ranks" in lines[0]
+             and "4097" in lines[0] and "2..4096" in lines[0],
+             "ranks = 4097 refused: key, value, allowed 2..4096",
+             p.stderr[-300:])
+    # Halving-doubling over 4096 ranks, S = 4096 bytes: each rank sends
+    # S/2, S/4 ... 1 byte (12 steps) and back, to 12 distinct peers (12
+    # QPs per rank); at IB MTU 1024 the two 2048-byte messages take two
+    # packets each, the other 22 one: 26 packets per rank.
+    with tempfile.TemporaryDirectory() as d:
+        rj = os.path.join(d, "r.json")
+        p = subprocess.run(base + [
+            "--report-json", rj, "--set", "generator.ranks=4096",
+            "--set", "generator.collective=allreduce_hd",
+            "--set", "generator.size_bytes=4096",
+            "--set", "generator.iterations=1", "--set", "generator.warmup=0"],
+            capture_output=True, text=True, timeout=120)
+        _remove_runtime_dir(prefix)
+        rep = None
+        if os.path.exists(rj):
+            with open(rj) as f:
+                rep = json.load(f)
+    if not ok_run(ck, "4096 ranks", p, rep, " ".join(base)):
+        return
+    g = rep["generator"]
+    ck.eq(g["collective"]["ranks"], 4096, "4096 ranks: collective.ranks")
+    ck.eq(g["collective"]["iterations"], 1, "4096 ranks: one iteration")
+    ck.eq(g["tx_packets"], 4096 * 26, "4096 ranks: 26 packets per rank")
+    ck.eq(g["per_qp"]["qps"], 4096 * 12, "4096 ranks: 12 QPs per rank")
+
+
 def main():
     exe = os.path.abspath(exe_path())
     ck = Checks("test_generator_app")
@@ -345,6 +388,8 @@ def main():
     check_rx(ck, exe)
     ck.section("gateway MACs for a routing DUT")
     check_gateways(ck, exe)
+    ck.section("4096 ranks")
+    check_rank_cap(ck, exe)
     ck.finish()
 
 
