@@ -24,8 +24,9 @@
  * the port speed (lib/pfc); XON resumes.
  *
  * Addressing: rank r has MAC base_mac + r (last 3 bytes as a counter) and
- * IPv4 base_ip + r, unless an explicit table is given, and sends from
- * env port ports[r % n_ports]. Frames go straight to the peer rank's MAC
+ * IPv4 base_ip + r, unless an explicit table is given (rank_mac/rank_ip or
+ * the rank_table file), and sends from env port ports[r % n_ports] unless
+ * the rank table names its port. Frames go straight to the peer rank's MAC
  * (a DUT routing on IP rewrites it anyway).
  *
  * Connections: for each (rank, peer, channel) of the schedule, qps_per_conn
@@ -66,6 +67,10 @@ struct aifab_gen_params {
 	/** Optional explicit addresses (NULL: from base_*), n_ranks each. */
 	const struct rte_ether_addr *rank_mac;
 	const uint32_t *rank_ip;
+	/** Optional: a file of `<rank> <mac> <ipv4> [<port name>]` lines
+	 * (every rank once) overriding the addresses above and, where a port
+	 * is named, the round robin over @p ports. Read at create. */
+	const char *rank_table;
 	/** env port indexes ranks send from, round-robin; 0 = all env ports. */
 	uint16_t n_ports;
 	uint16_t ports[AIFAB_MAX_PORTS];

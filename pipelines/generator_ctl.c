@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <arpa/inet.h>
+
+#include <rte_byteorder.h>
 #include <rte_common.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
@@ -209,7 +212,145 @@ rank_addr(const struct aifab_gen_params *p, uint32_t r,
 static uint16_t
 rank_port(const struct gen *g, uint32_t r)
 {
+	if (g->rank_port != NULL && g->rank_port[r] != UINT16_MAX)
+		return g->rank_port[r];
 	return g->used_ports[r % g->n_used_ports];
+}
+
+/* ---- rank table ------------------------------------------------------------- */
+
+struct rank_tab {
+	struct rte_ether_addr *mac;
+	uint32_t *ip;
+	uint16_t *port;
+	uint8_t *seen;
+};
+
+static void
+rank_tab_free(struct rank_tab *t)
+{
+	free(t->mac);
+	free(t->ip);
+	free(t->port);
+	free(t->seen);
+}
+
+#define TAB_BAD(...) do { \
+		int o_ = snprintf(err, errlen, "generator: rank_table = '%s': ", \
+				  path); \
+		if (o_ > 0 && (size_t)o_ < errlen) \
+			snprintf(err + o_, errlen - (size_t)o_, __VA_ARGS__); \
+		goto fail; \
+	} while (0)
+
+/* One line: "<rank> <mac> <ipv4> [<port>]"; 0, or -1 with err filled. */
+static int
+rank_tab_line(struct gen *g, struct rank_tab *t, const char *path,
+	      unsigned int ln, char *line, char *err, size_t errlen)
+{
+	char *tok[5], *save = NULL, *end;
+	unsigned int n = 0, i;
+	unsigned long r;
+	struct in_addr a;
+	uint16_t u;
+
+	for (tok[0] = strtok_r(line, " \t,", &save); tok[n] != NULL && n < 4;
+	     tok[++n] = strtok_r(NULL, " \t,", &save))
+		;
+	if (n == 0)
+		return 0;
+	if (n < 3 || n > 4)
+		TAB_BAD("line %u: %u fields; allowed: <rank> <mac> <ipv4> "
+			"[<port>]", ln, n);
+	errno = 0;
+	r = strtoul(tok[0], &end, 10);
+	if (errno != 0 || *end != '\0' || r >= g->p.n_ranks)
+		TAB_BAD("line %u: rank '%s'; allowed: 0..%u", ln, tok[0],
+			g->p.n_ranks - 1);
+	if (t->seen[r])
+		TAB_BAD("line %u: rank %lu listed twice; allowed: each rank "
+			"once", ln, r);
+	t->seen[r] = 1;
+	if (rte_ether_unformat_addr(tok[1], &t->mac[r]) != 0 ||
+	    !rte_is_unicast_ether_addr(&t->mac[r]) ||
+	    rte_is_zero_ether_addr(&t->mac[r]))
+		TAB_BAD("line %u: MAC '%s'; allowed: a unicast MAC "
+			"(xx:xx:xx:xx:xx:xx)", ln, tok[1]);
+	if (inet_pton(AF_INET, tok[2], &a) != 1)
+		TAB_BAD("line %u: IPv4 '%s'; allowed: a dotted quad", ln,
+			tok[2]);
+	t->ip[r] = rte_be_to_cpu_32(a.s_addr);
+	t->port[r] = UINT16_MAX;
+	if (n == 4) {
+		for (u = 0; u < g->n_used_ports; u++)
+			if (strcmp(g->env.ports[g->used_ports[u]].name,
+				   tok[3]) == 0)
+				break;
+		if (u == g->n_used_ports) {
+			char names[256] = "";
+			size_t o = 0;
+
+			for (i = 0; i < g->n_used_ports && o < sizeof(names);
+			     i++)
+				o += (size_t)snprintf(names + o,
+					sizeof(names) - o, "%s%s", i ? ", " : "",
+					g->env.ports[g->used_ports[i]].name);
+			TAB_BAD("line %u: port '%s' is not a generator port; "
+				"allowed: %s", ln, tok[3], names);
+		}
+		t->port[r] = g->used_ports[u];
+	}
+	return 0;
+fail:
+	return -1;
+}
+
+/* Read the rank table into g->p.rank_mac/rank_ip and g->rank_port. */
+static int
+rank_tab_load(struct gen *g, struct rank_tab *t, char *err, size_t errlen)
+{
+	const char *path = g->p.rank_table;
+	char line[512], *hash;
+	unsigned int ln = 0;
+	uint32_t r, n = g->p.n_ranks;
+	FILE *f;
+
+	t->mac = calloc(n, sizeof(*t->mac));
+	t->ip = calloc(n, sizeof(*t->ip));
+	t->port = calloc(n, sizeof(*t->port));
+	t->seen = calloc(n, 1);
+	if (t->mac == NULL || t->ip == NULL || t->port == NULL ||
+	    t->seen == NULL)
+		BAD("out of memory for the rank table");
+	f = fopen(path, "r");
+	if (f == NULL)
+		BAD("rank_table = '%s': %s; allowed: a readable file", path,
+		    strerror(errno));
+	while (fgets(line, sizeof(line), f) != NULL) {
+		ln++;
+		if (strchr(line, '\n') == NULL && !feof(f)) {
+			fclose(f);
+			BAD("rank_table = '%s': line %u longer than %zu "
+			    "characters", path, ln, sizeof(line) - 2);
+		}
+		hash = strchr(line, '#');
+		if (hash != NULL)
+			*hash = '\0';
+		line[strcspn(line, "\r\n")] = '\0';
+		if (rank_tab_line(g, t, path, ln, line, err, errlen) != 0) {
+			fclose(f);
+			return -1;
+		}
+	}
+	fclose(f);
+	for (r = 0; r < n; r++)
+		if (!t->seen[r])
+			BAD("rank_table = '%s': rank %u missing; allowed: every "
+			    "rank 0..%u once", path, r, n - 1);
+	g->p.rank_mac = t->mac;
+	g->p.rank_ip = t->ip;
+	g->rank_port = t->port;
+	return 0;
 }
 
 static int
@@ -365,7 +506,7 @@ setup_rank(struct gen *g, uint32_t r, uint32_t ranks_on_port)
 	uint32_t cnt;
 	double bps;
 
-	rk->port = g->used_ports[r % g->n_used_ports];
+	rk->port = rank_port(g, r);
 	pr = &g->env.ports[rk->port];
 	rk->sched = aifab_coll_plan_rank(g->plan, r, &cnt);
 	mbps = g->p.rate_mbps ? g->p.rate_mbps :
@@ -481,9 +622,9 @@ build(struct gen *g, char *err, size_t errlen)
 		g->irec[it].slow_step = UINT32_MAX;
 	}
 	for (r = 0; r < g->p.n_ranks; r++)
-		on_port[r % g->n_used_ports]++;
+		on_port[rank_port(g, r)]++;
 	for (r = 0; r < g->p.n_ranks; r++)
-		setup_rank(g, r, on_port[r % g->n_used_ports]);
+		setup_rank(g, r, on_port[rank_port(g, r)]);
 	for (u = 0; u < AIFAB_MAX_PORTS; u++)
 		aifab_roce_hist_reset(&g->port[u].lat);
 	if (build_ports(g, err, errlen) != 0 ||
@@ -497,8 +638,10 @@ void *
 aifab_gen_create(const struct aifab_env *env, const struct aifab_gen_params *p,
 		 unsigned int n_workers, char *err, size_t errlen)
 {
+	struct rank_tab tab = { 0 };
 	struct gen *g;
 	uint16_t i;
+	int rc;
 
 	if (check_params(env, p, n_workers, err, errlen) != 0)
 		return NULL;
@@ -509,16 +652,23 @@ aifab_gen_create(const struct aifab_env *env, const struct aifab_gen_params *p,
 		return NULL;
 	}
 	g->env = *env;
-	g->p = *p;  /* rank_mac/rank_ip are read while building only */
+	g->p = *p;  /* rank_mac/rank_ip/rank_table are read while building */
 	g->n_used_ports = p->n_ports ? p->n_ports : env->n_ports;
 	for (i = 0; i < g->n_used_ports; i++)
 		g->used_ports[i] = p->n_ports ? p->ports[i] : i;
-	if (build(g, err, errlen) != 0) {
+	rc = p->rank_table != NULL && p->rank_table[0] != '\0' ?
+		rank_tab_load(g, &tab, err, errlen) : 0;
+	if (rc == 0)
+		rc = build(g, err, errlen);
+	g->p.rank_mac = NULL;
+	g->p.rank_ip = NULL;
+	g->p.rank_table = NULL;
+	g->rank_port = NULL;
+	rank_tab_free(&tab);
+	if (rc != 0) {
 		gen_fini(g);
 		return NULL;
 	}
-	g->p.rank_mac = NULL;
-	g->p.rank_ip = NULL;
 	return g;
 }
 

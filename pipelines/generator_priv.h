@@ -225,6 +225,7 @@ struct gen {
 	struct gen_iter_rec *irec;  /* total_iters */
 	uint16_t n_used_ports;
 	uint16_t used_ports[AIFAB_MAX_PORTS];
+	uint16_t *rank_port;        /* rank table: env port per rank (build) */
 	uint64_t hz;                /* of `now`: env tsc_hz or GEN_VT_HZ */
 	uint64_t vnow;              /* virtual clock (virtual_tick_ns) */
 	uint64_t last_now;          /* clock of the last poll */

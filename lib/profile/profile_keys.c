@@ -571,6 +571,14 @@ const struct profile_key profile_keys[] = {
 	G_U32("ip_stride", ip_stride, 1, 16777216, "1", "addresses",
 	      "Rank r's IPv4 is base_ip + r x ip_stride (256: one /24 per "
 	      "rank, so each rank can sit behind its own switch port)."),
+	{ .sect = PROFILE_SECT_GENERATOR, .name = "rank_table",
+	  .type = PROFILE_T_STRING, .off = P_OFF(gen.rank_table),
+	  .size = P_SZ(gen.rank_table), .off_has = SIZE_MAX, .def = "",
+	  .unit = "path",
+	  .help = "A file giving each rank its MAC, IPv4 and port, over "
+		  "base_mac/base_ip and the round robin: one line per rank "
+		  "`<rank> <mac> <ipv4> [<port>]` (# comments; every rank "
+		  "0..ranks-1 once; port one of `ports`). Empty = none." },
 	G_U32("qpn_base", qpn_base, 1, 0xFFF000, "256", "",
 	      "First QP number; connection i uses qpn_base + 2i (sender) "
 	      "and + 2i + 1 (receiver)."),

@@ -29,6 +29,7 @@ out in the report as exactly qps.lost 1, reordered 1, duplicates 1.
 """
 import json
 import os
+import socket
 import struct
 import subprocess
 import sys
@@ -332,6 +333,80 @@ def check_gateways(ck, exe):
                  p.stderr.strip()[-300:])
 
 
+RANK_TABLE = [  # rank, MAC, IPv4, port (None: the round robin, r % 2)
+    (0, "02:00:5e:10:00:0a", "192.168.7.10", "p1"),
+    (1, "02:00:5e:10:00:0b", "192.168.9.3", "p1"),
+    (2, "0a:bb:cc:dd:ee:02", "172.16.0.2", "p0"),
+    (3, "02:00:5e:10:00:33", "10.1.2.3", None),
+]
+
+
+def check_rank_table(ck, exe):
+    """[generator] rank_table: each rank's frames carry its MAC and IPv4
+    from the file (source, and destination of its peers' frames) and
+    leave from the port it names; bad tables are refused in one line
+    naming the profile, key, file, line and value."""
+    with tempfile.TemporaryDirectory() as d:
+        tab = os.path.join(d, "ranks.txt")
+        with open(tab, "w") as f:
+            f.write("# rank mac ipv4 [port]\n")
+            for r, mac, ip, port in RANK_TABLE:
+                f.write("%d %s %s%s\n" % (r, mac, ip,
+                                          " " + port if port else ""))
+        p, rep, outs, cmd = run(exe, d, ["generator.rank_table=" + tab,
+                                         "generator.iterations=1",
+                                         "generator.warmup=0"],
+                                tag="ranktab")
+        if not ok_run(ck, "rank table", p, rep, cmd):
+            return
+        want_port = {r: (port or "p%d" % (r % 2))
+                     for r, _, _, port in RANK_TABLE}
+        by_ip = {socket.inet_aton(ip): (r, bytes.fromhex(
+            mac.replace(":", ""))) for r, mac, ip, _ in RANK_TABLE}
+        seen, bad = set(), []
+        for pi, frames in enumerate(outs):
+            for fr in frames:
+                b = fr if isinstance(fr, bytes) else fr[1]
+                src, dst = by_ip.get(b[26:30]), by_ip.get(b[30:34])
+                if src is None or dst is None:
+                    bad.append("unknown IPs %s" % b[26:34].hex())
+                    continue
+                if b[6:12] != src[1] or b[0:6] != dst[1]:
+                    bad.append("rank %d -> %d: MACs %s" %
+                               (src[0], dst[0], b[0:12].hex()))
+                if want_port[src[0]] != "p%d" % pi:
+                    bad.append("rank %d left from p%d" % (src[0], pi))
+                seen.add(src[0])
+        ck.check(not bad, "rank table: every frame has its ranks' MACs "
+                 "and IPv4s from the file and leaves from the rank's "
+                 "port", "; ".join(bad[:5]))
+        ck.eq(sorted(seen), [0, 1, 2, 3], "rank table: every rank sent")
+        cases = [
+            ("0 02:00:00:00:00:01 10.0.0.1\n1 02:00:00:00:00:02 10.0.0.2\n"
+             "2 02:00:00:00:00:03 10.0.0.3\n", "rank 3 missing"),
+            ("0 02:00:00:00:00:01 10.0.0.1\n0 02:00:00:00:00:02 10.0.0.2\n",
+             "line 2: rank 0 listed twice"),
+            ("0 zz:00:00:00:00:01 10.0.0.1\n", "line 1: MAC 'zz:00:00:00:00:01'"),
+            ("0 01:00:5e:00:00:01 10.0.0.1\n", "line 1: MAC '01:00:5e"),
+            ("0 02:00:00:00:00:01 10.0.0.300\n", "line 1: IPv4 '10.0.0.300'"),
+            ("0 02:00:00:00:00:01 10.0.0.1 p9\n",
+             "line 1: port 'p9' is not a generator port; allowed: p0, p1"),
+            ("7 02:00:00:00:00:01 10.0.0.1\n", "line 1: rank '7'; allowed: 0..3"),
+        ]
+        for i, (text, want) in enumerate(cases):
+            bt = os.path.join(d, "bad%d.txt" % i)
+            with open(bt, "w") as f:
+                f.write(text)
+            p, rep, outs, cmd = run(exe, d, ["generator.rank_table=" + bt],
+                                    tag="ranktab-bad")
+            lines = [x for x in p.stderr.splitlines() if "dpdk-aifab" in x
+                     or "rank_table" in x]
+            ck.check(p.returncode == 1 and len(lines) == 1 and
+                     "[generator] rank_table = '%s'" % bt in lines[0] and
+                     want in lines[0] and profile() in lines[0],
+                     "bad rank table refused: %s" % want, p.stderr[-300:])
+
+
 def check_rank_cap(ck, exe):
     """4096 ranks (lib/collective's limit) run; 4097 is refused in one
     line naming the key, the value and the range."""
@@ -388,6 +463,8 @@ def main():
     check_rx(ck, exe)
     ck.section("gateway MACs for a routing DUT")
     check_gateways(ck, exe)
+    ck.section("rank table")
+    check_rank_table(ck, exe)
     ck.section("4096 ranks")
     check_rank_cap(ck, exe)
     ck.finish()
