@@ -92,6 +92,10 @@ struct aifab_gen_params {
 	uint64_t seed;
 	uint8_t dscp;                   /**< 0..63 (26) */
 	uint8_t ecn;                    /**< 0..3 (2 = ECT(0)) */
+	/** Optional per channel "dscp[/ecn]" list, space or comma separated,
+	 * in channel order: that channel's data and ACKs; NULL or "": dscp /
+	 * ecn for all. */
+	const char *channel_dscp;
 	uint32_t qpn_base;              /**< first QPN (24 bits) */
 	uint16_t sport_base;            /**< 0: Linux formula; else base + i % count */
 	uint16_t sport_count;

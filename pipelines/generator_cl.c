@@ -179,7 +179,9 @@ rx_data(struct gen *g, uint16_t p, struct rte_mbuf *m,
 	}
 	if (act.reply != AIFAB_RC_REPLY_NONE) {
 		r = aifab_roce_build_ack(&cn->qp, act.psn, act.syndrome, act.msn,
-					 g->data_tos, g->hdr_pool);
+					 (uint8_t)(cn->qp.cfg.dscp << 2 |
+						   cn->qp.cfg.ecn),
+					 g->hdr_pool);
 		if (r == NULL)
 			gp->ctr[GEN_TX_NOMBUF]++;
 		else if (gen_tx_ctl(g, rk->port, r, false, now))

@@ -361,8 +361,8 @@ conn_qp_init(struct gen *g, uint32_t i, struct aifab_rng *rng)
 		.qpn = g->p.qpn_base + 2 * i,
 		.dqpn = g->p.qpn_base + 2 * i + 1,
 		.start_psn = aifab_rng_u32(rng) & AIFAB_ROCE_PSN_MASK,
-		.dscp = g->p.dscp,
-		.ecn = g->p.ecn,
+		.dscp = g->chan_dscp[cn->channel],
+		.ecn = g->chan_ecn[cn->channel],
 		.mtu = g->p.ib_mtu,
 		.remote_va = (aifab_rng_u64(rng) & 0x00007FFFFFFFF000ull),
 		.rkey = aifab_rng_u32(rng),
@@ -383,6 +383,51 @@ conn_qp_init(struct gen *g, uint32_t i, struct aifab_rng *rng)
 	if (aifab_roce_qp_init(&cn->qp, &qp, g->pl) != 0)
 		return -1;
 	aifab_roce_rx_init(&cn->rx, qp.start_psn);
+	return 0;
+}
+
+/* Per channel DSCP/ECN: dscp/ecn, then the channel_dscp list. */
+static int
+chan_tos(struct gen *g, char *err, size_t errlen)
+{
+	const char *list = g->p.channel_dscp;
+	char buf[512], *tok, *save = NULL, *end;
+	unsigned long d, e;
+	uint32_t c = 0;
+
+	for (c = 0; c < AIFAB_COLL_MAX_CHANNELS; c++) {
+		g->chan_dscp[c] = g->p.dscp;
+		g->chan_ecn[c] = g->p.ecn;
+	}
+	if (list == NULL || list[0] == '\0')
+		return 0;
+	if (strlen(list) >= sizeof(buf))
+		BAD("channel_dscp = '%.40s...': too long; allowed: up to %zu "
+		    "characters", list, sizeof(buf) - 1);
+	snprintf(buf, sizeof(buf), "%s", list);
+	c = 0;
+	for (tok = strtok_r(buf, " ,\t", &save); tok != NULL;
+	     tok = strtok_r(NULL, " ,\t", &save), c++) {
+		if (c >= g->n_chan)
+			BAD("channel_dscp = '%s': '%s' is one entry too many; "
+			    "allowed: up to channels (%u) entries", list, tok,
+			    g->n_chan);
+		errno = 0;
+		d = strtoul(tok, &end, 10);
+		e = g->p.ecn;
+		if (end != tok && *end == '/') {
+			char *e0 = end + 1;
+
+			e = strtoul(e0, &end, 10);
+			if (end == e0)
+				e = 4;
+		}
+		if (errno != 0 || end == tok || *end != '\0' || d > 63 || e > 3)
+			BAD("channel_dscp = '%s': '%s'; allowed: dscp[/ecn] "
+			    "with dscp 0..63, ecn 0..3, per channel", list, tok);
+		g->chan_dscp[c] = (uint8_t)d;
+		g->chan_ecn[c] = (uint8_t)e;
+	}
 	return 0;
 }
 
@@ -628,6 +673,7 @@ build(struct gen *g, char *err, size_t errlen)
 	for (u = 0; u < AIFAB_MAX_PORTS; u++)
 		aifab_roce_hist_reset(&g->port[u].lat);
 	if (build_ports(g, err, errlen) != 0 ||
+	    chan_tos(g, err, errlen) != 0 ||
 	    build_conns(g, err, errlen) != 0 ||
 	    gen_stats_create(g, err, errlen) != 0)
 		return -1;

@@ -232,6 +232,8 @@ struct gen {
 	int ts_off;                 /* mbuf timestamp field, -1: none */
 	uint64_t ts_flag;
 	uint8_t data_tos, cnp_tos;
+	uint8_t chan_dscp[AIFAB_COLL_MAX_CHANNELS]; /* per channel (data, ACK) */
+	uint8_t chan_ecn[AIFAB_COLL_MAX_CHANNELS];
 	/* closed loop step statistics */
 	struct gen_iter_stat ist[GEN_STAT_SLOTS];
 	double *step_sum_us;        /* per step, over timed iterations */

@@ -306,6 +306,7 @@ struct aifab_gen_profile {
 	uint32_t burst_pkts;
 	uint32_t dscp;
 	uint32_t ecn;
+	char channel_dscp[512];     /**< per channel "dscp[/ecn]"; "" none */
 	bool has_base_mac;
 	struct rte_ether_addr base_mac;
 	bool has_base_ip;

@@ -556,6 +556,14 @@ const struct profile_key profile_keys[] = {
 	G_U32("dscp", dscp, 0, 63, "26", "", "DSCP of data frames."),
 	G_U32("ecn", ecn, 0, 3, "2", "",
 	      "ECN codepoint of data frames: 0 Not-ECT, 1 ECT(1), 2 ECT(0)."),
+	{ .sect = PROFILE_SECT_GENERATOR, .name = "channel_dscp",
+	  .type = PROFILE_T_STRING, .off = P_OFF(gen.channel_dscp),
+	  .size = P_SZ(gen.channel_dscp), .off_has = SIZE_MAX, .def = "",
+	  .unit = "",
+	  .help = "Per channel `dscp[/ecn]`, in channel order (e.g. `26 "
+		  "24/1`): that channel's data and ACKs carry it; channels "
+		  "beyond the list use dscp/ecn. PFC is honoured on "
+		  "data_prio for every channel." },
 	{ .sect = PROFILE_SECT_GENERATOR, .name = "base_mac",
 	  .type = PROFILE_T_MAC, .off = P_OFF(gen.base_mac),
 	  .size = P_SZ(gen.base_mac), .off_has = P_OFF(gen.has_base_mac),

@@ -407,6 +407,47 @@ def check_rank_table(ck, exe):
                      "bad rank table refused: %s" % want, p.stderr[-300:])
 
 
+def check_channel_dscp(ck, exe):
+    """channel_dscp: each channel's data frames carry its DSCP/ECN (the
+    channel of connection i = qpn_base + 2i + 1 is i % C for a ring with
+    one QP per connection: each rank opens channel 0's, then 1's)."""
+    want = {0: (10, 2), 1: (34, 1)}   # "10 34/1"; ecn defaults to 2
+    with tempfile.TemporaryDirectory() as d:
+        p, rep, outs, cmd = run(exe, d, ["generator.channels=2",
+                                         "generator.channel_dscp=10 34/1",
+                                         "generator.iterations=1",
+                                         "generator.warmup=0"],
+                                tag="chdscp")
+        if not ok_run(ck, "channel_dscp", p, rep, cmd):
+            return
+        qpn_base = 256
+        got, bad = {0: 0, 1: 0}, []
+        for frames in outs:
+            for b in frames:
+                i = (int.from_bytes(b[47:50], "big") - qpn_base - 1) // 2
+                c = i % 2
+                tos = (want[c][0] << 2) | want[c][1]
+                got[c] += 1
+                if b[15] != tos:
+                    bad.append("QP %d (channel %d): TOS 0x%02x, want 0x%02x"
+                               % (i, c, b[15], tos))
+        ck.check(not bad and got[0] > 0 and got[0] == got[1],
+                 "channel_dscp: channel 0 frames DSCP 10 ECT(0), channel 1 "
+                 "DSCP 34 ECT(1) (%d + %d frames)" % (got[0], got[1]),
+                 "; ".join(bad[:4]))
+        for val, why in (("64", "'64'; allowed: dscp[/ecn]"),
+                         ("10/4", "'10/4'; allowed"),
+                         ("1 2 3", "'3' is one entry too many")):
+            p, rep, outs, cmd = run(exe, d, ["generator.channels=2",
+                                             "generator.channel_dscp=" + val],
+                                    tag="chdscp-bad")
+            lines = [x for x in p.stderr.splitlines() if "dpdk-aifab" in x]
+            ck.check(p.returncode == 1 and len(lines) == 1 and
+                     "[generator] channel_dscp = '%s'" % val in lines[0] and
+                     why in lines[0], "channel_dscp = '%s' refused" % val,
+                     p.stderr[-300:])
+
+
 def check_rank_cap(ck, exe):
     """4096 ranks (lib/collective's limit) run; 4097 is refused in one
     line naming the key, the value and the range."""
@@ -465,6 +506,8 @@ def main():
     check_gateways(ck, exe)
     ck.section("rank table")
     check_rank_table(ck, exe)
+    ck.section("per-channel DSCP/ECN")
+    check_channel_dscp(ck, exe)
     ck.section("4096 ranks")
     check_rank_cap(ck, exe)
     ck.finish()

@@ -23,6 +23,7 @@
  *    lowers that QP's rate;
  *  - per QP: with 32 QPs, the 16 listed are the slowest (the CE-marked
  *    rank's QPs first, cut below the rate), and the spread agrees;
+ *  - channel_dscp: each channel's data and ACKs carry its DSCP/ECN;
  *  - payload: a trailer after the IP datagram (padding a NIC left) is
  *    not counted as delivered payload (the IP/UDP length is);
  *  - PFC: XOFF for the data priority stops every data/ACK frame for
@@ -907,6 +908,42 @@ test_ce_cnp(void **state)
 	harness_end(&h);
 }
 
+/* ---- per-channel DSCP/ECN ------------------------------------------------------ */
+
+static void
+test_channel_dscp(void **state)
+{
+	static const uint8_t want[2] = { 10 << 2 | 2, 34 << 2 | 1 };
+	struct aifab_gen_params p;
+	struct harness h;
+	unsigned int i, n_data[2] = { 0 }, n_ack[2] = { 0 };
+
+	(void)state;
+	gen_params(&p);
+	p.n_channels = 2;
+	p.channel_dscp = "10, 34/1";
+	harness_start(&h, &p);
+	run(&h, 200000);
+	/* Ring, one QP per connection: rank r opens channel 0's connection
+	 * then channel 1's, so connection i is channel i % 2; data goes to
+	 * its receiver QPN (base + 2i + 1), ACKs to its sender's (base + 2i). */
+	for (i = 0; i < h.n_rec; i++) {
+		const struct frame *f = &h.rec[i];
+		uint32_t c = ((f->dqpn - QPN_BASE) / 2) % 2;
+
+		if (!f->roce || (!is_data(f) && f->op != 0x11))
+			continue;
+		assert_int_equal(f->tos, want[c]);
+		if (is_data(f))
+			n_data[c]++;
+		else
+			n_ack[c]++;
+	}
+	assert_true(n_data[0] > 0 && n_data[0] == n_data[1]);
+	assert_true(n_ack[0] > 0 && n_ack[1] > 0);
+	harness_end(&h);
+}
+
 /* ---- per QP: the slowest listed first ------------------------------------- */
 
 /* CE-mark every data packet rank 0 sends (its receivers are rank 1). */
@@ -1125,6 +1162,7 @@ main(void)
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_ce_cnp),
 		cmocka_unit_test(test_slowest_qps),
+		cmocka_unit_test(test_channel_dscp),
 		cmocka_unit_test(test_pfc_pause),
 		cmocka_unit_test(test_open_loop_option),
 	};
