@@ -57,7 +57,7 @@ app_stats_new(const struct app_args *a, const struct aifab_env *env)
 	s->args = a;
 	s->env = env;
 	s->hz = rte_get_tsc_hz();
-	s->sw = s->lc = s->html_set = -1;
+	s->sw = s->lc = s->html_set = s->gen_set = -1;
 	s->gen_stride = 1;
 	for (i = 0; i < RTE_MAX_LCORE; i++)
 		s->lc_block[i] = -1;
@@ -81,6 +81,8 @@ app_stats_add_pipe(struct app_stats *s, const struct aifab_pipeline_ops *ops,
 	/* Port views (console, /aifab/ports) read the first switch's set. */
 	if (strcmp(ops->name, "switch") == 0 && s->sw < 0)
 		s->sw = (int)s->n_sets;
+	if (strcmp(ops->name, "generator") == 0)
+		s->gen_set = (int)s->n_sets;
 	s->set[s->n_sets++].set = set;
 	return 0;
 }
@@ -349,7 +351,8 @@ jsonl_line(struct app_stats *s, double t, const struct aifab_gen_summary *g)
 
 	fprintf(s->jsonl, "{\"time\":%.6f,\"t\":%.6f", now_s, t);
 	for (i = 0; i < s->n_sets; i++)
-		jsonl_set(s->jsonl, &s->set[i], now_s);
+		if ((int)i != s->gen_set)
+			jsonl_set(s->jsonl, &s->set[i], now_s);
 	app_port_counters(s, pc);
 	fputs(",\"ports\":{", s->jsonl);
 	for (p = 0; p < s->env->n_ports; p++)
@@ -359,13 +362,22 @@ jsonl_line(struct app_stats *s, double t, const struct aifab_gen_summary *g)
 			s->env->ports[p].name, pc[p].rx_packets,
 			pc[p].tx_packets, pc[p].rx_bytes, pc[p].tx_bytes);
 	fputc('}', s->jsonl);
-	if (g != NULL)
+	if (g != NULL) {
 		fprintf(s->jsonl, ",\"generator\":{\"iterations\":%u,"
 			"\"time_us_avg\":%.3f,\"busbw_gbps\":%.6f,"
 			"\"algbw_gbps\":%.6f,\"tx_packets\":%" PRIu64
-			",\"rx_packets\":%" PRIu64 "}", g->iterations,
+			",\"rx_packets\":%" PRIu64, g->iterations,
 			g->time_us_avg, g->busbw_gbps, g->algbw_gbps,
 			g->tx_packets, g->rx_packets);
+		/* Every generator counter (lib/stats' form) in the object. */
+		if (s->gen_set >= 0) {
+			fputs(",\"counters\":", s->jsonl);
+			aifab_stats_json_counters(s->jsonl,
+						  s->set[s->gen_set].set,
+						  s->set[s->gen_set].cur);
+		}
+		fputc('}', s->jsonl);
+	}
 	fputs("}\n", s->jsonl);
 	fflush(s->jsonl);
 }

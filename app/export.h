@@ -53,6 +53,8 @@ struct app_stats {
 	unsigned int n_sets;
 	struct app_set set[APP_STATS_MAX_SETS];
 	int sw;                   /* index of the switch's set, or -1 */
+	int gen_set;              /* index of the generator's set, or -1:
+				   * exported inside its "generator" views */
 	int lc;                   /* index of the lcores set */
 	int lc_block[RTE_MAX_LCORE]; /* lcore -> block of lcores, or -1 */
 	struct aifab_stats_hist *hist; /* of set[html_set] */

@@ -2,12 +2,12 @@
 /*
  * --report-html: lib/stats' page for the switch (inline SVG charts over
  * the run's history, final values), followed by the generator's
- * collective time and bus bandwidth per interval and the lcores' load.
+ * collective time and bus bandwidth per timed iteration and the lcores'
+ * load.
  * One self-contained file: no scripts, no external resources.
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -41,86 +41,92 @@ nice_max(double m)
 	return 10 * p;
 }
 
-/* One chart of up to two series over the generator's samples. */
+/* One chart of up to two series over the timed iterations (x: the
+ * iteration, from 0); each point also a circle, so one iteration shows. */
 static void
-gen_chart(FILE *f, const struct app_stats *s, const char *title,
-	  const char *unit, const char *const label[2], size_t off[2])
+iter_chart(FILE *f, const char *title, const char *unit, unsigned int n,
+	   const char *const label[2], const double *const ys[2])
 {
 	static const char *const color[2] = { "#1f77b4", "#ff7f0e" };
-	double tmax = s->gs[s->n_gen - 1].t, ymax = 0, y;
-	unsigned int k, j, shown = 0;
+	double ymax = 0, xs = n > 1 ? (double)G_PW / (n - 1) : 0;
+	unsigned int k, j;
 
-	for (k = 0; k < s->n_gen; k++)
-		for (j = 0; j < 2; j++)
-			if (label[j] != NULL) {
-				memcpy(&y, (const char *)&s->gs[k] + off[j],
-				       sizeof(y));
-				ymax = RTE_MAX(ymax, y);
-			}
+	for (j = 0; j < 2; j++)
+		for (k = 0; ys[j] != NULL && k < n; k++)
+			ymax = RTE_MAX(ymax, ys[j][k]);
 	ymax = nice_max(ymax);
-	tmax = tmax > 0 ? tmax : 1;
 	fprintf(f, "<h2>%s</h2>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
-		"width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n", title,
-		G_W, G_H, G_W, G_H);
+		"class=\"iterations\" width=\"%d\" height=\"%d\" "
+		"viewBox=\"0 0 %d %d\">\n", title, G_W, G_H, G_W, G_H);
 	fprintf(f, "<rect class=\"plot\" x=\"%d\" y=\"%d\" width=\"%d\" "
 		"height=\"%d\" fill=\"#fafafa\" stroke=\"#999\"/>\n", G_X, G_Y,
 		G_PW, G_PH);
 	fprintf(f, "<text class=\"ymax\" x=\"%d\" y=\"%d\" text-anchor=\"end\">"
 		"%g</text>\n<text x=\"%d\" y=\"%d\" text-anchor=\"end\">0</text>"
 		"\n<text class=\"yunit\" x=\"4\" y=\"%d\">%s</text>\n<text "
-		"x=\"%d\" y=\"%d\">0 s</text>\n<text class=\"tmax\" x=\"%d\" "
-		"y=\"%d\" text-anchor=\"end\">%g s</text>\n", G_X - 4, G_Y + 4,
-		ymax, G_X - 4, G_Y + G_PH, G_Y + G_PH / 2, unit, G_X,
-		G_Y + G_PH + 16, G_X + G_PW, G_Y + G_PH + 16, tmax);
+		"x=\"%d\" y=\"%d\">iteration 0</text>\n<text class=\"xmax\" "
+		"x=\"%d\" y=\"%d\" text-anchor=\"end\">%u</text>\n", G_X - 4,
+		G_Y + 4, ymax, G_X - 4, G_Y + G_PH, G_Y + G_PH / 2, unit, G_X,
+		G_Y + G_PH + 16, G_X + G_PW, G_Y + G_PH + 16, n ? n - 1 : 0);
 	for (j = 0; j < 2; j++) {
-		unsigned int pts = 0;
-
-		if (label[j] == NULL)
+		if (ys[j] == NULL)
 			continue;
 		fprintf(f, "<polyline class=\"series\" data-series=\"%s\" "
 			"fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" "
 			"points=\"", label[j], color[j]);
-		for (k = 0; k < s->n_gen; k++) {
-			memcpy(&y, (const char *)&s->gs[k] + off[j], sizeof(y));
-			if (!(y > 0))
-				continue; /* no iteration ended then */
-			fprintf(f, "%s%.2f,%.2f", pts++ ? " " : "",
-				G_X + s->gs[k].t / tmax * G_PW,
-				G_Y + G_PH - y / ymax * G_PH);
-		}
-		fprintf(f, "\"/>\n<text x=\"%d\" y=\"%u\" fill=\"%s\">%s</text>\n",
+		for (k = 0; k < n; k++)
+			fprintf(f, "%s%.2f,%.2f", k ? " " : "", G_X + k * xs,
+				G_Y + G_PH - ys[j][k] / ymax * G_PH);
+		fputs("\"/>\n", f);
+		for (k = 0; k < n; k++)
+			fprintf(f, "<circle class=\"point\" data-series=\"%s\" "
+				"cx=\"%.2f\" cy=\"%.2f\" r=\"2.5\" fill=\"%s\"/>\n",
+				label[j], G_X + k * xs,
+				G_Y + G_PH - ys[j][k] / ymax * G_PH, color[j]);
+		fprintf(f, "<text x=\"%d\" y=\"%u\" fill=\"%s\">%s</text>\n",
 			G_X + G_PW + 10, G_Y + 10 + 14 * j, color[j], label[j]);
-		shown += pts > 0;
 	}
-	if (shown == 0)
+	if (n == 0)
 		fprintf(f, "<text x=\"%d\" y=\"%d\">no iteration completed</text>"
 			"\n", G_X + 10, G_Y + 20);
 	fputs("</svg>\n", f);
 }
 
+/* The collective per timed iteration (the first AIFAB_GEN_SUMMARY_ITERS):
+ * its time against the ideal, its busbw against the average's. */
 static void
 gen_section(FILE *f, const struct app_stats *s)
 {
-	const char *const t_lab[2] = { "per interval", "average so far" };
-	const char *const b_lab[2] = { "per interval", "from the average" };
-	size_t t_off[2] = { offsetof(struct app_gen_sample, int_us),
-			    offsetof(struct app_gen_sample, avg_us) };
-	size_t b_off[2] = { offsetof(struct app_gen_sample, int_busbw),
-			    offsetof(struct app_gen_sample, busbw) };
 	const struct aifab_gen_summary *g = &s->gs_prev;
+	const char *const t_lab[2] = { "per iteration", "ideal" };
+	const char *const b_lab[2] = { "per iteration", "from the average" };
+	double ideal[AIFAB_GEN_SUMMARY_ITERS], bw[AIFAB_GEN_SUMMARY_ITERS];
+	double avg[AIFAB_GEN_SUMMARY_ITERS];
+	double factor = g->algbw_gbps > 0 ? g->busbw_gbps / g->algbw_gbps : 0;
+	const double *t_ys[2] = { g->iter_us, g->ideal_us > 0 ? ideal : NULL };
+	const double *b_ys[2] = { bw, avg };
+	unsigned int i;
 
 	fprintf(f, "<h1>Generator</h1>\n<p>%s of %" PRIu64 " bytes over %u "
 		"ranks: %u timed iterations, time min/avg/max %.3f / %.3f / "
 		"%.3f us, algbw %.3f GB/s, busbw %.3f GB/s; sent %" PRIu64
-		" frames, received %" PRIu64 ". Per interval: the mean time of "
-		"the iterations that ended in it.</p>\n",
+		" frames, received %" PRIu64 ". Charts: each timed iteration "
+		"(the first %u); busbw of one = S / its time x the busbw "
+		"factor.</p>\n",
 		g->op != NULL ? g->op : "?", g->size, g->n_ranks, g->iterations,
 		g->time_us_min, g->time_us_avg, g->time_us_max, g->algbw_gbps,
-		g->busbw_gbps, g->tx_packets, g->rx_packets);
-	if (s->n_gen == 0)
-		return;
-	gen_chart(f, s, "Collective time", "us", t_lab, t_off);
-	gen_chart(f, s, "Bus bandwidth (busbw)", "GB/s", b_lab, b_off);
+		g->busbw_gbps, g->tx_packets, g->rx_packets,
+		AIFAB_GEN_SUMMARY_ITERS);
+	for (i = 0; i < g->n_iter; i++) {
+		ideal[i] = g->ideal_us;
+		bw[i] = g->iter_us[i] > 0 ?
+			(double)g->size / (g->iter_us[i] * 1e3) * factor : 0;
+		avg[i] = g->busbw_gbps;
+	}
+	iter_chart(f, "Collective time per iteration", "us", g->n_iter, t_lab,
+		   t_ys);
+	iter_chart(f, "Bus bandwidth (busbw) per iteration", "GB/s", g->n_iter,
+		   b_lab, b_ys);
 }
 
 static void

@@ -265,6 +265,8 @@ gen_params(const struct aifab_profile *prof, const struct aifab_env *env,
 	aifab_gen_params_defaults(gp);
 	gp->n_ranks = g->ranks;
 	gp->ip_stride = g->ip_stride;
+	gp->rank_table = g->rank_table;
+	gp->channel_dscp = g->channel_dscp;
 	gen_gateways(prof, env, gp);
 	if (g->has_base_mac)
 		gp->base_mac = g->base_mac;

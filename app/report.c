@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_ethdev.h>
+
 #include "aifab_ecmp.h"
 #include "aifab_version.h"
 #include "app.h"
@@ -53,6 +55,9 @@ struct app_report {
 	struct aifab_report_sink sink;
 	const struct aifab_env *env;
 	struct aifab_port_counters ctr[AIFAB_MAX_PORTS];
+	/* the ethdev's own counters (rte_eth_stats) when the run ended */
+	bool has_eth[AIFAB_MAX_PORTS];
+	struct rte_eth_stats eth[AIFAB_MAX_PORTS];
 	struct rep_port port[AIFAB_MAX_PORTS];
 	unsigned int n_ecmp;
 	struct rep_ecmp ecmp[REP_MAX_ECMP];
@@ -146,7 +151,15 @@ void
 app_report_set_counters(struct app_report *r,
 			const struct aifab_port_counters *c)
 {
+	uint16_t p;
+
 	memcpy(r->ctr, c, sizeof(r->ctr[0]) * r->env->n_ports);
+	/* Allocation failures and misses happen in the PMD, before any
+	 * pipeline sees a frame: only the ethdev counts them. The ports are
+	 * still open here (the report is written after they close). */
+	for (p = 0; p < r->env->n_ports; p++)
+		r->has_eth[p] = rte_eth_stats_get(r->env->ports[p].port_id,
+						  &r->eth[p]) == 0;
 }
 
 void
@@ -190,6 +203,37 @@ app_report_generator(struct app_report *r, const struct aifab_gen_summary *s)
 	r->has_gen = true;
 }
 
+/* "per_qp": the spread over QPs and the slowest ones. */
+static void
+json_generator_qps(FILE *f, const struct aifab_gen_summary *g)
+{
+	const double *d = g->qp_rate_dist_mbps;
+	uint32_t i;
+
+	fprintf(f, "    \"per_qp\": {\"qps\": %u, \"rate_avg_mbps\": "
+		"{\"min\": %.3f, \"p10\": %.3f, \"p50\": %.3f, \"p90\": "
+		"%.3f, \"max\": %.3f},\n      \"with_loss\": %u, "
+		"\"with_reorder\": %u, \"with_duplicates\": %u, "
+		"\"lost_max\": %" PRIu64 ",\n      \"slowest\": [",
+		g->n_qps, d[0], d[1], d[2], d[3], d[4], g->qps_with_loss,
+		g->qps_with_reorder, g->qps_with_duplicates, g->qp_lost_max);
+	for (i = 0; i < g->n_qp_listed; i++) {
+		const struct aifab_gen_qp_sum *q = &g->qp[i];
+
+		fprintf(f, "%s{\"qpn\": %u, \"src\": %u, \"dst\": %u, "
+			"\"channel\": %u, \"rate_avg_mbps\": %.3f, "
+			"\"rate_min_mbps\": %.3f, \"lost\": %" PRIu64
+			", \"reordered\": %" PRIu64 ", \"duplicates\": %"
+			PRIu64 ", \"retx_packets\": %" PRIu64
+			", \"timeouts\": %" PRIu64 "}",
+			i ? ",\n        " : "\n        ", q->qpn, q->src,
+			q->dst, q->channel, q->rate_avg_mbps, q->rate_min_mbps,
+			q->lost, q->reordered, q->duplicates, q->retx_packets,
+			q->timeouts);
+	}
+	fprintf(f, "]},\n");
+}
+
 /* "generator", continued: per iteration, the wait beyond the ideal and
  * its price, the closed loop's RC / DCQCN / PFC / fault figures. */
 static void
@@ -199,14 +243,29 @@ json_generator_loop(FILE *f, const struct aifab_gen_summary *g)
 
 	fprintf(f, "    \"closed_loop\": %s,\n    \"per_iteration\": [",
 		g->closed_loop ? "true" : "false");
-	for (i = 0; i < g->n_iter; i++)
+	for (i = 0; i < g->n_iter; i++) {
+		const struct aifab_gen_iter_sum *is = &g->iter[i];
+
 		fprintf(f, "%s{\"time_us\": %.3f, \"algbw_gbps\": %.6f, "
-			"\"busbw_gbps\": %.6f}", i ? ",\n      " : "\n      ",
+			"\"busbw_gbps\": %.6f", i ? ",\n      " : "\n      ",
 			g->iter_us[i], g->iter_us[i] > 0 ?
 			(double)g->size / (g->iter_us[i] * 1e3) : 0.0,
 			g->iter_us[i] > 0 && g->algbw_gbps > 0 ?
 			(double)g->size / (g->iter_us[i] * 1e3) *
 			g->busbw_gbps / g->algbw_gbps : 0.0);
+		if (g->closed_loop)
+			fprintf(f, ",\n       \"retx_packets\": %" PRIu64
+				", \"retx_bytes\": %" PRIu64 ", \"naks_rx\": %"
+				PRIu64 ", \"timeouts\": %" PRIu64,
+				is->retx_packets, is->retx_bytes, is->naks_rx,
+				is->timeouts);
+		if (is->has_slowest)
+			fprintf(f, ",\n       \"slowest\": {\"step\": %u, "
+				"\"step_us\": %.3f, \"rank\": %u}",
+				is->slowest_step, is->slowest_step_us,
+				is->slowest_rank);
+		fputc('}', f);
+	}
 	fprintf(f, "],\n    \"ideal_us\": %.3f, \"wait_beyond_ideal_us\": "
 		"%.3f, \"wait_cost_usd\": %.9f,\n", g->ideal_us,
 		g->wait_beyond_ideal_us, g->wait_cost_usd);
@@ -218,14 +277,16 @@ json_generator_loop(FILE *f, const struct aifab_gen_summary *g)
 		", \"naks_tx\": %" PRIu64 ", \"naks_rx\": %" PRIu64
 		", \"acks_tx\": %" PRIu64 ", \"acks_rx\": %" PRIu64
 		", \"duplicates_rx\": %" PRIu64 ", \"out_of_sequence_rx\": %"
-		PRIu64 "},\n", g->retx_packets, g->retx_bytes, g->timeouts,
-		g->naks_tx, g->naks_rx, g->acks_tx, g->acks_rx, g->dup_rx,
-		g->oos_rx);
+		PRIu64 ", \"delivered_bytes\": %" PRIu64 "},\n",
+		g->retx_packets, g->retx_bytes, g->timeouts, g->naks_tx,
+		g->naks_rx, g->acks_tx, g->acks_rx, g->dup_rx, g->oos_rx,
+		g->delivered_bytes);
 	fprintf(f, "    \"dcqcn\": {\"ce_rx\": %" PRIu64 ", \"cnp_tx\": %"
 		PRIu64 ", \"cnp_rx\": %" PRIu64 ", \"rate_cuts\": %" PRIu64
 		", \"qp_rate_avg_mbps\": %.3f, \"qp_rate_min_mbps\": %.3f},\n",
 		g->ce_rx, g->cnp_tx, g->cnp_rx, g->rate_cuts,
 		g->qp_rate_avg_mbps, g->qp_rate_min_mbps);
+	json_generator_qps(f, g);
 	fprintf(f, "    \"pfc\": {\"rx_frames\": %" PRIu64 ", \"paused_us\": "
 		"%.3f},\n    \"fault\": {\"dropped\": %" PRIu64
 		", \"ce_marked\": %" PRIu64 "}\n  },\n", g->pfc_rx,
@@ -492,6 +553,13 @@ json_port(FILE *f, const struct app_report *r, unsigned int p)
 		"      \"tx_bytes\": %" PRIu64,
 		rt->speed_mbps, c->rx_packets, c->tx_packets, c->rx_bytes,
 		c->tx_bytes);
+	if (r->has_eth[p])
+		fprintf(f, ",\n      \"rx_nombuf\": %" PRIu64 ",\n"
+			"      \"imissed\": %" PRIu64 ",\n"
+			"      \"ierrors\": %" PRIu64 ",\n"
+			"      \"oerrors\": %" PRIu64, r->eth[p].rx_nombuf,
+			r->eth[p].imissed, r->eth[p].ierrors,
+			r->eth[p].oerrors);
 	for (g = 0; g < ng; g++) {
 		if (strncmp(groups[g], "tc", 2) == 0)
 			continue;
@@ -685,6 +753,12 @@ app_report_print(const struct app_report *r, FILE *f)
 			    rp->e[i].value != 0)
 				fprintf(f, " %s=%" PRIu64, rp->e[i].name,
 					rp->e[i].value);
+		if (r->has_eth[p] && r->eth[p].rx_nombuf != 0)
+			fprintf(f, " (PMD: rx_nombuf=%" PRIu64 ")",
+				r->eth[p].rx_nombuf);
+		if (r->has_eth[p] && r->eth[p].imissed != 0)
+			fprintf(f, " (PMD: imissed=%" PRIu64 ")",
+				r->eth[p].imissed);
 		fputc('\n', f);
 	}
 	app_report_print_ecmp(r, f);

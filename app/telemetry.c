@@ -7,8 +7,12 @@
  *   /aifab/tc[,<port>]      per (port, TC) counters and queue depth
  *   /aifab/pfc[,<port>]     per (port, priority) PFC counters, paused time
  *   /aifab/ecmp             packets and bytes per ECMP group member
- *   /aifab/generator        the collective's figures so far
+ *   /aifab/generator        the collective's figures so far and every
+ *                           counter of the generator's lib/stats set
  *   /aifab/lcores           per lcore busy/idle cycles, polls, packets
+ *   /aifab/mempool          mbufs in use: the app's pools (app_pools_in_use,
+ *                           what mempool_in_use_at_exit reports) and every
+ *                           mempool of the process by name
  *   /aifab/<set>[,<name>]   a pipeline's whole set (lib/stats), e.g. /aifab/sw
  *
  * Requests run on DPDK's telemetry thread and read the counter blocks as
@@ -23,6 +27,7 @@
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_mempool.h>
 #include <rte_telemetry.h>
 
 #include "export.h"
@@ -367,10 +372,66 @@ fill_ecmp(struct app_stats *s, const char *params, struct rte_tel_data *d)
 
 /* ---- /aifab/generator ------------------------------------------------------ */
 
+/* Keys the summary part of /aifab/generator uses (a set counter of the
+ * same name is given as "<name>_per_port"). */
+static const char *const gen_summary_keys[] = {
+	"running", "op", "size", "ranks", "iterations", "time_ns_min",
+	"time_ns_avg", "time_ns_max", "algbw_mbps", "busbw_mbps", "tx_packets",
+	"tx_bytes", "tx_dropped", "rx_packets", "rx_roce", "rx_lost",
+	"rx_reordered", "rx_duplicates", "lat_ns_p50", "lat_ns_p99",
+	"ports", "tsc",
+};
+
+/* Every counter of the generator's lib/stats set: GLOBAL as a number,
+ * others as arrays (per port in "ports" order; per port and priority,
+ * port-major; per lcore). */
+static int
+gen_set_fill(struct app_stats *s, struct rte_tel_data *d)
+{
+	struct aifab_stats_snap *snap = snap_of(s, s->gen_set);
+	const struct aifab_stats_set *set;
+	uint64_t *v = NULL;
+	unsigned int id, i, n, k;
+	char key[80];
+	int rc = 0;
+
+	if (snap == NULL)
+		return s->gen_set < 0 ? 0 : -ENOMEM;
+	set = s->set[s->gen_set].set;
+	rc = rte_tel_data_add_dict_u64(d, "tsc", snap->tsc);
+	for (id = 0; rc == 0 && id < aifab_stats_n_counters(set); id++) {
+		const struct aifab_stats_desc *de = aifab_stats_desc(set, id);
+
+		snprintf(key, sizeof(key), "%s", de->name);
+		for (k = 0; k < RTE_DIM(gen_summary_keys); k++)
+			if (strcmp(de->name, gen_summary_keys[k]) == 0)
+				snprintf(key, sizeof(key), "%s_per_port",
+					 de->name);
+		n = aifab_stats_n_instances(set, id);
+		if (de->scope == AIFAB_STATS_GLOBAL) {
+			rc = rte_tel_data_add_dict_u64(d, key,
+				aifab_stats_value(set, snap, id, 0));
+			continue;
+		}
+		free(v);
+		v = malloc(sizeof(*v) * RTE_MAX(n, 1u));
+		if (v == NULL) {
+			rc = -ENOMEM;
+			break;
+		}
+		for (i = 0; i < n; i++)
+			v[i] = aifab_stats_value(set, snap, id, i);
+		rc = add_u64s(d, key, v, n);
+	}
+	free(v);
+	aifab_stats_snap_free(snap);
+	return rc;
+}
+
 static int
 fill_generator(struct app_stats *s, const char *params, struct rte_tel_data *d)
 {
-	struct aifab_gen_summary g;
+	struct aifab_gen_summary *g;
 	int rc;
 
 	RTE_SET_USED(params);
@@ -379,31 +440,39 @@ fill_generator(struct app_stats *s, const char *params, struct rte_tel_data *d)
 		rc = rte_tel_data_add_dict_int(d, "running", s->gen != NULL);
 	if (rc != 0 || s->gen == NULL)
 		return rc;
-	aifab_gen_summary(s->gen, &g);
-	rc = rte_tel_data_add_dict_string(d, "op", g.op != NULL ? g.op : "?");
+	g = malloc(sizeof(*g));
+	if (g == NULL)
+		return -ENOMEM;
+	aifab_gen_summary(s->gen, g);
+	rc = rte_tel_data_add_dict_string(d, "op", g->op != NULL ? g->op : "?");
 #define U(name, val) do { \
 		if (rc == 0) \
 			rc = rte_tel_data_add_dict_u64(d, name, (uint64_t)(val)); \
 	} while (0)
-	U("size", g.size);
-	U("ranks", g.n_ranks);
-	U("iterations", g.iterations);
-	U("time_ns_min", g.time_us_min * 1e3);
-	U("time_ns_avg", g.time_us_avg * 1e3);
-	U("time_ns_max", g.time_us_max * 1e3);
-	U("algbw_mbps", g.algbw_gbps * 1e3); /* MB/s: 1e6 bytes/s */
-	U("busbw_mbps", g.busbw_gbps * 1e3);
-	U("tx_packets", g.tx_packets);
-	U("tx_bytes", g.tx_bytes);
-	U("tx_dropped", g.tx_dropped);
-	U("rx_packets", g.rx_packets);
-	U("rx_roce", g.rx_roce);
-	U("rx_lost", g.rx_lost);
-	U("rx_reordered", g.rx_reordered);
-	U("rx_duplicates", g.rx_duplicates);
-	U("lat_ns_p50", g.lat_p50);
-	U("lat_ns_p99", g.lat_p99);
+	U("size", g->size);
+	U("ranks", g->n_ranks);
+	U("iterations", g->iterations);
+	U("time_ns_min", g->time_us_min * 1e3);
+	U("time_ns_avg", g->time_us_avg * 1e3);
+	U("time_ns_max", g->time_us_max * 1e3);
+	U("algbw_mbps", g->algbw_gbps * 1e3); /* MB/s: 1e6 bytes/s */
+	U("busbw_mbps", g->busbw_gbps * 1e3);
+	U("tx_packets", g->tx_packets);
+	U("tx_bytes", g->tx_bytes);
+	U("tx_dropped", g->tx_dropped);
+	U("rx_packets", g->rx_packets);
+	U("rx_roce", g->rx_roce);
+	U("rx_lost", g->rx_lost);
+	U("rx_reordered", g->rx_reordered);
+	U("rx_duplicates", g->rx_duplicates);
+	U("lat_ns_p50", g->lat_p50);
+	U("lat_ns_p99", g->lat_p99);
 #undef U
+	free(g);
+	if (rc == 0)
+		rc = add_port_names(s, d);
+	if (rc == 0)
+		rc = gen_set_fill(s, d);
 	return rc;
 }
 
@@ -463,6 +532,74 @@ out:
 	return rc;
 }
 
+/* ---- /aifab/mempool ------------------------------------------------------------ */
+
+struct pool_walk {
+	struct rte_tel_data *names;
+	uint64_t size[64], in_use[64];
+	unsigned int n;
+	uint64_t total_in_use;
+	int rc;
+};
+
+static void
+pool_one(struct rte_mempool *mp, void *arg)
+{
+	struct pool_walk *w = arg;
+	uint64_t in_use = rte_mempool_in_use_count(mp);
+
+	w->total_in_use += in_use;
+	if (w->n == RTE_DIM(w->size) || w->rc != 0)
+		return;
+	w->rc = rte_tel_data_add_array_string(w->names, mp->name);
+	w->size[w->n] = mp->size;
+	w->in_use[w->n] = in_use;
+	w->n++;
+}
+
+/* The app's pools (one per socket, the ports' RX buffers) and every
+ * mempool of the process (the generator's, rings' ...), in use = size -
+ * available (per-lcore caches count as available). */
+static int
+fill_mempool(struct app_stats *s, const char *params, struct rte_tel_data *d)
+{
+	struct pool_walk *w = calloc(1, sizeof(*w));
+	int rc;
+
+	RTE_SET_USED(s);
+	RTE_SET_USED(params);
+	if (w == NULL)
+		return -ENOMEM;
+	rc = rte_tel_data_start_dict(d);
+	if (rc == 0)
+		rc = rte_tel_data_add_dict_u64(d, "app_in_use",
+					       app_pools_in_use());
+	w->names = rte_tel_data_alloc();
+	if (rc == 0)
+		rc = w->names != NULL ?
+			rte_tel_data_start_array(w->names, RTE_TEL_STRING_VAL) :
+			-ENOMEM;
+	if (rc == 0) {
+		rte_mempool_walk(pool_one, w);
+		rc = w->rc;
+	}
+	if (rc == 0)
+		rc = rte_tel_data_add_dict_u64(d, "total_in_use",
+					       w->total_in_use);
+	if (rc == 0) {
+		rc = rte_tel_data_add_dict_container(d, "pools", w->names, 0);
+		if (rc == 0)
+			w->names = NULL;
+	}
+	if (rc == 0)
+		rc = add_u64s(d, "size", w->size, w->n);
+	if (rc == 0)
+		rc = add_u64s(d, "in_use", w->in_use, w->n);
+	rte_tel_data_free(w->names);
+	free(w);
+	return rc;
+}
+
 /* ---- registration -------------------------------------------------------------- */
 
 #define TEL_CB(name) \
@@ -478,6 +615,7 @@ TEL_CB(pfc)
 TEL_CB(ecmp)
 TEL_CB(generator)
 TEL_CB(lcores)
+TEL_CB(mempool)
 #undef TEL_CB
 
 static const struct {
@@ -497,6 +635,8 @@ static const struct {
 	  "so far (ns, MB/s)." },
 	{ "/aifab/lcores", tel_lcores, "Per lcore busy/idle cycles and "
 	  "polls, packets, busy percent." },
+	{ "/aifab/mempool", tel_mempool, "Mbufs in use: app_in_use (the "
+	  "app's pools), total_in_use, per pool size and in_use." },
 };
 
 int
@@ -518,7 +658,8 @@ app_telemetry_start(struct app_stats *s)
 	}
 	/* Each pipeline's whole set: /aifab/<set>[,<counter>]. */
 	for (i = 0; i < s->n_sets; i++) {
-		if (s->set[i].owned)
+		/* The generator's set answers inside /aifab/generator. */
+		if (s->set[i].owned || (int)i == s->gen_set)
 			continue;
 		r = aifab_stats_telemetry_register(s->set[i].set, tel_now);
 		s->set[i].tel = r == 0;

@@ -187,16 +187,20 @@ iter_stats_close(struct gen *g, uint32_t it)
 	for (k = 0; k < g->n_steps; k++) {
 		d = st->end[k] > prev ? st->end[k] - prev : 0;
 		prev = RTE_MAX(prev, st->end[k]);
-		if (it < g->p.warmup)
-			continue;
-		g->step_sum_us[k] += (double)d * g->ns_per_tsc / 1e3;
+		if (it >= g->p.warmup)
+			g->step_sum_us[k] += (double)d * g->ns_per_tsc / 1e3;
 		if (slow == UINT32_MAX || d > worst) {
 			worst = d;
 			slow = k;
 		}
 	}
-	if (slow != UINT32_MAX && st->end[slow] != 0)
-		g->slow_count[st->last[slow]]++;
+	if (slow != UINT32_MAX && st->end[slow] != 0) {
+		g->irec[it].slow_step = slow;
+		g->irec[it].slow_rank = st->last[slow];
+		g->irec[it].slow_step_tsc = worst;
+		if (it >= g->p.warmup)
+			g->slow_count[st->last[slow]]++;
+	}
 	st->iter = UINT32_MAX;
 }
 
@@ -368,12 +372,14 @@ rx_one(struct gen *g, uint16_t p, struct rte_mbuf *m, uint64_t now)
 	struct gen_port *gp = &g->port[p];
 	struct aifab_pkt_info pi;
 	struct gen_conn *cn;
+	enum aifab_pkt_err e;
 
 	gp->rx_packets++;
 	gp->rx_bytes += m->pkt_len;
-	if (aifab_pkt_parse_mbuf(m, &pi, gp->scratch, false) !=
-	    AIFAB_PKT_ERR_OK) {
+	e = aifab_pkt_parse_mbuf(m, &pi, gp->scratch, false);
+	if (e != AIFAB_PKT_ERR_OK) {
 		gp->ctr[GEN_RX_OTHER]++;
+		gp->rx_err[e]++;
 		return;
 	}
 	if (pi.flags & AIFAB_PKT_F_PFC) {
@@ -465,6 +471,12 @@ gen_poll(void *st, unsigned int w, uint64_t now)
 	uint16_t u;
 
 	RTE_SET_USED(w);
+	/* Counters to lib/stats about every millisecond of the app's clock
+	 * (the last poll's: readers see at most that much staleness). */
+	if (now - g->last_sync >= g->sync_cycles) {
+		g->last_sync = now;
+		gen_stats_sync(g);
+	}
 	now = gen_clock(g, now);
 	g->last_now = now;
 	if (!g->started)
@@ -516,6 +528,7 @@ gen_drain(void *st, unsigned int w, uint64_t now)
 		drop_held(g, gp, gp->tx, &gp->n_tx);
 		drop_held(g, gp, gp->cnp, &gp->n_cnp);
 	}
+	gen_stats_sync(g); /* the final values: readers now match the report */
 }
 
 static bool
@@ -550,6 +563,12 @@ gen_port_counters(const void *st, struct aifab_port_counters *out)
 	}
 }
 
+static struct aifab_stats_set *
+gen_stats(const void *st)
+{
+	return ((const struct gen *)st)->stats;
+}
+
 static void *
 gen_init_refuse(const struct aifab_env *env, unsigned int n_workers,
 		char *err, size_t errlen)
@@ -569,4 +588,5 @@ const struct aifab_pipeline_ops aifab_generator_ops = {
 	.port_counters = gen_port_counters,
 	.report = gen_report,
 	.fini = gen_fini,
+	.stats = gen_stats,
 };

@@ -24,8 +24,9 @@
  * the port speed (lib/pfc); XON resumes.
  *
  * Addressing: rank r has MAC base_mac + r (last 3 bytes as a counter) and
- * IPv4 base_ip + r, unless an explicit table is given, and sends from
- * env port ports[r % n_ports]. Frames go straight to the peer rank's MAC
+ * IPv4 base_ip + r, unless an explicit table is given (rank_mac/rank_ip or
+ * the rank_table file), and sends from env port ports[r % n_ports] unless
+ * the rank table names its port. Frames go straight to the peer rank's MAC
  * (a DUT routing on IP rewrites it anyway).
  *
  * Connections: for each (rank, peer, channel) of the schedule, qps_per_conn
@@ -50,7 +51,7 @@
 #include "aifab_fault.h"
 #include "aifab_pipeline.h"
 
-#define AIFAB_GEN_MAX_RANKS 1024
+#define AIFAB_GEN_MAX_RANKS 4096
 
 /** Generator settings (the lead maps profile keys onto these). */
 struct aifab_gen_params {
@@ -66,6 +67,10 @@ struct aifab_gen_params {
 	/** Optional explicit addresses (NULL: from base_*), n_ranks each. */
 	const struct rte_ether_addr *rank_mac;
 	const uint32_t *rank_ip;
+	/** Optional: a file of `<rank> <mac> <ipv4> [<port name>]` lines
+	 * (every rank once) overriding the addresses above and, where a port
+	 * is named, the round robin over @p ports. Read at create. */
+	const char *rank_table;
 	/** env port indexes ranks send from, round-robin; 0 = all env ports. */
 	uint16_t n_ports;
 	uint16_t ports[AIFAB_MAX_PORTS];
@@ -87,6 +92,10 @@ struct aifab_gen_params {
 	uint64_t seed;
 	uint8_t dscp;                   /**< 0..63 (26) */
 	uint8_t ecn;                    /**< 0..3 (2 = ECT(0)) */
+	/** Optional per channel "dscp[/ecn]" list, space or comma separated,
+	 * in channel order: that channel's data and ACKs; NULL or "": dscp /
+	 * ecn for all. */
+	const char *channel_dscp;
 	uint32_t qpn_base;              /**< first QPN (24 bits) */
 	uint16_t sport_base;            /**< 0: Linux formula; else base + i % count */
 	uint16_t sport_count;
@@ -134,6 +143,31 @@ void *aifab_gen_create(const struct aifab_env *env,
 		       char *err, size_t errlen);
 
 #define AIFAB_GEN_SUMMARY_ITERS 64
+#define AIFAB_GEN_SUMMARY_QPS 16
+
+/** One timed iteration beyond its time (closed loop; zero in open loop). */
+struct aifab_gen_iter_sum {
+	bool has_slowest;               /**< step figures known */
+	/** The step that took longest in this iteration (a step ends when
+	 * its last chunk is delivered), how long, and the rank whose chunk
+	 * came last in it (who everyone waited for). */
+	uint32_t slowest_step, slowest_rank;
+	double slowest_step_us;
+	/** RC events of this iteration's messages: packets and payload bytes
+	 * resent, NAKs and timeouts (of its oldest unacknowledged message). */
+	uint64_t retx_packets, retx_bytes, naks_rx, timeouts;
+};
+
+/** One QP (a sender QPN; its receiver is qpn + 1). */
+struct aifab_gen_qp_sum {
+	uint32_t qpn, src, dst, channel;
+	/** Closed loop: mean DCQCN rate over its packets and the lowest it
+	 * reached (DCQCN off: the rank's rate); 0 if it sent nothing. */
+	double rate_avg_mbps, rate_min_mbps;
+	/** What its receiver saw (PSN tracking) and RC resends. */
+	uint64_t lost, reordered, duplicates;
+	uint64_t retx_packets, timeouts;
+};
 
 /** Results in numbers (open loop: time = time to send). */
 struct aifab_gen_summary {
@@ -155,6 +189,7 @@ struct aifab_gen_summary {
 	/** Per timed iteration (the first AIFAB_GEN_SUMMARY_ITERS). */
 	uint32_t n_iter;
 	double iter_us[AIFAB_GEN_SUMMARY_ITERS];
+	struct aifab_gen_iter_sum iter[AIFAB_GEN_SUMMARY_ITERS];
 	/** Ideal time of one collective: busbw factor x S at the slowest
 	 * rank's line rate (S x 2(N-1)/N / rate for AllReduce). */
 	double ideal_us;
@@ -172,11 +207,25 @@ struct aifab_gen_summary {
 	/** RC (closed loop, all QPs, warm-up included). */
 	uint64_t retx_packets, retx_bytes, timeouts;
 	uint64_t naks_tx, naks_rx, acks_tx, acks_rx, dup_rx, oos_rx;
+	/** Payload bytes the responders accepted (each PSN once; from the
+	 * IP/UDP length, so frame padding is not counted). */
+	uint64_t delivered_bytes;
 	/** DCQCN: CE-marked data received, CNPs sent and received, rate cuts;
 	 * per QP the mean DCQCN rate over its packets, averaged over QPs,
 	 * and the lowest rate any QP reached. */
 	uint64_t ce_rx, cnp_tx, cnp_rx, rate_cuts;
 	double qp_rate_avg_mbps, qp_rate_min_mbps;
+	/** Per QP: how many; the distribution of their mean rates (closed
+	 * loop: min, p10, p50, p90, max over QPs that sent); how many QPs
+	 * lost, reordered or duplicated anything and the most one lost; the
+	 * n_qp_listed slowest QPs (lowest mean rate first, then most lost +
+	 * reordered + duplicates + resent; all QPs when there are at most
+	 * AIFAB_GEN_SUMMARY_QPS). */
+	uint32_t n_qps, n_qp_listed;
+	double qp_rate_dist_mbps[5];
+	uint32_t qps_with_loss, qps_with_reorder, qps_with_duplicates;
+	uint64_t qp_lost_max;
+	struct aifab_gen_qp_sum qp[AIFAB_GEN_SUMMARY_QPS];
 	/** PFC frames received and time the data priority was paused,
 	 * summed over ports. */
 	uint64_t pfc_rx;

@@ -97,18 +97,32 @@ delivered(struct gen *g, struct gen_conn *cn, uint64_t now,
 	}
 }
 
-/* Payload bytes of a data packet (no pad, no ICRC). */
+/* Payload bytes of a data packet (no pad, no ICRC): from the IP and UDP
+ * lengths, not the frame's, so Ethernet padding or a trailer after the
+ * datagram is not payload. */
 static uint32_t
 payload_len(const struct rte_mbuf *m, const struct aifab_pkt_info *pi)
 {
 	uint32_t hdr = pi->bth_off + AIFAB_BTH_LEN + AIFAB_ICRC_LEN + pi->pad_cnt;
+	uint32_t end = (uint32_t)pi->l3_off + pi->ip_len;
+	const uint8_t *u;
+	uint8_t tmp[2];
 
+	u = rte_pktmbuf_read(m, (uint32_t)pi->l4_off + 4, 2, tmp);
+	if (u != NULL)
+		end = RTE_MIN(end, (uint32_t)pi->l4_off +
+			      ((uint32_t)u[0] << 8 | u[1]));
 	if (pi->bth_opcode == AIFAB_BTH_OP_WRITE_FIRST ||
 	    pi->bth_opcode == AIFAB_BTH_OP_WRITE_ONLY ||
 	    pi->bth_opcode == AIFAB_BTH_OP_WRITE_ONLY_IMM)
 		hdr += AIFAB_RETH_LEN;
-	return m->pkt_len > hdr ? m->pkt_len - hdr : 0;
+	return end > hdr ? end - hdr : 0;
 }
+
+/* Run-wide counters move with lib/rc's and lib/dcqcn's per-QP ones: what
+ * a call added to QP counter @p c (read before it as @p before). */
+#define GEN_DELTA(g, gi, cnt, c, before) \
+	((g)->glob[gi] += (cnt)[c] - (before))
 
 static void
 rx_data(struct gen *g, uint16_t p, struct rte_mbuf *m,
@@ -136,7 +150,9 @@ rx_data(struct gen *g, uint16_t p, struct rte_mbuf *m,
 		flags |= AIFAB_RC_F_ACK_REQ;
 	if ((pi->tos & 3) == 3) {
 		gp->ctr[GEN_RX_CE]++;
+		g->glob[GEN_G_CE_RX]++;     /* lib/dcqcn: ce_rx per call */
 		if (aifab_dcqcn_np_on_ce(&rk->dq, &cn->np, now)) {
+			g->glob[GEN_G_CNP_TX]++; /* and cnp_tx when true */
 			r = aifab_roce_build_cnp(&cn->qp, g->cnp_tos, g->hdr_pool);
 			if (r == NULL)
 				gp->ctr[GEN_TX_NOMBUF]++;
@@ -144,11 +160,28 @@ rx_data(struct gen *g, uint16_t p, struct rte_mbuf *m,
 				g->port[rk->port].ctr[GEN_TX_CNP]++;
 		}
 	}
-	aifab_rc_resp_on_data(&cn->resp, pi->psn, payload_len(m, pi),
-			      (unsigned int)flags, &act);
+	{
+		const uint64_t *rc = cn->resp.cnt;
+		uint64_t a0 = rc[AIFAB_RC_RESP_CNT_ACKS_TX];
+		uint64_t n0 = rc[AIFAB_RC_RESP_CNT_NAKS_TX];
+		uint64_t d0 = rc[AIFAB_RC_RESP_CNT_RX_DUP];
+		uint64_t o0 = rc[AIFAB_RC_RESP_CNT_RX_OOS];
+		uint64_t b0 = rc[AIFAB_RC_RESP_CNT_RX_BYTES];
+
+		aifab_rc_resp_on_data(&cn->resp, pi->psn, payload_len(m, pi),
+				      (unsigned int)flags, &act);
+		GEN_DELTA(g, GEN_G_ACKS_TX, rc, AIFAB_RC_RESP_CNT_ACKS_TX, a0);
+		GEN_DELTA(g, GEN_G_NAKS_TX, rc, AIFAB_RC_RESP_CNT_NAKS_TX, n0);
+		GEN_DELTA(g, GEN_G_DUP_RX, rc, AIFAB_RC_RESP_CNT_RX_DUP, d0);
+		GEN_DELTA(g, GEN_G_OOS_RX, rc, AIFAB_RC_RESP_CNT_RX_OOS, o0);
+		GEN_DELTA(g, GEN_G_DELIVERED, rc, AIFAB_RC_RESP_CNT_RX_BYTES,
+			  b0);
+	}
 	if (act.reply != AIFAB_RC_REPLY_NONE) {
 		r = aifab_roce_build_ack(&cn->qp, act.psn, act.syndrome, act.msn,
-					 g->data_tos, g->hdr_pool);
+					 (uint8_t)(cn->qp.cfg.dscp << 2 |
+						   cn->qp.cfg.ecn),
+					 g->hdr_pool);
 		if (r == NULL)
 			gp->ctr[GEN_TX_NOMBUF]++;
 		else if (gen_tx_ctl(g, rk->port, r, false, now))
@@ -160,6 +193,18 @@ rx_data(struct gen *g, uint16_t p, struct rte_mbuf *m,
 }
 
 /* ---- sender ----------------------------------------------------------------- */
+
+/* The iteration record of @p cn's oldest unacknowledged message (what a
+ * NAK or a timeout holds up); NULL if nothing is outstanding. */
+static struct gen_iter_rec *
+oldest_rec(struct gen *g, const struct gen_conn *cn)
+{
+	const struct aifab_rc_req *q = cn->req;
+
+	if (q->msg_acked == q->msg_post)
+		return NULL;
+	return &g->irec[cn->msgs[q->msg_acked & cn->msg_mask].iter];
+}
 
 /* Completed messages of @p cn leave the rank's count of outstanding ones. */
 static void
@@ -187,13 +232,25 @@ rx_ack(struct gen *g, uint16_t p, struct rte_mbuf *m,
 		return;
 	}
 	if ((*syn & 0x60) == 0) {
+		uint64_t before = cn->req->cnt[AIFAB_RC_REQ_CNT_ACKS_RX];
+
 		gp->ctr[GEN_RX_ACK]++;
 		if (aifab_rc_req_on_ack(cn->req, pi->psn, now) > 0)
 			reap(g, cn);
+		GEN_DELTA(g, GEN_G_ACKS_RX, cn->req->cnt,
+			  AIFAB_RC_REQ_CNT_ACKS_RX, before);
 	} else if (*syn == AIFAB_RC_SYN_NAK_PSN_SEQ) {
+		struct gen_iter_rec *ir = oldest_rec(g, cn);
+		uint64_t before = cn->req->cnt[AIFAB_RC_REQ_CNT_NAKS_RX];
+
 		gp->ctr[GEN_RX_NAK]++;
 		if (aifab_rc_req_on_nak(cn->req, pi->psn, now) > 0)
 			reap(g, cn);
+		if (ir != NULL)
+			ir->naks_rx += cn->req->cnt[AIFAB_RC_REQ_CNT_NAKS_RX] -
+				before;
+		GEN_DELTA(g, GEN_G_NAKS_RX, cn->req->cnt,
+			  AIFAB_RC_REQ_CNT_NAKS_RX, before);
 	} else {
 		gp->ctr[GEN_RX_NAK_OTHER]++;
 	}
@@ -211,8 +268,16 @@ rx_cnp(struct gen *g, uint16_t p, const struct aifab_pkt_info *pi,
 		return;
 	}
 	gp->ctr[GEN_RX_CNP]++;
-	if (g->p.dcqcn)
+	g->glob[GEN_G_CNP_RX]++;
+	if (g->p.dcqcn) {
+		uint64_t before = cn->rp.cnt[AIFAB_DCQCN_RP_CNT_RATE_CUTS];
+
 		aifab_dcqcn_rp_on_cnp(&g->ranks[cn->src].dq, &cn->rp, now);
+		GEN_DELTA(g, GEN_G_RATE_CUTS, cn->rp.cnt,
+			  AIFAB_DCQCN_RP_CNT_RATE_CUTS, before);
+		if (cn->rate_n > 0 && cn->rp.min_rc < g->rate_min)
+			g->rate_min = cn->rp.min_rc;
+	}
 }
 
 void
@@ -326,7 +391,7 @@ send_one(struct gen *g, struct gen_rank *rk, struct gen_conn *cn, uint32_t r,
 	const struct gen_msg *gm;
 	struct rte_mbuf *m;
 	uint32_t slot, wire;
-	double rate, gap;
+	double rate, gap, lo;
 
 	if (cn->has_pend) {
 		seg = cn->pend;
@@ -337,6 +402,12 @@ send_one(struct gen *g, struct gen_rank *rk, struct gen_conn *cn, uint32_t r,
 			return 0;
 		slot = (uint32_t)pk.cookie & cn->msg_mask;
 		gm = &cn->msgs[slot];
+		if (pk.flags & AIFAB_RC_F_RETX) {
+			g->irec[gm->iter].retx_packets++;
+			g->irec[gm->iter].retx_bytes += pk.len;
+			g->glob[GEN_G_RETX_PKTS]++;
+			g->glob[GEN_G_RETX_BYTES] += pk.len;
+		}
 		aifab_roce_seg_make(&seg, cn->qp.cfg.remote_va + gm->va_off,
 				    pk.msg_len, pk.offset, pk.len, pk.psn,
 				    pk.flags & AIFAB_RC_F_FIRST,
@@ -364,8 +435,15 @@ send_one(struct gen *g, struct gen_rank *rk, struct gen_conn *cn, uint32_t r,
 	} else {
 		rate = rk->line_mbps;
 	}
+	if (cn->rate_n++ == 0) {
+		g->n_rated++;
+		lo = g->p.dcqcn ? cn->rp.min_rc : rk->line_mbps;
+		if (g->rate_min < 0 || lo < g->rate_min)
+			g->rate_min = lo;
+	}
 	cn->rate_sum += rate;
-	cn->rate_n++;
+	g->rate_last_sum += rate - cn->rate_last;
+	cn->rate_last = rate;
 	return 1;
 }
 
@@ -377,8 +455,17 @@ timers_and_prune(struct gen *g, struct gen_rank *rk, uint64_t now)
 
 	while (i < rk->n_act) {
 		struct gen_conn *cn = &g->conns[rk->act[i]];
+		uint64_t before = cn->req->cnt[AIFAB_RC_REQ_CNT_TIMEOUTS];
+		struct gen_iter_rec *ir;
 
 		aifab_rc_req_poll_timeout(cn->req, now);
+		if (cn->req->cnt[AIFAB_RC_REQ_CNT_TIMEOUTS] != before) {
+			if ((ir = oldest_rec(g, cn)) != NULL)
+				ir->timeouts += cn->req->cnt[
+					AIFAB_RC_REQ_CNT_TIMEOUTS] - before;
+			GEN_DELTA(g, GEN_G_TIMEOUTS, cn->req->cnt,
+				  AIFAB_RC_REQ_CNT_TIMEOUTS, before);
+		}
 		if (cn->req->msg_reaped == cn->n_posted && !cn->has_pend) {
 			cn->in_act = false;
 			rk->act[i] = rk->act[--rk->n_act];

@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <arpa/inet.h>
+
+#include <rte_byteorder.h>
 #include <rte_common.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
@@ -21,7 +24,7 @@
 #include "aifab_rng.h"
 #include "generator_priv.h"
 
-#define GEN_NAME(e, s) s,
+#define GEN_NAME(e, s, u, h) #s,
 static const char *const gen_ctr_names[] = { GEN_PORT_CTRS(GEN_NAME) };
 #undef GEN_NAME
 
@@ -209,7 +212,145 @@ rank_addr(const struct aifab_gen_params *p, uint32_t r,
 static uint16_t
 rank_port(const struct gen *g, uint32_t r)
 {
+	if (g->rank_port != NULL && g->rank_port[r] != UINT16_MAX)
+		return g->rank_port[r];
 	return g->used_ports[r % g->n_used_ports];
+}
+
+/* ---- rank table ------------------------------------------------------------- */
+
+struct rank_tab {
+	struct rte_ether_addr *mac;
+	uint32_t *ip;
+	uint16_t *port;
+	uint8_t *seen;
+};
+
+static void
+rank_tab_free(struct rank_tab *t)
+{
+	free(t->mac);
+	free(t->ip);
+	free(t->port);
+	free(t->seen);
+}
+
+#define TAB_BAD(...) do { \
+		int o_ = snprintf(err, errlen, "generator: rank_table = '%s': ", \
+				  path); \
+		if (o_ > 0 && (size_t)o_ < errlen) \
+			snprintf(err + o_, errlen - (size_t)o_, __VA_ARGS__); \
+		goto fail; \
+	} while (0)
+
+/* One line: "<rank> <mac> <ipv4> [<port>]"; 0, or -1 with err filled. */
+static int
+rank_tab_line(struct gen *g, struct rank_tab *t, const char *path,
+	      unsigned int ln, char *line, char *err, size_t errlen)
+{
+	char *tok[5], *save = NULL, *end;
+	unsigned int n = 0, i;
+	unsigned long r;
+	struct in_addr a;
+	uint16_t u;
+
+	for (tok[0] = strtok_r(line, " \t,", &save); tok[n] != NULL && n < 4;
+	     tok[++n] = strtok_r(NULL, " \t,", &save))
+		;
+	if (n == 0)
+		return 0;
+	if (n < 3 || n > 4)
+		TAB_BAD("line %u: %u fields; allowed: <rank> <mac> <ipv4> "
+			"[<port>]", ln, n);
+	errno = 0;
+	r = strtoul(tok[0], &end, 10);
+	if (errno != 0 || *end != '\0' || r >= g->p.n_ranks)
+		TAB_BAD("line %u: rank '%s'; allowed: 0..%u", ln, tok[0],
+			g->p.n_ranks - 1);
+	if (t->seen[r])
+		TAB_BAD("line %u: rank %lu listed twice; allowed: each rank "
+			"once", ln, r);
+	t->seen[r] = 1;
+	if (rte_ether_unformat_addr(tok[1], &t->mac[r]) != 0 ||
+	    !rte_is_unicast_ether_addr(&t->mac[r]) ||
+	    rte_is_zero_ether_addr(&t->mac[r]))
+		TAB_BAD("line %u: MAC '%s'; allowed: a unicast MAC "
+			"(xx:xx:xx:xx:xx:xx)", ln, tok[1]);
+	if (inet_pton(AF_INET, tok[2], &a) != 1)
+		TAB_BAD("line %u: IPv4 '%s'; allowed: a dotted quad", ln,
+			tok[2]);
+	t->ip[r] = rte_be_to_cpu_32(a.s_addr);
+	t->port[r] = UINT16_MAX;
+	if (n == 4) {
+		for (u = 0; u < g->n_used_ports; u++)
+			if (strcmp(g->env.ports[g->used_ports[u]].name,
+				   tok[3]) == 0)
+				break;
+		if (u == g->n_used_ports) {
+			char names[256] = "";
+			size_t o = 0;
+
+			for (i = 0; i < g->n_used_ports && o < sizeof(names);
+			     i++)
+				o += (size_t)snprintf(names + o,
+					sizeof(names) - o, "%s%s", i ? ", " : "",
+					g->env.ports[g->used_ports[i]].name);
+			TAB_BAD("line %u: port '%s' is not a generator port; "
+				"allowed: %s", ln, tok[3], names);
+		}
+		t->port[r] = g->used_ports[u];
+	}
+	return 0;
+fail:
+	return -1;
+}
+
+/* Read the rank table into g->p.rank_mac/rank_ip and g->rank_port. */
+static int
+rank_tab_load(struct gen *g, struct rank_tab *t, char *err, size_t errlen)
+{
+	const char *path = g->p.rank_table;
+	char line[512], *hash;
+	unsigned int ln = 0;
+	uint32_t r, n = g->p.n_ranks;
+	FILE *f;
+
+	t->mac = calloc(n, sizeof(*t->mac));
+	t->ip = calloc(n, sizeof(*t->ip));
+	t->port = calloc(n, sizeof(*t->port));
+	t->seen = calloc(n, 1);
+	if (t->mac == NULL || t->ip == NULL || t->port == NULL ||
+	    t->seen == NULL)
+		BAD("out of memory for the rank table");
+	f = fopen(path, "r");
+	if (f == NULL)
+		BAD("rank_table = '%s': %s; allowed: a readable file", path,
+		    strerror(errno));
+	while (fgets(line, sizeof(line), f) != NULL) {
+		ln++;
+		if (strchr(line, '\n') == NULL && !feof(f)) {
+			fclose(f);
+			BAD("rank_table = '%s': line %u longer than %zu "
+			    "characters", path, ln, sizeof(line) - 2);
+		}
+		hash = strchr(line, '#');
+		if (hash != NULL)
+			*hash = '\0';
+		line[strcspn(line, "\r\n")] = '\0';
+		if (rank_tab_line(g, t, path, ln, line, err, errlen) != 0) {
+			fclose(f);
+			return -1;
+		}
+	}
+	fclose(f);
+	for (r = 0; r < n; r++)
+		if (!t->seen[r])
+			BAD("rank_table = '%s': rank %u missing; allowed: every "
+			    "rank 0..%u once", path, r, n - 1);
+	g->p.rank_mac = t->mac;
+	g->p.rank_ip = t->ip;
+	g->rank_port = t->port;
+	return 0;
 }
 
 static int
@@ -220,8 +361,8 @@ conn_qp_init(struct gen *g, uint32_t i, struct aifab_rng *rng)
 		.qpn = g->p.qpn_base + 2 * i,
 		.dqpn = g->p.qpn_base + 2 * i + 1,
 		.start_psn = aifab_rng_u32(rng) & AIFAB_ROCE_PSN_MASK,
-		.dscp = g->p.dscp,
-		.ecn = g->p.ecn,
+		.dscp = g->chan_dscp[cn->channel],
+		.ecn = g->chan_ecn[cn->channel],
 		.mtu = g->p.ib_mtu,
 		.remote_va = (aifab_rng_u64(rng) & 0x00007FFFFFFFF000ull),
 		.rkey = aifab_rng_u32(rng),
@@ -242,6 +383,51 @@ conn_qp_init(struct gen *g, uint32_t i, struct aifab_rng *rng)
 	if (aifab_roce_qp_init(&cn->qp, &qp, g->pl) != 0)
 		return -1;
 	aifab_roce_rx_init(&cn->rx, qp.start_psn);
+	return 0;
+}
+
+/* Per channel DSCP/ECN: dscp/ecn, then the channel_dscp list. */
+static int
+chan_tos(struct gen *g, char *err, size_t errlen)
+{
+	const char *list = g->p.channel_dscp;
+	char buf[512], *tok, *save = NULL, *end;
+	unsigned long d, e;
+	uint32_t c = 0;
+
+	for (c = 0; c < AIFAB_COLL_MAX_CHANNELS; c++) {
+		g->chan_dscp[c] = g->p.dscp;
+		g->chan_ecn[c] = g->p.ecn;
+	}
+	if (list == NULL || list[0] == '\0')
+		return 0;
+	if (strlen(list) >= sizeof(buf))
+		BAD("channel_dscp = '%.40s...': too long; allowed: up to %zu "
+		    "characters", list, sizeof(buf) - 1);
+	snprintf(buf, sizeof(buf), "%s", list);
+	c = 0;
+	for (tok = strtok_r(buf, " ,\t", &save); tok != NULL;
+	     tok = strtok_r(NULL, " ,\t", &save), c++) {
+		if (c >= g->n_chan)
+			BAD("channel_dscp = '%s': '%s' is one entry too many; "
+			    "allowed: up to channels (%u) entries", list, tok,
+			    g->n_chan);
+		errno = 0;
+		d = strtoul(tok, &end, 10);
+		e = g->p.ecn;
+		if (end != tok && *end == '/') {
+			char *e0 = end + 1;
+
+			e = strtoul(e0, &end, 10);
+			if (end == e0)
+				e = 4;
+		}
+		if (errno != 0 || end == tok || *end != '\0' || d > 63 || e > 3)
+			BAD("channel_dscp = '%s': '%s'; allowed: dscp[/ecn] "
+			    "with dscp 0..63, ecn 0..3, per channel", list, tok);
+		g->chan_dscp[c] = (uint8_t)d;
+		g->chan_ecn[c] = (uint8_t)e;
+	}
 	return 0;
 }
 
@@ -365,7 +551,7 @@ setup_rank(struct gen *g, uint32_t r, uint32_t ranks_on_port)
 	uint32_t cnt;
 	double bps;
 
-	rk->port = g->used_ports[r % g->n_used_ports];
+	rk->port = rank_port(g, r);
 	pr = &g->env.ports[rk->port];
 	rk->sched = aifab_coll_plan_rank(g->plan, r, &cnt);
 	mbps = g->p.rate_mbps ? g->p.rate_mbps :
@@ -471,19 +657,25 @@ build(struct gen *g, char *err, size_t errlen)
 					 g->total_iters, 0, socket);
 	g->iter_ranks_done = rte_zmalloc_socket("gen_it", sizeof(uint32_t) *
 						g->total_iters, 0, socket);
+	g->irec = rte_zmalloc_socket("gen_irec", sizeof(*g->irec) *
+				     g->total_iters, 0, socket);
 	if (g->ranks == NULL || g->iter_start == NULL || g->iter_end == NULL ||
-	    g->iter_ranks_done == NULL)
+	    g->iter_ranks_done == NULL || g->irec == NULL)
 		BAD("out of memory (raise -m)");
-	for (it = 0; it < g->total_iters; it++)
+	for (it = 0; it < g->total_iters; it++) {
 		g->iter_start[it] = UINT64_MAX;
+		g->irec[it].slow_step = UINT32_MAX;
+	}
 	for (r = 0; r < g->p.n_ranks; r++)
-		on_port[r % g->n_used_ports]++;
+		on_port[rank_port(g, r)]++;
 	for (r = 0; r < g->p.n_ranks; r++)
-		setup_rank(g, r, on_port[r % g->n_used_ports]);
+		setup_rank(g, r, on_port[rank_port(g, r)]);
 	for (u = 0; u < AIFAB_MAX_PORTS; u++)
 		aifab_roce_hist_reset(&g->port[u].lat);
 	if (build_ports(g, err, errlen) != 0 ||
-	    build_conns(g, err, errlen) != 0)
+	    chan_tos(g, err, errlen) != 0 ||
+	    build_conns(g, err, errlen) != 0 ||
+	    gen_stats_create(g, err, errlen) != 0)
 		return -1;
 	return g->p.closed_loop ? gen_cl_build(g, err, errlen) : 0;
 }
@@ -492,8 +684,10 @@ void *
 aifab_gen_create(const struct aifab_env *env, const struct aifab_gen_params *p,
 		 unsigned int n_workers, char *err, size_t errlen)
 {
+	struct rank_tab tab = { 0 };
 	struct gen *g;
 	uint16_t i;
+	int rc;
 
 	if (check_params(env, p, n_workers, err, errlen) != 0)
 		return NULL;
@@ -504,16 +698,23 @@ aifab_gen_create(const struct aifab_env *env, const struct aifab_gen_params *p,
 		return NULL;
 	}
 	g->env = *env;
-	g->p = *p;  /* rank_mac/rank_ip are read while building only */
+	g->p = *p;  /* rank_mac/rank_ip/rank_table are read while building */
 	g->n_used_ports = p->n_ports ? p->n_ports : env->n_ports;
 	for (i = 0; i < g->n_used_ports; i++)
 		g->used_ports[i] = p->n_ports ? p->ports[i] : i;
-	if (build(g, err, errlen) != 0) {
+	rc = p->rank_table != NULL && p->rank_table[0] != '\0' ?
+		rank_tab_load(g, &tab, err, errlen) : 0;
+	if (rc == 0)
+		rc = build(g, err, errlen);
+	g->p.rank_mac = NULL;
+	g->p.rank_ip = NULL;
+	g->p.rank_table = NULL;
+	g->rank_port = NULL;
+	rank_tab_free(&tab);
+	if (rc != 0) {
 		gen_fini(g);
 		return NULL;
 	}
-	g->p.rank_mac = NULL;
-	g->p.rank_ip = NULL;
 	return g;
 }
 
@@ -535,6 +736,7 @@ gen_fini(void *st)
 		g->port[u].n_cnp = 0;
 	}
 	gen_cl_free(g);
+	aifab_stats_free(g->stats);
 	for (r = 0; g->ranks != NULL && r < g->p.n_ranks; r++) {
 		rte_free(g->ranks[r].entry_conn);
 		rte_free(g->ranks[r].act);
@@ -544,6 +746,7 @@ gen_fini(void *st)
 	rte_free(g->iter_start);
 	rte_free(g->iter_end);
 	rte_free(g->iter_ranks_done);
+	rte_free(g->irec);
 	aifab_coll_plan_free(g->plan);
 	/* Mbufs still in a PMD hold the payload: then it is leaked. */
 	if (aifab_roce_payload_free(g->pl) != 0)
@@ -551,6 +754,144 @@ gen_fini(void *st)
 	rte_mempool_free(g->hdr_pool);
 	rte_mempool_free(g->ext_pool);
 	rte_free(g);
+}
+
+/* ---- lib/stats ------------------------------------------------------------ */
+
+#define GEN_DESC(e, s, u, h) \
+	{ #s, AIFAB_STATS_COUNTER, AIFAB_STATS_PORT, u, h },
+static const struct aifab_stats_desc gen_ctr_descs[] = {
+	GEN_PORT_CTRS(GEN_DESC)
+};
+#undef GEN_DESC
+#define GEN_DESC(e, s, k, u, h) \
+	{ #s, AIFAB_STATS_##k, AIFAB_STATS_GLOBAL, u, h },
+static const struct aifab_stats_desc gen_glob_descs[] = {
+	GEN_GLOBAL_CTRS(GEN_DESC)
+};
+#undef GEN_DESC
+
+static const struct aifab_stats_desc gen_head_descs[] = {
+	{ "tx_pkts", AIFAB_STATS_COUNTER, AIFAB_STATS_PORT, "packets",
+	  "Frames the generator sent (data, ACKs, NAKs, CNPs)" },
+	{ "tx_bytes", AIFAB_STATS_COUNTER, AIFAB_STATS_PORT, "bytes",
+	  "Bytes the generator sent (frames without FCS)" },
+	{ "rx_pkts", AIFAB_STATS_COUNTER, AIFAB_STATS_PORT, "packets",
+	  "Frames the generator received" },
+	{ "rx_bytes", AIFAB_STATS_COUNTER, AIFAB_STATS_PORT, "bytes",
+	  "Bytes the generator received" },
+};
+
+/*
+ * The set "generator": every counter of the generator (per port: tx/rx,
+ * the GEN_PORT_CTRS, malformed frames per parse error, the fault stage;
+ * per port and priority: PFC received and paused time; run-wide: RC and
+ * DCQCN). One block, written by the worker (gen_stats_sync()).
+ */
+int
+gen_stats_create(struct gen *g, char *err, size_t errlen)
+{
+	struct aifab_stats_desc d[GS_N];
+	char mal[AIFAB_PKT_ERR_MAX][48], mal_help[AIFAB_PKT_ERR_MAX][96];
+	const char *names[AIFAB_MAX_PORTS];
+	unsigned int lcore = g->env.worker_lcores != NULL ?
+		g->env.worker_lcores[0] : 0;
+	struct aifab_stats_params sp = {
+		.name = "generator", .descs = d, .n_descs = GS_N,
+		.n_ports = g->env.n_ports, .port_names = names,
+		.n_tcs = AIFAB_PFC_NUM_PRIO, .n_blocks = 1,
+		.block_lcore = &lcore,
+		.tsc_hz = g->env.tsc_hz ? g->env.tsc_hz : GEN_VT_HZ,
+	};
+	unsigned int i;
+	uint16_t p;
+
+	RTE_BUILD_BUG_ON(RTE_DIM(gen_ctr_descs) != GEN_CTR_MAX);
+	RTE_BUILD_BUG_ON(RTE_DIM(gen_glob_descs) != GEN_GLOB_MAX);
+	memcpy(&d[GS_TX_PKTS], gen_head_descs, sizeof(gen_head_descs));
+	memcpy(&d[GS_CTR0], gen_ctr_descs, sizeof(gen_ctr_descs));
+	memcpy(&d[GS_GLOB0], gen_glob_descs, sizeof(gen_glob_descs));
+	for (i = 1; i < AIFAB_PKT_ERR_MAX; i++) {
+		snprintf(mal[i], sizeof(mal[i]), "rx_malformed_%s",
+			 aifab_pkt_err_name(i));
+		snprintf(mal_help[i], sizeof(mal_help[i]), "Malformed frames "
+			 "received: %s", aifab_pkt_err_name(i));
+		d[GS_MAL0 + i - 1] = (struct aifab_stats_desc){ mal[i],
+			AIFAB_STATS_COUNTER, AIFAB_STATS_PORT, "packets",
+			mal_help[i] };
+	}
+	for (i = 0; i < AIFAB_FAULT_CNT_MAX; i++)
+		d[GS_FAULT0 + i] = (struct aifab_stats_desc){
+			aifab_fault_cnt_name(i), AIFAB_STATS_COUNTER,
+			AIFAB_STATS_PORT, "packets",
+			"Fault stage (generator.fault_*) on this port" };
+	d[GS_PFC_RX] = (struct aifab_stats_desc){ "pfc_rx",
+		AIFAB_STATS_COUNTER, AIFAB_STATS_PORT_PRIO, "frames",
+		"PFC frames received enabling this priority" };
+	d[GS_PFC_PAUSED] = (struct aifab_stats_desc){ "pfc_paused_cycles",
+		AIFAB_STATS_COUNTER, AIFAB_STATS_PORT_PRIO, "cycles",
+		"Time received PFC paused this priority, in TSC cycles at "
+		"aifab_tsc_hz" };
+	for (p = 0; p < g->env.n_ports; p++)
+		names[p] = g->env.ports[p].name;
+	g->stats = aifab_stats_create(&sp);
+	if (g->stats == NULL)
+		BAD("cannot create its counters: %s", rte_strerror(rte_errno));
+	g->blk = aifab_stats_block(g->stats, 0);
+	g->sync_cycles = RTE_MAX(sp.tsc_hz / 1000, (uint64_t)1);
+	g->rate_min = -1;
+	return 0;
+}
+
+static inline void
+put(struct aifab_stats_block *b, unsigned int id, uint32_t inst, uint64_t v)
+{
+	b->v[b->off[id] + inst] = v;
+}
+
+/* Mirror everything into the block (worker only): values only grow, as
+ * the generator's own counters do; gauges are levels. */
+void
+gen_stats_sync(struct gen *g)
+{
+	struct aifab_stats_block *b = g->blk;
+	uint64_t hz = aifab_stats_tsc_hz(g->stats);
+	unsigned int c, k;
+	uint16_t u;
+
+	if (b == NULL)
+		return;
+	for (u = 0; u < g->n_used_ports; u++) {
+		uint16_t p = g->used_ports[u];
+		const struct gen_port *gp = &g->port[p];
+
+		put(b, GS_TX_PKTS, p, gp->tx_packets);
+		put(b, GS_TX_BYTES, p, gp->tx_bytes);
+		put(b, GS_RX_PKTS, p, gp->rx_packets);
+		put(b, GS_RX_BYTES, p, gp->rx_bytes);
+		for (c = 0; c < GEN_CTR_MAX; c++)
+			put(b, GS_CTR0 + c, p, gp->ctr[c]);
+		for (c = 1; c < AIFAB_PKT_ERR_MAX; c++)
+			put(b, GS_MAL0 + c - 1, p, gp->rx_err[c]);
+		for (c = 0; c < AIFAB_FAULT_CNT_MAX; c++)
+			put(b, GS_FAULT0 + c, p, gp->fault.cnt[c]);
+		for (k = 0; k < AIFAB_PFC_NUM_PRIO; k++) {
+			uint64_t ns = aifab_pfc_rx_paused_ns(&gp->pfc, k,
+							     g->last_now);
+
+			put(b, GS_PFC_RX, p * AIFAB_PFC_NUM_PRIO + k,
+			    gp->pfc.stats.v[AIFAB_PFC_CNT_RX][k]);
+			put(b, GS_PFC_PAUSED, p * AIFAB_PFC_NUM_PRIO + k,
+			    (uint64_t)((double)ns * (double)hz / 1e9));
+		}
+	}
+	/* Mb/s -> bytes/s (Prometheus' base unit) */
+	g->glob[GEN_G_RATE_AVG] = g->n_rated ? (uint64_t)(g->rate_last_sum /
+		g->n_rated * 1e6 / 8) : 0;
+	g->glob[GEN_G_RATE_MIN] = g->rate_min > 0 ?
+		(uint64_t)(g->rate_min * 1e6 / 8) : 0;
+	for (c = 0; c < GEN_GLOB_MAX; c++)
+		put(b, GS_GLOB0 + c, 0, g->glob[c]);
 }
 
 /* ---- results --------------------------------------------------------------- */
@@ -603,6 +944,7 @@ summary_closed(const struct gen *g, struct aifab_gen_summary *s)
 		s->acks_tx += cn->resp.cnt[AIFAB_RC_RESP_CNT_ACKS_TX];
 		s->dup_rx += cn->resp.cnt[AIFAB_RC_RESP_CNT_RX_DUP];
 		s->oos_rx += cn->resp.cnt[AIFAB_RC_RESP_CNT_RX_OOS];
+		s->delivered_bytes += cn->resp.cnt[AIFAB_RC_RESP_CNT_RX_BYTES];
 		s->ce_rx += cn->np.cnt[AIFAB_DCQCN_NP_CNT_CE_RX];
 		s->cnp_tx += cn->np.cnt[AIFAB_DCQCN_NP_CNT_CNP_TX];
 		s->rate_cuts += cn->rp.cnt[AIFAB_DCQCN_RP_CNT_RATE_CUTS];
@@ -640,8 +982,23 @@ summary_time(const struct gen *g, struct aifab_gen_summary *s)
 			continue;
 		t = (double)(g->iter_end[it] - g->iter_start[it]) *
 			g->ns_per_tsc / 1e3;
-		if (s->n_iter < AIFAB_GEN_SUMMARY_ITERS)
+		if (s->n_iter < AIFAB_GEN_SUMMARY_ITERS) {
+			const struct gen_iter_rec *ir = &g->irec[it];
+			struct aifab_gen_iter_sum *is = &s->iter[s->n_iter];
+
+			is->has_slowest = ir->slow_step != UINT32_MAX;
+			if (is->has_slowest) {
+				is->slowest_step = ir->slow_step;
+				is->slowest_rank = ir->slow_rank;
+				is->slowest_step_us = (double)ir->slow_step_tsc *
+					g->ns_per_tsc / 1e3;
+			}
+			is->retx_packets = ir->retx_packets;
+			is->retx_bytes = ir->retx_bytes;
+			is->naks_rx = ir->naks_rx;
+			is->timeouts = ir->timeouts;
 			s->iter_us[s->n_iter++] = t;
+		}
 		if (s->iterations == 0 || t < s->time_us_min)
 			s->time_us_min = t;
 		s->time_us_max = RTE_MAX(s->time_us_max, t);
@@ -655,6 +1012,101 @@ summary_time(const struct gen *g, struct aifab_gen_summary *s)
 	s->algbw_gbps = aifab_coll_algbw(g->p.size, s->time_us_avg * 1e-6) / 1e9;
 	s->busbw_gbps = s->algbw_gbps * aifab_coll_busbw_factor(
 		aifab_coll_type_op(g->p.type), g->p.n_ranks);
+}
+
+/* ---- per QP ---------------------------------------------------------------- */
+
+static void
+qp_fill(const struct gen *g, uint32_t i, struct aifab_gen_qp_sum *q)
+{
+	const struct gen_conn *cn = &g->conns[i];
+
+	memset(q, 0, sizeof(*q));
+	q->qpn = g->p.qpn_base + 2 * i;
+	q->src = cn->src;
+	q->dst = cn->dst;
+	q->channel = cn->channel;
+	if (g->p.rx) {
+		q->lost = aifab_roce_rx_lost(&cn->rx, cn->qp.psn);
+		q->reordered = cn->rx.ctr[AIFAB_ROCE_RX_REORDERED];
+		q->duplicates = cn->rx.ctr[AIFAB_ROCE_RX_DUPLICATE];
+	}
+	if (!g->p.closed_loop)
+		return;
+	q->retx_packets = cn->req->cnt[AIFAB_RC_REQ_CNT_RETX_PACKETS];
+	q->timeouts = cn->req->cnt[AIFAB_RC_REQ_CNT_TIMEOUTS];
+	if (cn->rate_n == 0)
+		return;
+	q->rate_avg_mbps = cn->rate_sum / (double)cn->rate_n;
+	q->rate_min_mbps = g->p.dcqcn ? cn->rp.min_rc :
+		g->ranks[cn->src].line_mbps;
+}
+
+/* Whether QP @p a is slower (worse) than @p b: lower mean rate, then more
+ * trouble, then the lower QPN. QPs that sent nothing come last. */
+static bool
+qp_worse(const struct aifab_gen_qp_sum *a, const struct aifab_gen_qp_sum *b)
+{
+	uint64_t ta = a->lost + a->reordered + a->duplicates + a->retx_packets;
+	uint64_t tb = b->lost + b->reordered + b->duplicates + b->retx_packets;
+
+	if ((a->rate_avg_mbps > 0) != (b->rate_avg_mbps > 0))
+		return a->rate_avg_mbps > 0;
+	if (a->rate_avg_mbps != b->rate_avg_mbps)
+		return a->rate_avg_mbps < b->rate_avg_mbps;
+	if (ta != tb)
+		return ta > tb;
+	return a->qpn < b->qpn;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Per QP: the slowest few, the spread of mean rates, trouble counts. */
+static void
+summary_qps(const struct gen *g, struct aifab_gen_summary *s)
+{
+	static const double pct[5] = { 0, 0.10, 0.50, 0.90, 1.0 };
+	double *rates = malloc(sizeof(double) * RTE_MAX(g->n_conns, 1u));
+	struct aifab_gen_qp_sum q;
+	uint32_t i, j, n_rated = 0, k;
+
+	s->n_qps = g->n_conns;
+	for (i = 0; i < g->n_conns; i++) {
+		qp_fill(g, i, &q);
+		s->qps_with_loss += q.lost > 0;
+		s->qps_with_reorder += q.reordered > 0;
+		s->qps_with_duplicates += q.duplicates > 0;
+		s->qp_lost_max = RTE_MAX(s->qp_lost_max, q.lost);
+		if (rates != NULL && q.rate_avg_mbps > 0)
+			rates[n_rated++] = q.rate_avg_mbps;
+		/* Insert into the sorted list of the worst. */
+		j = s->n_qp_listed;
+		if (j == AIFAB_GEN_SUMMARY_QPS) {
+			if (!qp_worse(&q, &s->qp[j - 1]))
+				continue;
+			j--;
+		} else {
+			s->n_qp_listed++;
+		}
+		for (; j > 0 && qp_worse(&q, &s->qp[j - 1]); j--)
+			s->qp[j] = s->qp[j - 1];
+		s->qp[j] = q;
+	}
+	if (n_rated > 0) {
+		qsort(rates, n_rated, sizeof(double), cmp_double);
+		for (k = 0; k < RTE_DIM(pct); k++) {
+			uint32_t r = (uint32_t)(pct[k] * n_rated + 0.999999);
+
+			s->qp_rate_dist_mbps[k] = rates[r > 0 ? r - 1 : 0];
+		}
+	}
+	free(rates);
 }
 
 /* Per-QP receive counters of the QPs whose receiver sits on port @p p. */
@@ -734,6 +1186,7 @@ aifab_gen_summary(const void *st, struct aifab_gen_summary *s)
 	}
 	if (g->p.closed_loop)
 		summary_closed(g, s);
+	summary_qps(g, s);
 	rx_sums(g, -1, &s->rx_lost, ctr);
 	s->rx_reordered = ctr[AIFAB_ROCE_RX_REORDERED];
 	s->rx_duplicates = ctr[AIFAB_ROCE_RX_DUPLICATE];
@@ -760,6 +1213,9 @@ gen_report(const void *st, const struct aifab_report_sink *sink)
 		for (c = 0; c < GEN_CTR_MAX; c++)
 			sink->port_u64(sink->ctx, p, "generator",
 				       gen_ctr_names[c], gp->ctr[c]);
+		for (c = 1; c < AIFAB_PKT_ERR_MAX; c++)
+			sink->port_u64(sink->ctx, p, "rx_malformed",
+				       aifab_pkt_err_name(c), gp->rx_err[c]);
 		rx_sums(g, p, &lost, ctr);
 		sink->port_u64(sink->ctx, p, "rx_psn", "lost", lost);
 		for (c = 0; c < AIFAB_ROCE_RX_MAX; c++)
@@ -821,6 +1277,27 @@ gen_report(const void *st, const struct aifab_report_sink *sink)
 		       s.slowest_rank);
 }
 
+/* Closed loop: one line per timed iteration (the first 16). */
+static void
+print_iters(const struct aifab_gen_summary *s, FILE *f)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->n_iter && i < 16; i++) {
+		const struct aifab_gen_iter_sum *is = &s->iter[i];
+
+		fprintf(f, "# iteration %u: %.1f us", i, s->iter_us[i]);
+		if (is->has_slowest)
+			fprintf(f, ", slowest step %u (%.1f us, waiting for "
+				"rank %u)", is->slowest_step,
+				is->slowest_step_us, is->slowest_rank);
+		fprintf(f, "; resent %" PRIu64 " packets %" PRIu64 " bytes, "
+			"NAKs %" PRIu64 ", timeouts %" PRIu64 "\n",
+			is->retx_packets, is->retx_bytes, is->naks_rx,
+			is->timeouts);
+	}
+}
+
 void
 aifab_gen_print_table(const void *st, FILE *f)
 {
@@ -877,6 +1354,16 @@ aifab_gen_print_table(const void *st, FILE *f)
 		fprintf(f, "# slowest step %u (%.1f us on average), waiting "
 			"most often for rank %u\n", s.slowest_step,
 			s.slowest_step_us, s.slowest_rank);
+		print_iters(&s, f);
+		if (s.n_qp_listed > 0)
+			fprintf(f, "# %u QPs: mean rate min/p50/max %.0f/%.0f/"
+				"%.0f Mb/s; slowest QP 0x%x (rank %u -> %u) "
+				"avg %.0f min %.0f Mb/s; %u QP(s) lost packets\n",
+				s.n_qps, s.qp_rate_dist_mbps[0],
+				s.qp_rate_dist_mbps[2], s.qp_rate_dist_mbps[4],
+				s.qp[0].qpn, s.qp[0].src, s.qp[0].dst,
+				s.qp[0].rate_avg_mbps, s.qp[0].rate_min_mbps,
+				s.qps_with_loss);
 	}
 	if (s.lat_count > 0)
 		fprintf(f, "# latency ns: min %" PRIu64 " avg %" PRIu64

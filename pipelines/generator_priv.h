@@ -15,6 +15,7 @@
 #include "aifab_pkt.h"
 #include "aifab_rc.h"
 #include "aifab_roce.h"
+#include "aifab_stats.h"
 #include "generator.h"
 
 #define GEN_TXBUF 64            /* frames per port before a TX burst */
@@ -27,31 +28,93 @@
 #define GEN_MAX_CONNS (1u << 16)
 #define GEN_MAX_QPS_PER_CONN 8
 
-/* Per-port counters the generator adds (names are report keys). */
+/* Per-port counters the generator adds: enum, report key (also the
+ * lib/stats counter name), unit and help. */
 #define GEN_PORT_CTRS(X) \
-	X(TX_DROPPED, "tx_dropped") \
-	X(TX_NOMBUF, "tx_nombuf") \
-	X(RX_ROCE, "rx_roce") \
-	X(RX_OTHER, "rx_not_roce") \
-	X(RX_UNKNOWN_QP, "rx_unknown_qp") \
-	X(RX_NO_TAG, "rx_no_tag") \
-	X(RX_ACK, "rx_ack") \
-	X(RX_NAK, "rx_nak") \
-	X(RX_NAK_OTHER, "rx_nak_other_syndrome") \
-	X(RX_CNP, "rx_cnp") \
-	X(RX_CE, "rx_ce") \
-	X(RX_ROCE_OTHER, "rx_roce_other_opcode") \
-	X(RX_PFC, "rx_pfc") \
-	X(RX_PAUSE, "rx_pause_802_3x") \
-	X(TX_ACK, "tx_ack") \
-	X(TX_NAK, "tx_nak") \
-	X(TX_CNP, "tx_cnp") \
-	X(TX_CTL_DROPPED, "tx_ctl_dropped") \
-	X(STAT_OVERRUN, "step_stats_overrun")
+	X(TX_DROPPED, tx_dropped, "packets", \
+	  "Frames dropped at TX: queue full, or held by a pause at the end") \
+	X(TX_NOMBUF, tx_nombuf, "packets", \
+	  "Frames not built for want of mbufs (retried later)") \
+	X(RX_ROCE, rx_roce, "packets", "RoCEv2 frames received") \
+	X(RX_OTHER, rx_not_roce, "packets", \
+	  "Frames received that are not RoCEv2 (malformed ones included)") \
+	X(RX_UNKNOWN_QP, rx_unknown_qp, "packets", \
+	  "RoCEv2 frames to a QP the generator does not have") \
+	X(RX_NO_TAG, rx_no_tag, "packets", \
+	  "Data packets without a readable payload tag (no latency sample)") \
+	X(RX_ACK, rx_ack, "packets", "ACKs received (closed loop)") \
+	X(RX_NAK, rx_nak, "packets", "PSN sequence NAKs received") \
+	X(RX_NAK_OTHER, rx_nak_other_syndrome, "packets", \
+	  "AETH NAKs with another syndrome (ignored)") \
+	X(RX_CNP, rx_cnp, "packets", "CNPs received (to a sender QP)") \
+	X(RX_CE, rx_ce, "packets", "Data packets received marked CE") \
+	X(RX_ROCE_OTHER, rx_roce_other_opcode, "packets", \
+	  "RoCEv2 frames of an opcode the generator does not use") \
+	X(RX_PFC, rx_pfc, "frames", "PFC frames received") \
+	X(RX_PAUSE, rx_pause_802_3x, "frames", "802.3x PAUSE frames received") \
+	X(TX_ACK, tx_ack, "packets", "ACKs sent (closed loop responders)") \
+	X(TX_NAK, tx_nak, "packets", "NAKs sent (closed loop responders)") \
+	X(TX_CNP, tx_cnp, "packets", "CNPs sent (notification points)") \
+	X(TX_CTL_DROPPED, tx_ctl_dropped, "packets", \
+	  "ACKs, NAKs or CNPs dropped: their queue was full") \
+	X(STAT_OVERRUN, step_stats_overrun, "events", \
+	  "Step statistics lost: an iteration ran too far ahead")
 
-#define GEN_ENUM(e, s) GEN_##e,
+#define GEN_ENUM(e, s, u, h) GEN_##e,
 enum gen_ctr { GEN_PORT_CTRS(GEN_ENUM) GEN_CTR_MAX };
 #undef GEN_ENUM
+
+/* Run-wide counters (closed loop), kept by the worker as events happen:
+ * enum, lib/stats name, kind, unit, help. */
+#define GEN_GLOBAL_CTRS(X) \
+	X(RETX_PKTS, rc_retx_pkts, COUNTER, "packets", \
+	  "Packets resent by go-back-N (NAK or timeout)") \
+	X(RETX_BYTES, rc_retx_bytes, COUNTER, "bytes", \
+	  "Payload bytes resent by go-back-N") \
+	X(NAKS_RX, rc_naks_rx, COUNTER, "packets", \
+	  "PSN sequence NAKs the requesters processed") \
+	X(NAKS_TX, rc_naks_tx, COUNTER, "packets", \
+	  "NAKs the responders decided to send") \
+	X(ACKS_RX, rc_acks_rx, COUNTER, "packets", \
+	  "ACKs the requesters processed") \
+	X(ACKS_TX, rc_acks_tx, COUNTER, "packets", \
+	  "ACKs the responders decided to send") \
+	X(TIMEOUTS, rc_timeouts, COUNTER, "events", \
+	  "Retransmit timeouts of the requesters") \
+	X(DUP_RX, rc_duplicates_rx, COUNTER, "packets", \
+	  "Data packets the responders had already accepted") \
+	X(OOS_RX, rc_out_of_sequence_rx, COUNTER, "packets", \
+	  "Data packets beyond the expected PSN (a gap)") \
+	X(DELIVERED, rc_delivered_bytes, COUNTER, "bytes", \
+	  "Payload bytes the responders accepted, each PSN once") \
+	X(CE_RX, dcqcn_ce_rx, COUNTER, "packets", \
+	  "CE-marked data packets at the notification points") \
+	X(CNP_TX, dcqcn_cnp_tx, COUNTER, "packets", \
+	  "CNPs the notification points decided to send") \
+	X(CNP_RX, dcqcn_cnp_rx, COUNTER, "packets", \
+	  "CNPs the reaction points received") \
+	X(RATE_CUTS, dcqcn_rate_cuts, COUNTER, "events", \
+	  "DCQCN rate decreases") \
+	X(RATE_AVG, dcqcn_rate_avg_bytes_per_second, GAUGE, "bytes per second", \
+	  "Mean over QPs that sent of each QP's rate at its last packet") \
+	X(RATE_MIN, dcqcn_rate_min_bytes_per_second, GAUGE, "bytes per second", \
+	  "Lowest rate any QP that sent reached (DCQCN off: the rank rate)")
+
+#define GEN_ENUM(e, n, k, u, h) GEN_G_##e,
+enum gen_glob { GEN_GLOBAL_CTRS(GEN_ENUM) GEN_GLOB_MAX };
+#undef GEN_ENUM
+
+/* lib/stats counter ids of the set "generator" (one block: the worker's). */
+enum gen_stat {
+	GS_TX_PKTS, GS_TX_BYTES, GS_RX_PKTS, GS_RX_BYTES,
+	GS_CTR0,                                    /* + enum gen_ctr */
+	GS_MAL0 = GS_CTR0 + GEN_CTR_MAX,            /* + parse error - 1 */
+	GS_FAULT0 = GS_MAL0 + AIFAB_PKT_ERR_MAX - 1, /* + fault counter */
+	GS_PFC_RX = GS_FAULT0 + AIFAB_FAULT_CNT_MAX, /* PORT_PRIO */
+	GS_PFC_PAUSED,                              /* PORT_PRIO, cycles */
+	GS_GLOB0,                                   /* + enum gen_glob */
+	GS_N = GS_GLOB0 + GEN_GLOB_MAX
+};
 
 enum rank_state { RANK_WAIT, RANK_SEND, RANK_DONE };
 
@@ -77,6 +140,7 @@ struct gen_conn {               /* one QP: src rank -> dst rank */
 	double pace_t;              /* TSC this QP may send again (DCQCN) */
 	double rate_sum;            /* DCQCN rate at each packet sent */
 	uint64_t rate_n;
+	double rate_last;           /* at its last packet */
 	bool in_act;
 	/* closed loop, responder and notification point (dst) */
 	struct aifab_rc_resp resp;
@@ -115,6 +179,7 @@ struct gen_rank {
 struct gen_port {
 	uint64_t rx_packets, rx_bytes, tx_packets, tx_bytes;
 	uint64_t ctr[GEN_CTR_MAX];
+	uint64_t rx_err[AIFAB_PKT_ERR_MAX]; /* malformed, per parse error */
 	struct aifab_roce_hist lat;
 	uint16_t n_tx;
 	struct rte_mbuf *tx[GEN_TXBUF];   /* data and ACKs: data_prio */
@@ -132,6 +197,16 @@ struct gen_iter_stat {
 	uint32_t *last;             /* per step: its sender */
 };
 
+/* What one iteration cost (closed loop), kept for every iteration. RC
+ * events go to the iteration of the message concerned: a retransmitted
+ * packet's, or for NAKs and timeouts the oldest unacknowledged message's. */
+struct gen_iter_rec {
+	uint64_t slow_step_tsc;     /* duration of its slowest step */
+	uint32_t slow_step;         /* UINT32_MAX: not known (open loop) */
+	uint32_t slow_rank;         /* whose chunk ended that step */
+	uint64_t retx_packets, retx_bytes, naks_rx, timeouts;
+};
+
 struct gen {
 	struct aifab_env env;
 	struct aifab_gen_params p;
@@ -147,19 +222,31 @@ struct gen {
 	struct gen_rank *ranks;
 	uint64_t *iter_start, *iter_end;
 	uint32_t *iter_ranks_done;
+	struct gen_iter_rec *irec;  /* total_iters */
 	uint16_t n_used_ports;
 	uint16_t used_ports[AIFAB_MAX_PORTS];
+	uint16_t *rank_port;        /* rank table: env port per rank (build) */
 	uint64_t hz;                /* of `now`: env tsc_hz or GEN_VT_HZ */
 	uint64_t vnow;              /* virtual clock (virtual_tick_ns) */
 	uint64_t last_now;          /* clock of the last poll */
 	int ts_off;                 /* mbuf timestamp field, -1: none */
 	uint64_t ts_flag;
 	uint8_t data_tos, cnp_tos;
+	uint8_t chan_dscp[AIFAB_COLL_MAX_CHANNELS]; /* per channel (data, ACK) */
+	uint8_t chan_ecn[AIFAB_COLL_MAX_CHANNELS];
 	/* closed loop step statistics */
 	struct gen_iter_stat ist[GEN_STAT_SLOTS];
 	double *step_sum_us;        /* per step, over timed iterations */
 	uint32_t *slow_count;       /* per rank: last in an iteration's
 				     * slowest step */
+	/* lib/stats: the set, the worker's block, when it last mirrored */
+	struct aifab_stats_set *stats;
+	struct aifab_stats_block *blk;
+	uint64_t sync_cycles, last_sync;
+	uint64_t glob[GEN_GLOB_MAX];  /* closed loop, run-wide */
+	double rate_last_sum;         /* of rate_last over QPs that sent */
+	uint32_t n_rated;             /* QPs that sent */
+	double rate_min;              /* lowest any of them reached */
 	struct gen_port port[AIFAB_MAX_PORTS];
 };
 
@@ -207,5 +294,7 @@ void gen_cl_free(struct gen *g);
 /* generator_ctl.c */
 void gen_report(const void *st, const struct aifab_report_sink *sink);
 void gen_fini(void *st);
+int gen_stats_create(struct gen *g, char *err, size_t errlen);
+void gen_stats_sync(struct gen *g);
 
 #endif /* GENERATOR_PRIV_H */

@@ -306,12 +306,14 @@ struct aifab_gen_profile {
 	uint32_t burst_pkts;
 	uint32_t dscp;
 	uint32_t ecn;
+	char channel_dscp[512];     /**< per channel "dscp[/ecn]"; "" none */
 	bool has_base_mac;
 	struct rte_ether_addr base_mac;
 	bool has_base_ip;
 	uint32_t base_ip;           /**< host order */
 	uint8_t base_ip_depth;
 	uint32_t ip_stride;         /**< rank r: base_ip + r x ip_stride */
+	char rank_table[256];       /**< per-rank MAC/IPv4/port file; "" none */
 	uint32_t qpn_base;
 	uint32_t sport_base;        /**< 0: Linux formula from the QPNs */
 	uint32_t sport_count;

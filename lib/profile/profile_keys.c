@@ -517,7 +517,7 @@ const struct profile_key profile_keys[] = {
 	  .names = coll_names, .def = "allreduce_ring", .unit = "",
 	  .help = "Collective and algorithm (NCCL's ring, halving-doubling, "
 		  "MoE all-to-all)." },
-	G_U32("ranks", ranks, 2, 1024, "8", "ranks", "GPU ranks N."),
+	G_U32("ranks", ranks, 2, 4096, "8", "ranks", "GPU ranks N."),
 	{ .sect = PROFILE_SECT_GENERATOR, .name = "size_bytes",
 	  .type = PROFILE_T_U64, .off = P_OFF(gen.size_bytes),
 	  .size = P_SZ(gen.size_bytes), .off_has = SIZE_MAX, .min = 1,
@@ -556,6 +556,14 @@ const struct profile_key profile_keys[] = {
 	G_U32("dscp", dscp, 0, 63, "26", "", "DSCP of data frames."),
 	G_U32("ecn", ecn, 0, 3, "2", "",
 	      "ECN codepoint of data frames: 0 Not-ECT, 1 ECT(1), 2 ECT(0)."),
+	{ .sect = PROFILE_SECT_GENERATOR, .name = "channel_dscp",
+	  .type = PROFILE_T_STRING, .off = P_OFF(gen.channel_dscp),
+	  .size = P_SZ(gen.channel_dscp), .off_has = SIZE_MAX, .def = "",
+	  .unit = "",
+	  .help = "Per channel `dscp[/ecn]`, in channel order (e.g. `26 "
+		  "24/1`): that channel's data and ACKs carry it; channels "
+		  "beyond the list use dscp/ecn. PFC is honoured on "
+		  "data_prio for every channel." },
 	{ .sect = PROFILE_SECT_GENERATOR, .name = "base_mac",
 	  .type = PROFILE_T_MAC, .off = P_OFF(gen.base_mac),
 	  .size = P_SZ(gen.base_mac), .off_has = P_OFF(gen.has_base_mac),
@@ -571,6 +579,14 @@ const struct profile_key profile_keys[] = {
 	G_U32("ip_stride", ip_stride, 1, 16777216, "1", "addresses",
 	      "Rank r's IPv4 is base_ip + r x ip_stride (256: one /24 per "
 	      "rank, so each rank can sit behind its own switch port)."),
+	{ .sect = PROFILE_SECT_GENERATOR, .name = "rank_table",
+	  .type = PROFILE_T_STRING, .off = P_OFF(gen.rank_table),
+	  .size = P_SZ(gen.rank_table), .off_has = SIZE_MAX, .def = "",
+	  .unit = "path",
+	  .help = "A file giving each rank its MAC, IPv4 and port, over "
+		  "base_mac/base_ip and the round robin: one line per rank "
+		  "`<rank> <mac> <ipv4> [<port>]` (# comments; every rank "
+		  "0..ranks-1 once; port one of `ports`). Empty = none." },
 	G_U32("qpn_base", qpn_base, 1, 0xFFF000, "256", "",
 	      "First QP number; connection i uses qpn_base + 2i (sender) "
 	      "and + 2i + 1 (receiver)."),

@@ -360,6 +360,14 @@ int aifab_stats_jsonl_write(FILE *f, const struct aifab_stats_set *set,
 			    const struct aifab_stats_snap *snap,
 			    double time_s);
 
+/**
+ * Write only the "counters" object of aifab_stats_jsonl_write() (no
+ * newline), to embed a set's counters in another JSON object.
+ * @return 0, or -EIO.
+ */
+int aifab_stats_json_counters(FILE *f, const struct aifab_stats_set *set,
+			      const struct aifab_stats_snap *snap);
+
 struct rte_tel_data;
 
 /**

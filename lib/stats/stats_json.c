@@ -58,20 +58,30 @@ write_counter(FILE *f, const struct aifab_stats_set *s,
 }
 
 int
-aifab_stats_jsonl_write(FILE *f, const struct aifab_stats_set *s,
-			const struct aifab_stats_snap *snap, double time_s)
+aifab_stats_json_counters(FILE *f, const struct aifab_stats_set *s,
+			  const struct aifab_stats_snap *snap)
 {
 	unsigned int id;
 
-	fprintf(f, "{\"time\":%.6f,\"tsc\":%" PRIu64 ",\"tsc_hz\":%" PRIu64
-		",\"set\":\"", time_s, snap->tsc, s->tsc_hz);
-	stats_json_escape(f, s->name);
-	fputs("\",\"counters\":{", f);
+	fputc('{', f);
 	for (id = 0; id < s->n_counters; id++) {
 		if (id > 0)
 			fputc(',', f);
 		write_counter(f, s, snap, id);
 	}
-	fputs("}}\n", f);
+	fputc('}', f);
+	return ferror(f) ? -EIO : 0;
+}
+
+int
+aifab_stats_jsonl_write(FILE *f, const struct aifab_stats_set *s,
+			const struct aifab_stats_snap *snap, double time_s)
+{
+	fprintf(f, "{\"time\":%.6f,\"tsc\":%" PRIu64 ",\"tsc_hz\":%" PRIu64
+		",\"set\":\"", time_s, snap->tsc, s->tsc_hz);
+	stats_json_escape(f, s->name);
+	fputs("\",\"counters\":", f);
+	aifab_stats_json_counters(f, s, snap);
+	fputs("}\n", f);
 	return ferror(f) ? -EIO : 0;
 }

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The generator's closed loop, run by the real binary.
 
-Usage: test_closed_loop.py PATH/TO/dpdk-aifab [base|drop|ce|pfc|all]
+Usage: test_closed_loop.py PATH/TO/dpdk-aifab [base|drop|tail|ce|pfc|all]
 
 Wiring: one net_ring vdev without arguments is a port whose TX ring is its
 own RX ring, so all 4 ranks sit on it and everything a rank sends (data,
@@ -23,9 +23,16 @@ drop: the fault stage at RX drops data frame number K (counted in arrival
       the highest that QP had sent before the NAK reached it (the NAK is
       received one poll after it was sent), in order, each once more; the
       report's rc.retx_packets / retx_bytes equal that count and those
-      payload bytes; the collective still completes, and the iteration
-      that lost the frame takes longer than the same iteration without
-      the drop.
+      payload bytes; the collective still completes. The iteration that
+      lost the frame (its payload tag) carries the resends and the NAK in
+      per_iteration (summing to rc), is the slowest, blames the lost
+      frame's step and sender, and takes at least the NAK round trip (2
+      polls) longer than without the drop; per_qp lists that QP first
+      with its resends (reordered 1, duplicates resent - 1).
+tail: the run's last data frame is lost: no NAK, one timeout; the resend
+      leaves >= retx_timeout after the last ACK progress; per_iteration
+      as above with timeouts 1; the iteration grows by at least
+      retx_timeout - (loss - last progress).
 ce:   the fault stage marks every 10th data frame CE (DCQCN on). The NP
       rule (a CNP for a CE packet unless that QP had one in the last
       50 us) applied to the marked frames predicts every CNP: tshark must
@@ -207,6 +214,10 @@ class Fr:
         hdr = 54 + (16 if self.op in (0x06, 0x0A) else 0)
         self.payload = len(b) - hdr - self.pad - 4 if self.data else 0
         self.syndrome = b[54] if self.op == 0x11 else None
+        # The generator's payload tag: "AIFB", rank, step, iteration.
+        self.tag = None
+        if self.data and b[hdr:hdr + 4] == b"AIFB":
+            self.tag = struct.unpack_from("!HHI", b, hdr + 4)
 
 
 def frames(path):
@@ -259,10 +270,68 @@ def case_base(ck, exe):
             ck.check(fa.read() == fb.read(),
                      "base: two runs give identical captures (virtual "
                      "clock)")
-        return [it["time_us"] for it in g["per_iteration"]]
+        data = [f for f in frames(a.cap()) if f.roce and f.data]
+        return [it["time_us"] for it in g["per_iteration"]], len(data)
     finally:
         a.cleanup()
         b.cleanup()
+
+
+def rank_of(ip):
+    return int.from_bytes(ip, "big") - int.from_bytes(
+        bytes(int(x) for x in BASE_IP.split(".")), "big")
+
+
+def check_iteration_blame(ck, g, it, lost, want_iter, what):
+    """per_iteration[it] carries this drop's RC events and blames the
+    lost frame's sender and step; the other iteration carries none."""
+    per = g["per_iteration"]
+    for k in want_iter:
+        ck.eq(per[it].get(k), want_iter[k], "%s: per_iteration[%d].%s" %
+              (what, it, k))
+        ck.eq(per[1 - it].get(k), 0, "%s: per_iteration[%d].%s" %
+              (what, 1 - it, k))
+        ck.eq(sum(x.get(k, 0) for x in per), g["rc"][k],
+              "%s: per-iteration %s sum to rc.%s" % (what, k, k))
+    ck.check(per[it]["time_us"] == max(x["time_us"] for x in per),
+             "%s: the iteration that lost a frame is the slowest" % what,
+             str([x["time_us"] for x in per]))
+    sl = per[it].get("slowest", {})
+    ck.eq((sl.get("rank"), sl.get("step")), (rank_of(lost.src), lost.tag[1]),
+          "%s: iteration %d's slowest step is the lost frame's step, "
+          "waiting for its sender" % (what, it))
+
+
+def check_qp_blame(ck, g, lost, resent, what):
+    """per_qp: the QP that lost a frame is listed first with its resends;
+    its receiver saw the lost PSN late once (reordered) and every other
+    resent PSN twice (duplicates)."""
+    pq = g.get("per_qp", {})
+    ck.eq(pq.get("qps"), RANKS, "%s: per_qp.qps (one QP per ring hop)" %
+          what)
+    rows = pq.get("slowest", [])
+    if not ck.eq(len(rows), RANKS, "%s: every QP listed" % what):
+        return
+    q = rows[0]
+    ck.eq((q["qpn"], q["src"], q["dst"]),
+          (lost.dqpn - 1, rank_of(lost.src), rank_of(lost.dst)),
+          "%s: the first (slowest) QP is the one that lost the frame" % what)
+    ck.eq((q["retx_packets"], q["lost"], q["reordered"], q["duplicates"]),
+          (resent, 0, 1, resent - 1),
+          "%s: that QP resent %d, lost 0, reordered 1, duplicates %d" %
+          (what, resent, resent - 1))
+    ck.check(all(x["retx_packets"] == 0 and x["lost"] == 0 and
+                 x["reordered"] == 0 and x["duplicates"] == 0
+                 for x in rows[1:]), "%s: the other QPs are clean" % what)
+    ck.check(all(x["rate_avg_mbps"] == RATE_GBPS * 1000 and
+                 x["rate_min_mbps"] == RATE_GBPS * 1000 for x in rows),
+             "%s: DCQCN off: every QP at the rank's rate" % what)
+    ck.eq(pq.get("with_reorder"), 1, "%s: per_qp.with_reorder" % what)
+
+
+def iteration_of(g, fs, t):
+    start = fs[0].t
+    return 0 if t - start < g["per_iteration"][0]["time_us"] * 1e3 else 1
 
 
 def case_drop(ck, exe, base_times):
@@ -329,21 +398,85 @@ def case_drop(ck, exe, base_times):
         ck.eq(g["rc"]["naks_rx"], 1, "drop: rc.naks_rx")
         ck.eq(g["rc"]["timeouts"], 0, "drop: no timeout")
         # The collective reacts: the iteration that lost the frame.
-        start = fs[0].t
-        it = 0 if lost.t - start < g["per_iteration"][0]["time_us"] * 1e3 \
-            else 1
+        it = iteration_of(g, fs, lost.t)
+        ck.eq(lost.tag and lost.tag[2], it, "drop: the lost frame's tag "
+              "names iteration %d" % it)
+        check_iteration_blame(ck, g, it, lost, {
+            "retx_packets": len(want), "retx_bytes": sum(want.values()),
+            "naks_rx": 1, "timeouts": 0}, "drop")
+        check_qp_blame(ck, g, lost, len(want), "drop")
         t_drop = g["per_iteration"][it]["time_us"]
         if base_times:
             print("iteration %d: %.1f us without the drop, %.1f us with it"
                   % (it, base_times[it], t_drop))
-            ck.check(t_drop > base_times[it],
-                     "drop: the iteration that lost a frame takes longer",
+            # Loss recovery by NAK costs at least the loop's round trip:
+            # the NAK crosses it (one poll), then the resent frame (one
+            # more); the resent packets and load only add to that.
+            rtt_us = 2 * TICK_NS / 1e3
+            ck.check(t_drop - base_times[it] >= rtt_us,
+                     "drop: the iteration grows by >= the NAK round trip "
+                     "(%.0f us)" % rtt_us,
                      "%.1f vs %.1f us" % (t_drop, base_times[it]))
             other = 1 - it
             ck.check(abs(g["per_iteration"][other]["time_us"] -
                          base_times[other]) <= 2 * TICK_NS / 1e3 or
                      other < it,
                      "drop: the other iteration is unaffected (or after)")
+    finally:
+        r.cleanup()
+
+
+def case_tail(ck, exe, base_times, n_data):
+    ck.section("tail: the run's last data frame (%d) lost; only the "
+               "retransmit timeout recovers it" % n_data)
+    r = LoopRun(exe, "tail", sets=["generator.fault_drop_index=%d" % n_data])
+    try:
+        if not run_ok(ck, r, "tail"):
+            return
+        g = r.gen()
+        ck.eq(g["collective"]["iterations"], 2, "tail: collective completes")
+        ck.eq(g["fault"]["dropped"], 1, "tail: fault stage dropped 1")
+        fs = frames(r.cap())
+        data = [f for f in fs if f.roce and f.data]
+        lost = data[n_data - 1]
+        qp = [f for f in data if f.dqpn == lost.dqpn]
+        again = [f for f in qp if f.t > lost.t and
+                 psn_after(f.psn, lost.psn) <= 0]
+        ck.check(again and again[-1].psn == lost.psn,
+                 "tail: the lost PSN is sent again")
+        ck.eq(len([f for f in fs if f.roce and f.op == 0x11 and
+                   f.syndrome == 0x60]), 0, "tail: no NAK (nothing after "
+              "the lost frame shows the gap)")
+        ck.eq(g["rc"]["timeouts"], 1, "tail: rc.timeouts")
+        # The timer restarts on progress: the last ACK to the sender's QP
+        # before the resend (received one poll after it left).
+        acks = [f.t + TICK_NS for f in fs if f.roce and f.op == 0x11 and
+                f.dqpn == lost.dqpn - 1 and again and f.t < again[0].t]
+        timeout_ns = 1000 * 1000
+        if not ck.check(acks and again, "tail: ACKs and the resend seen"):
+            return
+        ck.check(again[0].t - acks[-1] >= timeout_ns,
+                 "tail: the resend comes >= retx_timeout after the last "
+                 "progress", "%d ns" % (again[0].t - acks[-1]))
+        resent = len(again)
+        it = iteration_of(g, fs, lost.t)
+        check_iteration_blame(ck, g, it, lost, {
+            "retx_packets": resent, "retx_bytes": sum(f.payload
+                                                      for f in again),
+            "naks_rx": 0, "timeouts": 1}, "tail")
+        if base_times:
+            # Without the loss the frame arrived one poll after it left;
+            # now not before the timer (started by the last progress
+            # before the loss) expires.
+            before = max(a for a in acks if a <= lost.t + TICK_NS) \
+                if any(a <= lost.t + TICK_NS for a in acks) else lost.t
+            bound_us = (timeout_ns - (lost.t - before)) / 1e3
+            grew = g["per_iteration"][it]["time_us"] - base_times[it]
+            print("iteration %d grew by %.1f us (bound %.1f us)" %
+                  (it, grew, bound_us))
+            ck.check(grew >= bound_us, "tail: the iteration grows by >= "
+                     "retx_timeout - (loss - last progress)",
+                     "%.1f < %.1f us" % (grew, bound_us))
     finally:
         r.cleanup()
 
@@ -394,6 +527,28 @@ def case_ce(ck, exe, base_times):
         ck.check(d["rate_cuts"] > 0, "ce: DCQCN cut rates", str(d))
         ck.check(d["qp_rate_min_mbps"] < RATE_GBPS * 1000,
                  "ce: the lowest QP rate fell below line rate", str(d))
+        # Per QP: a QP whose sender got a CNP (capture) was cut below the
+        # rank's rate, the others never; listed slowest (lowest mean) first.
+        pq = g.get("per_qp", {})
+        rows = pq.get("slowest", [])
+        got_cnp = {f.dqpn for f in cnps}
+        ck.eq(len(rows), RANKS, "ce: per_qp lists every QP")
+        ck.check(all((q["rate_min_mbps"] < RATE_GBPS * 1000) ==
+                     (q["qpn"] in got_cnp) for q in rows),
+                 "ce: per QP, rate_min below line rate iff it got a CNP",
+                 str([(q["qpn"], q["rate_min_mbps"]) for q in rows]) +
+                 " cnp to " + str(sorted(got_cnp)))
+        avgs = [q["rate_avg_mbps"] for q in rows]
+        ck.check(avgs == sorted(avgs) and
+                 all(q["rate_min_mbps"] <= q["rate_avg_mbps"] for q in rows),
+                 "ce: per_qp slowest first, min <= mean per QP", str(avgs))
+        ck.eq([pq["rate_avg_mbps"][k] for k in ("min", "p50", "max")],
+              [avgs[0], avgs[1], avgs[-1]],
+              "ce: per_qp.rate_avg_mbps min/p50 (nearest rank)/max")
+        ck.check(abs(d["qp_rate_avg_mbps"] - sum(avgs) / len(avgs)) < 1e-3
+                 and d["qp_rate_min_mbps"] ==
+                 min(q["rate_min_mbps"] for q in rows),
+                 "ce: dcqcn.qp_rate_avg/min agree with per_qp")
         if base_times:
             ck.check(g["collective"]["time_us"]["avg"] >
                      sum(base_times) / len(base_times),
@@ -471,11 +626,13 @@ def main():
     exe = exe_path()
     what = sys.argv[2] if len(sys.argv) > 2 else "all"
     ck = Checks("closed_loop")
-    base = None
-    if what in ("base", "drop", "ce", "all"):
-        base = case_base(ck, exe)
+    base, n_data = None, 0
+    if what in ("base", "drop", "tail", "ce", "all"):
+        base, n_data = case_base(ck, exe) or (None, 0)
     if what in ("drop", "all"):
         case_drop(ck, exe, base)
+    if what in ("tail", "all") and n_data:
+        case_tail(ck, exe, base, n_data)
     if what in ("ce", "all"):
         case_ce(ck, exe, base)
     if what in ("pfc", "all"):

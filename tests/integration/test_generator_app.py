@@ -29,6 +29,7 @@ out in the report as exactly qps.lost 1, reordered 1, duplicates 1.
 """
 import json
 import os
+import socket
 import struct
 import subprocess
 import sys
@@ -332,6 +333,164 @@ def check_gateways(ck, exe):
                  p.stderr.strip()[-300:])
 
 
+RANK_TABLE = [  # rank, MAC, IPv4, port (None: the round robin, r % 2)
+    (0, "02:00:5e:10:00:0a", "192.168.7.10", "p1"),
+    (1, "02:00:5e:10:00:0b", "192.168.9.3", "p1"),
+    (2, "0a:bb:cc:dd:ee:02", "172.16.0.2", "p0"),
+    (3, "02:00:5e:10:00:33", "10.1.2.3", None),
+]
+
+
+def check_rank_table(ck, exe):
+    """[generator] rank_table: each rank's frames carry its MAC and IPv4
+    from the file (source, and destination of its peers' frames) and
+    leave from the port it names; bad tables are refused in one line
+    naming the profile, key, file, line and value."""
+    with tempfile.TemporaryDirectory() as d:
+        tab = os.path.join(d, "ranks.txt")
+        with open(tab, "w") as f:
+            f.write("# rank mac ipv4 [port]\n")
+            for r, mac, ip, port in RANK_TABLE:
+                f.write("%d %s %s%s\n" % (r, mac, ip,
+                                          " " + port if port else ""))
+        p, rep, outs, cmd = run(exe, d, ["generator.rank_table=" + tab,
+                                         "generator.iterations=1",
+                                         "generator.warmup=0"],
+                                tag="ranktab")
+        if not ok_run(ck, "rank table", p, rep, cmd):
+            return
+        want_port = {r: (port or "p%d" % (r % 2))
+                     for r, _, _, port in RANK_TABLE}
+        by_ip = {socket.inet_aton(ip): (r, bytes.fromhex(
+            mac.replace(":", ""))) for r, mac, ip, _ in RANK_TABLE}
+        seen, bad = set(), []
+        for pi, frames in enumerate(outs):
+            for fr in frames:
+                b = fr if isinstance(fr, bytes) else fr[1]
+                src, dst = by_ip.get(b[26:30]), by_ip.get(b[30:34])
+                if src is None or dst is None:
+                    bad.append("unknown IPs %s" % b[26:34].hex())
+                    continue
+                if b[6:12] != src[1] or b[0:6] != dst[1]:
+                    bad.append("rank %d -> %d: MACs %s" %
+                               (src[0], dst[0], b[0:12].hex()))
+                if want_port[src[0]] != "p%d" % pi:
+                    bad.append("rank %d left from p%d" % (src[0], pi))
+                seen.add(src[0])
+        ck.check(not bad, "rank table: every frame has its ranks' MACs "
+                 "and IPv4s from the file and leaves from the rank's "
+                 "port", "; ".join(bad[:5]))
+        ck.eq(sorted(seen), [0, 1, 2, 3], "rank table: every rank sent")
+        cases = [
+            ("0 02:00:00:00:00:01 10.0.0.1\n1 02:00:00:00:00:02 10.0.0.2\n"
+             "2 02:00:00:00:00:03 10.0.0.3\n", "rank 3 missing"),
+            ("0 02:00:00:00:00:01 10.0.0.1\n0 02:00:00:00:00:02 10.0.0.2\n",
+             "line 2: rank 0 listed twice"),
+            ("0 zz:00:00:00:00:01 10.0.0.1\n", "line 1: MAC 'zz:00:00:00:00:01'"),
+            ("0 01:00:5e:00:00:01 10.0.0.1\n", "line 1: MAC '01:00:5e"),
+            ("0 02:00:00:00:00:01 10.0.0.300\n", "line 1: IPv4 '10.0.0.300'"),
+            ("0 02:00:00:00:00:01 10.0.0.1 p9\n",
+             "line 1: port 'p9' is not a generator port; allowed: p0, p1"),
+            ("7 02:00:00:00:00:01 10.0.0.1\n", "line 1: rank '7'; allowed: 0..3"),
+        ]
+        for i, (text, want) in enumerate(cases):
+            bt = os.path.join(d, "bad%d.txt" % i)
+            with open(bt, "w") as f:
+                f.write(text)
+            p, rep, outs, cmd = run(exe, d, ["generator.rank_table=" + bt],
+                                    tag="ranktab-bad")
+            lines = [x for x in p.stderr.splitlines() if "dpdk-aifab" in x
+                     or "rank_table" in x]
+            ck.check(p.returncode == 1 and len(lines) == 1 and
+                     "[generator] rank_table = '%s'" % bt in lines[0] and
+                     want in lines[0] and profile() in lines[0],
+                     "bad rank table refused: %s" % want, p.stderr[-300:])
+
+
+def check_channel_dscp(ck, exe):
+    """channel_dscp: each channel's data frames carry its DSCP/ECN (the
+    channel of connection i = qpn_base + 2i + 1 is i % C for a ring with
+    one QP per connection: each rank opens channel 0's, then 1's)."""
+    want = {0: (10, 2), 1: (34, 1)}   # "10 34/1"; ecn defaults to 2
+    with tempfile.TemporaryDirectory() as d:
+        p, rep, outs, cmd = run(exe, d, ["generator.channels=2",
+                                         "generator.channel_dscp=10 34/1",
+                                         "generator.iterations=1",
+                                         "generator.warmup=0"],
+                                tag="chdscp")
+        if not ok_run(ck, "channel_dscp", p, rep, cmd):
+            return
+        qpn_base = 256
+        got, bad = {0: 0, 1: 0}, []
+        for frames in outs:
+            for b in frames:
+                i = (int.from_bytes(b[47:50], "big") - qpn_base - 1) // 2
+                c = i % 2
+                tos = (want[c][0] << 2) | want[c][1]
+                got[c] += 1
+                if b[15] != tos:
+                    bad.append("QP %d (channel %d): TOS 0x%02x, want 0x%02x"
+                               % (i, c, b[15], tos))
+        ck.check(not bad and got[0] > 0 and got[0] == got[1],
+                 "channel_dscp: channel 0 frames DSCP 10 ECT(0), channel 1 "
+                 "DSCP 34 ECT(1) (%d + %d frames)" % (got[0], got[1]),
+                 "; ".join(bad[:4]))
+        for val, why in (("64", "'64'; allowed: dscp[/ecn]"),
+                         ("10/4", "'10/4'; allowed"),
+                         ("1 2 3", "'3' is one entry too many")):
+            p, rep, outs, cmd = run(exe, d, ["generator.channels=2",
+                                             "generator.channel_dscp=" + val],
+                                    tag="chdscp-bad")
+            lines = [x for x in p.stderr.splitlines() if "dpdk-aifab" in x]
+            ck.check(p.returncode == 1 and len(lines) == 1 and
+                     "[generator] channel_dscp = '%s'" % val in lines[0] and
+                     why in lines[0], "channel_dscp = '%s' refused" % val,
+                     p.stderr[-300:])
+
+
+def check_rank_cap(ck, exe):
+    """4096 ranks (lib/collective's limit) run; 4097 is refused in one
+    line naming the key, the value and the range."""
+    prefix = file_prefix("ranks")
+    base = [exe, "--no-huge", "-m", "512", "--no-pci", "--file-prefix",
+            prefix]
+    for i in range(N_PORTS):
+        base += ["--vdev", "net_pcap%d,tx_pcap=/dev/null" % i]
+    base += ["--", "--profile", profile(), "--quiet"]
+    p = subprocess.run(base + ["--set", "generator.ranks=4097"],
+                       capture_output=True, text=True, timeout=60)
+    _remove_runtime_dir(prefix)
+    lines = [x for x in p.stderr.splitlines() if "dpdk-aifab" in x]
+    ck.check(p.returncode == 1 and len(lines) == 1 and "ranks" in lines[0]
+             and "4097" in lines[0] and "2..4096" in lines[0],
+             "ranks = 4097 refused: key, value, allowed 2..4096",
+             p.stderr[-300:])
+    # Halving-doubling over 4096 ranks, S = 4096 bytes: each rank sends
+    # S/2, S/4 ... 1 byte (12 steps) and back, to 12 distinct peers (12
+    # QPs per rank); at IB MTU 1024 the two 2048-byte messages take two
+    # packets each, the other 22 one: 26 packets per rank.
+    with tempfile.TemporaryDirectory() as d:
+        rj = os.path.join(d, "r.json")
+        p = subprocess.run(base + [
+            "--report-json", rj, "--set", "generator.ranks=4096",
+            "--set", "generator.collective=allreduce_hd",
+            "--set", "generator.size_bytes=4096",
+            "--set", "generator.iterations=1", "--set", "generator.warmup=0"],
+            capture_output=True, text=True, timeout=120)
+        _remove_runtime_dir(prefix)
+        rep = None
+        if os.path.exists(rj):
+            with open(rj) as f:
+                rep = json.load(f)
+    if not ok_run(ck, "4096 ranks", p, rep, " ".join(base)):
+        return
+    g = rep["generator"]
+    ck.eq(g["collective"]["ranks"], 4096, "4096 ranks: collective.ranks")
+    ck.eq(g["collective"]["iterations"], 1, "4096 ranks: one iteration")
+    ck.eq(g["tx_packets"], 4096 * 26, "4096 ranks: 26 packets per rank")
+    ck.eq(g["per_qp"]["qps"], 4096 * 12, "4096 ranks: 12 QPs per rank")
+
+
 def main():
     exe = os.path.abspath(exe_path())
     ck = Checks("test_generator_app")
@@ -345,6 +504,12 @@ def main():
     check_rx(ck, exe)
     ck.section("gateway MACs for a routing DUT")
     check_gateways(ck, exe)
+    ck.section("rank table")
+    check_rank_table(ck, exe)
+    ck.section("per-channel DSCP/ECN")
+    check_channel_dscp(ck, exe)
+    ck.section("4096 ranks")
+    check_rank_cap(ck, exe)
     ck.finish()
 
 

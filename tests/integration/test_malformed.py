@@ -29,12 +29,14 @@ reason equal to what the corpus implies), forward exactly the frames
 marked so with the router's rewrite, and leave no mbuf in use.
 
 The same pcap then feeds a [generator] port (generator.ports = p0): the
-generator must receive every frame (rx_packets on p0 = corpus size), not
-crash, and leave no mbuf in use.
+generator must receive every frame (rx_packets on p0 = corpus size), count
+each in exactly the class the corpus implies (rx_malformed.<parse error>,
+PFC, PAUSE, RoCE, not RoCE), not crash, and leave no mbuf in use.
 
 Last, a run whose mbuf pool runs dry ([general] mbufs = 1024, a slow p1):
 allocation failures are not fatal, the run ends by itself, every frame
-received is forwarded or dropped by reason, no mbuf is left in use.
+received is forwarded or dropped by reason, the report's ports.p0.rx_nombuf
+(the ethdev's count) makes up the rest, no mbuf is left in use.
 """
 import struct
 import sys
@@ -46,8 +48,9 @@ from scapy.all import (IP, UDP, IPv6, Dot1AD, Dot1Q, Ether, IPOption_NOP,
 from scapy.contrib.roce import BTH
 from scapy.utils import checksum as inet_checksum
 
-from lib_aifab import (NBR_IP4, NBR_IP6, NBR_MAC, PORT_MAC, UPLINKS, CaseSet,
-                       Checks, Run, exe_path, verify_outputs, verify_report)
+from lib_aifab import (NBR_IP4, NBR_IP6, NBR_MAC, PARSER_DROPS, PORT_MAC,
+                       UPLINKS, CaseSet, Checks, Run, exe_path, verify_outputs,
+                       verify_report)
 
 H0, H1 = NBR_IP4[0], NBR_IP4[1]
 G0, G1 = NBR_IP6[0], NBR_IP6[1]
@@ -344,6 +347,44 @@ def switch_cases():
     return cs
 
 
+def l2_payload(b):
+    """(EtherType, offset of what follows) past any VLAN tags."""
+    off = 12
+    while off + 4 <= len(b) and b[off:off + 2] in (b"\x81\x00", b"\x88\xa8"):
+        off += 4
+    return (b[off:off + 2], off + 2) if off + 2 <= len(b) else (b"", off)
+
+
+def gen_expect(cs):
+    """What the generator's receive side (the same parser, IPv4 checksums
+    not checked) must count for each corpus frame: a parse error by its
+    name, else PFC / PAUSE (MAC control opcode), RoCE (the switch saw it
+    as RoCE; a bad-checksum frame: IPv4 UDP to 4791), or not RoCE."""
+    exp = {"rx_pfc": 0, "rx_pause_802_3x": 0, "rx_roce": 0,
+           "rx_not_roce": 0}
+    mal = {r: 0 for r in PARSER_DROPS if r != "ipv4_bad_checksum"}
+    for c in cs.cases:
+        b = bytes(c.frame)
+        et, off = l2_payload(b)
+        if c.reason in mal:
+            mal[c.reason] += 1
+            exp["rx_not_roce"] += 1
+        elif c.reason == "mac_control" and et == b"\x88\x08":
+            op = b[off:off + 2]
+            k = {b"\x01\x01": "rx_pfc", b"\x00\x01": "rx_pause_802_3x"}.get(
+                op, "rx_not_roce")
+            exp[k] += 1
+        elif "rx_roce" in c.seen or (
+                c.reason == "ipv4_bad_checksum" and et == b"\x08\x00" and
+                b[off + 9] == 17 and
+                struct.unpack_from("!H", b, off + (b[off] & 15) * 4 + 2)[0]
+                == ROCE):
+            exp["rx_roce"] += 1
+        else:
+            exp["rx_not_roce"] += 1
+    return exp, mal
+
+
 def check_totals(ck, rep, cs, what):
     """rx = forwarded + every drop (the switch generated no PFC here)."""
     p = rep["ports"]
@@ -401,6 +442,23 @@ def main():
           "generator: p0 received every corpus frame")
     ck.check(p0.get("rx_bytes") == sum(len(c.frame) for c in cs.cases),
              "generator: p0 rx_bytes = corpus bytes", repr(p0.get("rx_bytes")))
+    # Per reason: every frame in exactly one class, as the corpus implies.
+    exp, mal = gen_expect(cs)
+    got = p0.get("generator", {})
+    for k in exp:
+        ck.eq(got.get(k), exp[k], "generator: p0 generator.%s" % k)
+    gm = p0.get("rx_malformed", {})
+    for k in mal:
+        ck.eq(gm.get(k, 0), mal[k], "generator: p0 rx_malformed.%s" % k)
+    ck.eq(sum(gm.values()), sum(mal.values()),
+          "generator: nothing else counted as malformed")
+    ck.eq(sum(exp.values()), len(cs.cases),
+          "generator: the classes cover the corpus")
+    roce = got.get("rx_roce", 0)
+    ck.eq(got.get("rx_unknown_qp", 0) + sum(
+        v for k, v in p0.get("rx_psn", {}).items() if k != "lost"), roce,
+        "generator: every RoCE frame went to a QP's PSN tracking or "
+        "rx_unknown_qp")
     grun.cleanup()
     check_dry_pool(ck, exe)
     ck.finish()
@@ -434,13 +492,14 @@ def check_dry_pool(ck, exe):
              "%d of %d)" % (rx, n), repr(rx))
     ck.eq(tx + drops, rx, "dry pool: every frame received was forwarded "
           "or dropped by reason")
+    # The frames net_pcap could not allocate for never reach a pipeline:
+    # only the ethdev counts them, and the report carries its count.
     nombuf = p.get("p0", {}).get("rx_nombuf")
-    if nombuf is not None:
-        ck.eq(rx + nombuf, n, "dry pool: received + rx_nombuf = frames")
-    else:
-        print("note: the report has no rx_nombuf: the %d frames net_pcap "
-              "could not allocate for are counted only by the ethdev" %
-              (n - rx))
+    ck.check(isinstance(nombuf, int) and nombuf > 0,
+             "dry pool: ports.p0.rx_nombuf reported and > 0", repr(nombuf))
+    ck.eq(rx + (nombuf or 0), n, "dry pool: received + rx_nombuf = frames")
+    ck.check(all(isinstance(p[x].get("imissed"), int) for x in p),
+             "dry pool: every port reports imissed")
     run.cleanup()
 
 

@@ -21,6 +21,11 @@
  *  - CE: CE-marked data gives CNPs (0x81, BECN, 16 zero bytes, DSCP 48,
  *    valid ICRC) to the sender's QP at most one per 50 us, and DCQCN
  *    lowers that QP's rate;
+ *  - per QP: with 32 QPs, the 16 listed are the slowest (the CE-marked
+ *    rank's QPs first, cut below the rate), and the spread agrees;
+ *  - channel_dscp: each channel's data and ACKs carry its DSCP/ECN;
+ *  - payload: a trailer after the IP datagram (padding a NIC left) is
+ *    not counted as delivered payload (the IP/UDP length is);
  *  - PFC: XOFF for the data priority stops every data/ACK frame for
  *    quanta x 512 bit times at the port speed, XON resumes at once, a
  *    pause of another priority stops nothing; the paused time reported
@@ -198,7 +203,7 @@ is_last(const struct frame *f)
 
 /* ---- the harness -------------------------------------------------------------- */
 
-enum verdict { DELIVER, DROP, HOLD, MARK_CE };
+enum verdict { DELIVER, DROP, HOLD, MARK_CE, PAD };
 
 struct harness;
 typedef enum verdict (*hook_fn)(struct harness *h, const struct frame *f);
@@ -298,6 +303,20 @@ set_ce(struct rte_mbuf *m)
 	ip[11] = (uint8_t)sum;
 }
 
+/* A trailer after the IP datagram (as a NIC that does not strip padding
+ * or an FCS would leave): not payload. */
+#define TRAILER 18
+
+static void
+add_trailer(struct rte_mbuf *m)
+{
+	char *t = rte_pktmbuf_append(m, TRAILER);
+
+	if (t == NULL)
+		fail_msg("no tailroom for a %u-byte trailer", TRAILER);
+	memset(t, 0xA5, TRAILER);
+}
+
 static void
 to_rx(struct rte_mbuf *m)
 {
@@ -348,6 +367,10 @@ step(struct harness *h)
 				break;
 			case MARK_CE:
 				set_ce(m);
+				to_rx(m);
+				break;
+			case PAD:
+				add_trailer(m);
 				to_rx(m);
 				break;
 			default:
@@ -560,6 +583,42 @@ test_dependency(void **state)
 	}
 	harness_end(&h);
 	free(d);
+}
+
+/* ---- payload from the IP length, not the frame's --------------------------- */
+
+static enum verdict
+hook_pad(struct harness *h, const struct frame *f)
+{
+	(void)h;
+	return is_data(f) ? PAD : DELIVER;
+}
+
+static void
+test_trailer_not_payload(void **state)
+{
+	struct aifab_gen_params p;
+	struct aifab_gen_summary s;
+	struct harness h;
+	uint64_t sent = 0;
+	unsigned int i;
+
+	(void)state;
+	gen_params(&p);
+	harness_start(&h, &p);
+	h.hook = hook_pad;
+	run(&h, 200000);
+	aifab_gen_summary(h.g, &s);
+	assert_int_equal(s.iterations, ITERS);
+	assert_int_equal(s.retx_packets, 0);
+	for (i = 0; i < h.n_rec; i++)
+		if (is_data(&h.rec[i]))
+			sent += h.rec[i].payload;
+	/* Ring AllReduce: every rank sends 2(N-1) chunks of S/N per
+	 * iteration, each delivered once; the trailers add nothing. */
+	assert_int_equal(sent, (uint64_t)ITERS * 2 * (N_RANKS - 1) * SIZE);
+	assert_int_equal(s.delivered_bytes, sent);
+	harness_end(&h);
 }
 
 /* Hold rank 0's data of iteration 0 step 0 for HOLD_US: every rank waits. */
@@ -849,6 +908,100 @@ test_ce_cnp(void **state)
 	harness_end(&h);
 }
 
+/* ---- per-channel DSCP/ECN ------------------------------------------------------ */
+
+static void
+test_channel_dscp(void **state)
+{
+	static const uint8_t want[2] = { 10 << 2 | 2, 34 << 2 | 1 };
+	struct aifab_gen_params p;
+	struct harness h;
+	unsigned int i, n_data[2] = { 0 }, n_ack[2] = { 0 };
+
+	(void)state;
+	gen_params(&p);
+	p.n_channels = 2;
+	p.channel_dscp = "10, 34/1";
+	harness_start(&h, &p);
+	run(&h, 200000);
+	/* Ring, one QP per connection: rank r opens channel 0's connection
+	 * then channel 1's, so connection i is channel i % 2; data goes to
+	 * its receiver QPN (base + 2i + 1), ACKs to its sender's (base + 2i). */
+	for (i = 0; i < h.n_rec; i++) {
+		const struct frame *f = &h.rec[i];
+		uint32_t c = ((f->dqpn - QPN_BASE) / 2) % 2;
+
+		if (!f->roce || (!is_data(f) && f->op != 0x11))
+			continue;
+		assert_int_equal(f->tos, want[c]);
+		if (is_data(f))
+			n_data[c]++;
+		else
+			n_ack[c]++;
+	}
+	assert_true(n_data[0] > 0 && n_data[0] == n_data[1]);
+	assert_true(n_ack[0] > 0 && n_ack[1] > 0);
+	harness_end(&h);
+}
+
+/* ---- per QP: the slowest listed first ------------------------------------- */
+
+/* CE-mark every data packet rank 0 sends (its receivers are rank 1). */
+static enum verdict
+hook_ce_rank0(struct harness *h, const struct frame *f)
+{
+	(void)h;
+	return is_data(f) && f->sip == BASE_IP ? MARK_CE : DELIVER;
+}
+
+static void
+test_slowest_qps(void **state)
+{
+	struct aifab_gen_params p;
+	struct aifab_gen_summary s;
+	struct harness h;
+	unsigned int i, rank0 = 0;
+
+	(void)state;
+	gen_params(&p);
+	p.dcqcn = true;
+	p.qps_per_conn = 8;     /* 4 ranks x 8 = 32 QPs: more than listed */
+	p.size = 4 * SIZE;
+	harness_start(&h, &p);
+	h.hook = hook_ce_rank0;
+	run(&h, 400000);
+	aifab_gen_summary(h.g, &s);
+	assert_int_equal(s.n_qps, N_RANKS * 8);
+	assert_int_equal(s.n_qp_listed, AIFAB_GEN_SUMMARY_QPS);
+	/* Rank 0's 8 QPs were cut by CNPs: they are the slowest, first;
+	 * then 8 of the others, all at the rank's rate. */
+	for (i = 0; i < s.n_qp_listed; i++) {
+		const struct aifab_gen_qp_sum *q = &s.qp[i];
+
+		if (i > 0)
+			assert_true(q->rate_avg_mbps >= s.qp[i - 1].rate_avg_mbps);
+		assert_true(q->rate_min_mbps <= q->rate_avg_mbps);
+		assert_int_equal((q->qpn - QPN_BASE) % 2, 0);
+		if (i < 8) {
+			assert_int_equal(q->src, 0);
+			assert_int_equal(q->dst, 1);
+			assert_true(q->rate_min_mbps < RATE_MBPS);
+			rank0++;
+		} else {
+			assert_int_not_equal(q->src, 0);
+			assert_true(q->rate_avg_mbps == RATE_MBPS);
+		}
+	}
+	assert_int_equal(rank0, 8);
+	/* Distribution of the 32 means: the lowest is rank 0's slowest,
+	 * p50 and above are at the rank's rate (24 of 32). */
+	assert_true(s.qp_rate_dist_mbps[0] == s.qp[0].rate_avg_mbps);
+	assert_true(s.qp_rate_dist_mbps[2] == RATE_MBPS);
+	assert_true(s.qp_rate_dist_mbps[4] == RATE_MBPS);
+	assert_true(s.qp_rate_min_mbps < RATE_MBPS);
+	harness_end(&h);
+}
+
 /* ---- PFC ------------------------------------------------------------------------ */
 
 /* 802.1Qbb frame from PROTOCOLS.md, byte by byte. */
@@ -1003,10 +1156,13 @@ main(void)
 	};
 	const struct CMUnitTest loop[] = {
 		cmocka_unit_test(test_dependency),
+		cmocka_unit_test(test_trailer_not_payload),
 		cmocka_unit_test(test_time_reacts),
 		cmocka_unit_test(test_go_back_n),
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_ce_cnp),
+		cmocka_unit_test(test_slowest_qps),
+		cmocka_unit_test(test_channel_dscp),
 		cmocka_unit_test(test_pfc_pause),
 		cmocka_unit_test(test_open_loop_option),
 	};
