@@ -6,10 +6,12 @@ must obey.
 
 Orderings and lower bounds asserted, not absolute times (timing is the
 TSC of a shared machine, and load only adds time): latency costs at least
-its 2(N-1) one-way waits, loss costs more than clean and latency (go-back-N re-sends windows, tail losses wait for the
-retransmit timer), lossless incast loses nothing and pauses, lossy incast
+its 2(N-1) one-way waits, clean < latency < loss and latency+loss >
+latency (go-back-N re-sends windows, tail losses wait for the retransmit
+timer), lossless incast loses nothing and pauses, lossy incast
 drops and retransmits, ECN marks and DCQCN cuts rates, a PFC storm is
 detected, dropped and restored by the watchdog and the job still ends."""
+import configparser
 import json
 import os
 import subprocess
@@ -52,44 +54,86 @@ for n, r in rows.items():
     check(r["finished"], "%s: the collective completed" % n, r["end"])
 
 # --- the same AllReduce: clean, latency, loss, both -----------------------
+# Load on the machine only adds time, and it does so unevenly (a run that
+# shares its core with another loses the link time it is descheduled), so
+# nothing here compares averages of runs that load could inflate one-sidedly
+# by a small margin. What is asserted: lower bounds from the scenario's own
+# parameters (which no load can undercut), and orderings whose margin is a
+# multiple of the load's effect: the best of 30 short (~4 ms) iterations,
+# where latency's floor is twice clean's ideal; and the average of loss,
+# which is dominated by 67 ms retransmit timeouts that no CPU speed shortens.
 c, lat, loss, ll = (rows[n] for n in ("clean", "latency", "loss",
                                       "latency-loss"))
 N = reps["clean"]["generator"]["collective"]["ranks"]
+
+
+def profile_key(name, sect, key, default=None):
+    """A key of a shipped scenario profile (the value the run used)."""
+    cp = configparser.ConfigParser(inline_comment_prefixes=(";", "#"))
+    cp.read(os.path.join(root, "profiles", "scenarios", name + ".ini"))
+    return cp.get(sect, key, fallback=default)
+
+
+delay = int(profile_key("latency", "port.s0", "fault_tx_delay_us"))
+rto = int(profile_key("loss", "generator", "retx_timeout_us", "67109"))
+check(int(profile_key("latency-loss", "port.s0", "fault_tx_delay_us")) ==
+      delay, "latency-loss: the same delay as latency", delay)
 check(c["drops"] == 0 and c["retx_packets"] == 0,
       "clean: no drop, no retransmit", (c["drops"], c["retx_packets"]))
-check(c["time_us"] >= c["ideal_us"] * 0.99,
-      "clean: not faster than the ideal 2(N-1)/N x S / rate",
+# Not faster than the links allow (a broken shaper would run at CPU speed).
+# 0.9: the in-memory cable hands a frame over once it is sent, so a step
+# may end up to one frame time before 16 KiB / rate does.
+check(c["time_us"] >= c["ideal_us"] * 0.9,
+      "clean: not faster than the ideal 2(N-1)/N x S / rate (avg)",
       (c["time_us"], c["ideal_us"]))
-# Load on the machine can only add time, so lower bounds hold on any CI
-# box: every frame crossed one delayed leaf egress, and each of the 2(N-1)
-# dependent steps waits for a frame that did.
 lg = reps["latency"]["generator"]
-check(lg["latency_ns"]["min"] >= 200000,
-      "latency: every frame's one-way latency >= the added 200 us",
+check(lg["latency_ns"]["min"] >= delay * 1000,
+      "latency: every frame's one-way latency >= the added %d us" % delay,
       lg["latency_ns"])
-check(reps["clean"]["generator"]["latency_ns"]["min"] < 200000,
+check(reps["clean"]["generator"]["latency_ns"]["min"] < delay * 1000,
       "clean: frames arrive without it", reps["clean"]["generator"][
           "latency_ns"])
-check(lat["time_us"] >= 2 * (N - 1) * 200,
-      "latency: a collective takes >= 2(N-1) x 200 us", lat["time_us"])
+# Rank r posts ring step k+1 only once step k's chunk from r-1 arrived, and
+# that chunk crossed a delayed leaf egress: a chain of 2(N-1) waits of at
+# least `delay` inside every iteration, its best one included.
+floor = 2 * (N - 1) * delay
+check(lat["time_min_us"] >= floor,
+      "latency: every iteration takes >= 2(N-1) x %d us = %d us (min)"
+      % (delay, floor), lat["time_min_us"])
+check(ll["time_min_us"] >= floor,
+      "latency-loss: every iteration takes >= 2(N-1) x %d us (min)" % delay,
+      ll["time_min_us"])
 check(lat["retx_packets"] == 0 and lat["drops"] == 0,
       "latency: nothing lost", (lat["retx_packets"], lat["drops"]))
+# The floor is ~1.9x clean's ideal: clean's best iteration must beat it.
+check(c["time_min_us"] < lat["time_min_us"],
+      "ordering: clean < latency (best iteration of each)",
+      (c["time_min_us"], lat["time_min_us"]))
 check(loss["retx_packets"] > 0 and loss["drops"] > 0,
       "loss: frames dropped by the fault stage and re-sent",
       (loss["drops"], loss["retx_packets"]))
 fl = sum(p["drops"]["fault_loss"] for p in reps["loss"]["ports"].values())
 check(fl == loss["drops"], "loss: every drop is the fault stage's", fl)
-check(loss["time_us"] > 2 * c["time_us"],
-      "loss: slower than clean (> 2x)", (loss["time_us"], c["time_us"]))
+check(loss["retx_packets"] >= fl,
+      "go-back-N: every lost frame re-sent", (loss["retx_packets"], fl))
+check(ll["retx_packets"] > loss["retx_packets"],
+      "go-back-N: more re-sent with latency (longer windows in flight)",
+      (ll["retx_packets"], loss["retx_packets"]))
+# A lost tail frame waits for the retransmit timer: the timer restarts on
+# every ACK of the QP, whose message was posted in that iteration, so an
+# iteration with a timeout lasts at least one RTO.
+for n, r in (("loss", loss), ("latency-loss", ll)):
+    check(r["timeouts"] > 0, "%s: tail losses waited for the retransmit "
+          "timer" % n, r["timeouts"])
+    check(r["time_max_us"] >= rto,
+          "%s: its slowest iteration lasted >= one RTO (%d us)" % (n, rto),
+          r["time_max_us"])
 check(loss["time_us"] > lat["time_us"],
-      "ordering: loss costs more than latency", (loss["time_us"],
-                                                 lat["time_us"]))
-check(loss["retx_packets"] > fl,
-      "go-back-N: more frames re-sent than lost (windows re-sent)",
-      (loss["retx_packets"], fl))
-check(ll["time_us"] > lat["time_us"] and ll["retx_packets"] > 0,
-      "latency+loss: slower than latency alone, with re-sends",
-      (ll["time_us"], lat["time_us"], ll["retx_packets"]))
+      "ordering: latency < loss (average: the expected cost)",
+      (lat["time_us"], loss["time_us"]))
+check(ll["time_us"] > lat["time_us"],
+      "ordering: latency < latency+loss (average)",
+      (lat["time_us"], ll["time_us"]))
 
 # --- incast: lossless vs lossy vs ECN/DCQCN --------------------------------
 il, iy, ec = (reps[n] for n in ("incast-lossless", "incast-lossy",
@@ -166,12 +210,16 @@ def run(sets, name):
 
 
 S = 1048576
-r = run(["port.s3.fault_tx_rate_gbps=0.5"], "rate limit")
+# the links run at 0.5 Gb/s; s3 -> g3 limited to a fifth of that
+r = run(["port.s3.fault_tx_rate_gbps=0.1"], "rate limit")
 t = r["generator"]["collective"]["time_us"]["avg"]
-# ring AllReduce puts 2(N-1)/N x S through every link; s3 -> g3 at 0.5 Gb/s
-bound = 2 * (N - 1) / N * S * 8 / 0.5e9 * 1e6
+# ring AllReduce puts 2(N-1)/N x S through every link; s3 -> g3 at 0.1 Gb/s
+bound = 2 * (N - 1) / N * S * 8 / 0.1e9 * 1e6
 check(t >= 0.95 * bound,
-      "rate limit: time >= 2(N-1)/N x S / 0.5 Gb/s = %.0f us" % bound, t)
+      "rate limit: time >= 2(N-1)/N x S / 0.1 Gb/s = %.0f us" % bound, t)
+check(bound > 4 * r["generator"]["ideal_us"],
+      "rate limit: that bound is 5x the links' own ideal",
+      (bound, r["generator"]["ideal_us"]))
 # (no upper bound: a loaded machine only adds time)
 check(r["ports"]["s3"]["fault"]["delayed"] ==
       r["ports"]["s3"]["tx_packets"],
