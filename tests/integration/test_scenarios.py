@@ -9,7 +9,8 @@ TSC of a shared machine, and load only adds time): latency costs at least
 its 2(N-1) one-way waits, clean < latency < loss and latency+loss >
 latency (go-back-N re-sends windows, tail losses wait for the retransmit
 timer), lossless incast loses nothing and pauses, lossy incast
-drops and retransmits, ECN marks and DCQCN cuts rates, a PFC storm is
+drops and retransmits, ECN marks and DCQCN cuts rates (and PFC is
+rarely needed), a PFC storm is
 detected, dropped and restored by the watchdog and the job still ends."""
 import configparser
 import json
@@ -167,6 +168,22 @@ check(e["cnps"] > 0 and e["rate_cuts"] > 0,
 check(sum(tc3(ec, p, "tail_drops") + tc3(ec, p, "headroom_overflow")
           for p in ec["ports"] if p.startswith("s")) == 0,
       "ecn-dcqcn: nothing lost on the lossless TC", e)
+# DCQCN, not PFC, holds the queue: the same incast and PFC thresholds, but
+# marking far below XOFF, so the senders slow down before the ingress
+# ports fill (PFC only in the first moments, when every QP starts at line
+# rate), and the slow port's queue peaks lower than where PFC holds it.
+xo_il = rows["incast-lossless"]["pfc_xoff_sent"]
+check(e["pfc_xoff_sent"] * 4 < xo_il,
+      "ecn-dcqcn: PFC XOFF < 1/4 of the lossless incast's",
+      (e["pfc_xoff_sent"], xo_il))
+check(tc3(ec, "s0", "queue_hwm_bytes") < tc3(il, "s0", "queue_hwm_bytes"),
+      "ecn-dcqcn: the slow port's queue peaks lower than with PFC alone",
+      (tc3(ec, "s0", "queue_hwm_bytes"), tc3(il, "s0", "queue_hwm_bytes")))
+check(ec["generator"]["pfc"]["paused_us"] * 4 <
+      il["generator"]["pfc"]["paused_us"],
+      "ecn-dcqcn: the NICs spent < 1/4 of the lossless incast's time paused",
+      (ec["generator"]["pfc"]["paused_us"],
+       il["generator"]["pfc"]["paused_us"]))
 
 # --- PFC storm: watchdog detects, drops, restores ---------------------------
 ps = reps["pfc-storm"]
