@@ -83,6 +83,7 @@ def summary(name, rep):
         "rate_cuts": dq.get("rate_cuts", 0),
         "ecmp_imbalance": max(imb) if imb else None,
         "wait_usd": g.get("wait_cost_usd", 0.0),
+        "mempool_in_use_at_exit": rep.get("mempool_in_use_at_exit"),
     }
 
 

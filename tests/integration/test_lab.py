@@ -235,9 +235,12 @@ def run_lab(d, name, gw, sets=(), capture=False, recipe="ecmp", html=None):
              "%d: %s" % (p.returncode, p.stderr[-600:]))
     print(p.stdout[p.stdout.find("# lab "):], flush=True)
     try:
-        return json.load(open(rep))
+        r = json.load(open(rep))
     except (OSError, ValueError) as e:
         ck.fatal("%s: report readable" % name, str(e))
+    ck.eq(r.get("mempool_in_use_at_exit"), 0,
+          "%s: every mbuf returned (mempool_in_use_at_exit)" % name)
+    return r
 
 
 def judge(name, rep, hashed, verdict="PASS"):
@@ -266,10 +269,9 @@ def judge(name, rep, hashed, verdict="PASS"):
                      % (name, ph["vary"]), "%s vs %s" % (exact, ph["p"]))
     ck.eq(lab["verdict"], verdict, "%s: verdict" % name)
     ck.eq(rep["end"], "input_consumed", "%s: ends by itself" % name)
-    ck.eq(rep["mempool_in_use_at_exit"], 0, "%s: every mbuf returned" % name)
 
 
-def start_dut(d, name, text, devs, gw, report=None):
+def start_dut(d, name, text, devs, gw, report):
     """Our switch as the DUT: a second dpdk-aifab in the DUT namespace, its
     poller on CPU 1 (the recipe's is on CPU 0); back once its ports run."""
     ini = os.path.join(d, name + ".ini")
@@ -279,19 +281,25 @@ def start_dut(d, name, text, devs, gw, report=None):
            "--no-pci", "--lcores", "0@0,1@1", "--file-prefix",
            name + tag] + vdevs(devs) + \
         ["--", "--profile", ini, "--duration", "60", "--quiet",
-         "--set", "port.d0.mac=" + gw]
-    if report:
-        cmd += ["--report-json", report]
+         "--set", "port.d0.mac=" + gw, "--report-json", report]
     dut = subprocess.Popen(cmd, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True)
+    dut.report = report
     time.sleep(3)               # EAL up, ports started
     return dut
 
 
 def stop_dut(dut, what):
+    """SIGTERM; the DUT exits 0 and its report says every mbuf came back."""
     dut.send_signal(signal.SIGTERM)
     dut.communicate(timeout=60)
     ck.eq(dut.returncode, 0, "%s: the DUT exits 0 on SIGTERM" % what)
+    try:
+        r = json.load(open(dut.report))
+    except (OSError, ValueError) as e:
+        ck.fatal("%s: the DUT's report readable" % what, str(e))
+    ck.eq(r.get("mempool_in_use_at_exit"), 0,
+          "%s: the DUT returned every mbuf (mempool_in_use_at_exit)" % what)
 
 
 def judge_frames(capdir):
@@ -441,14 +449,12 @@ try:
             ck.check(all(s["ect"] == s["received"] for s in steps),
                      "%s: every frame came back ECT (ECT(0) or CE)" % name,
                      str(steps))
-            ck.eq(rep["mempool_in_use_at_exit"], 0,
-                  "%s: every mbuf returned" % name)
 
         ck.section("ECN curve, our switch as the DUT (Kmin 100 KB, Kmax "
                    "300 KB, Pmax 20%)")
         dut = start_dut(d, "labdutecn", ECN_DUT_INI.format(
             kmin=KMIN, kmax=KMAX, pmax=20, r0=mac(G, "r0")), ["d0", "d1"],
-            gw)
+            gw, os.path.join(d, "dutecn.json"))
         # (the verdict judges the thresholds; Pmax, a fraction read off a
         # curve that delay noise smears, is checked more loosely below)
         rep = run_lab(d, "ecnsw", gw, recipe="ecn",
@@ -505,7 +511,6 @@ try:
         ck.check(b["resumed"] and b["resume_ms"] <= 10,
                  "pfc: traffic resumed after our XON", str(b))
         ck.eq(lab["verdict"], "PASS", "pfc: verdict (switch)")
-        ck.eq(rep["mempool_in_use_at_exit"], 0, "pfc: every mbuf returned")
 
         ck.section("PFC response, the kernel as the DUT (it knows no PFC)")
         ns(D, "ip", "addr", "add", "10.1.0.1/24", "dev", "d0")

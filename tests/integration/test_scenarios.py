@@ -53,6 +53,9 @@ reps = res["reports"]
 
 for n, r in rows.items():
     check(r["finished"], "%s: the collective completed" % n, r["end"])
+    check(reps[n].get("mempool_in_use_at_exit") == 0,
+          "%s: every mbuf returned (mempool_in_use_at_exit)" % n,
+          reps[n].get("mempool_in_use_at_exit"))
 
 # --- the same AllReduce: clean, latency, loss, both -----------------------
 # Load on the machine only adds time, and it does so unevenly (a run that
