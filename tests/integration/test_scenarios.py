@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Issue 8: the shipped scenarios (profiles/scenarios) through
 tools/scenarios.py, each judged from its JSON report, and the switch
-ports' fault stage (link down, bandwidth limit) against the formulas it
-must obey.
+ports' fault stage (bandwidth limit, link down, every-Nth loss, jitter, a
+TX PFC storm) against the formulas it must obey.
 
 Orderings and lower bounds asserted, not absolute times (timing is the
 TSC of a shared machine, and load only adds time): latency costs at least
@@ -266,6 +266,65 @@ check(r["end"] == "input_consumed" and r["mempool_in_use_at_exit"] == 0,
 check(r["generator"]["qps"]["lost"] == 0,
       "link down: nothing lost end to end (RC)", r["generator"]["qps"])
 
+
+# Every Nth: exactly every 100th data frame s2 sends is lost. The data
+# frames offered to s2's TX stage are those g2 received (each carries a
+# latency tag) plus those lost.
+r = run(["port.s2.fault_tx_drop_every=100"], "every 100th")
+lost = r["ports"]["s2"]["drops"]["fault_loss"]
+got = r["ports"]["g2"]["latency_ns"]["samples"]
+check(lost > 0 and lost == (got + lost) // 100,
+      "every 100th: s2 lost exactly floor(data frames offered / 100)",
+      (lost, got + lost))
+check(r["generator"]["rc"]["naks_rx"] > 0 and
+      r["generator"]["rc"]["retx_packets"] >= lost,
+      "every 100th: found by NAK and re-sent", r["generator"]["rc"])
+check(r["end"] == "input_consumed" and r["mempool_in_use_at_exit"] == 0 and
+      r["generator"]["qps"]["lost"] == 0,
+      "every 100th: completed, nothing lost end to end, every mbuf returned",
+      (r["end"], r["mempool_in_use_at_exit"], r["generator"]["qps"]))
+
+# Jitter: +100 us + U(0, 200) us on s1, FIFO. Latency to g1 at least the
+# delay; its median at least delay + a quarter of the jitter (the
+# uniform's median is half of it; load only adds); nothing reordered.
+r = run(["port.s1.fault_tx_delay_us=100", "port.s1.fault_tx_jitter_us=200"],
+        "jitter")
+lat = r["ports"]["g1"]["latency_ns"]
+check(lat["min"] >= 100000, "jitter: every frame to g1 >= 100 us late", lat)
+check(lat["p50"] >= 150000,
+      "jitter: the median >= 100 us + 1/4 of the 200 us jitter", lat)
+psn = r["ports"]["g1"]["rx_psn"]
+check(psn["reordered"] == 0 and psn["duplicates"] == 0 and
+      r["generator"]["rc"]["retx_packets"] == 0,
+      "jitter: the delay line keeps FIFO order (nothing reordered or "
+      "re-sent)", (psn, r["generator"]["rc"]))
+check(r["ports"]["s1"]["fault"]["delayed"] ==
+      r["ports"]["s1"]["tx_packets"],
+      "jitter: every frame s1 sent went through its delay line",
+      r["ports"]["s1"]["fault"])
+
+# PFC storm on TX: from 2 ms for 20 ms the leaf's s4 sends an XOFF for
+# priority 3 every 100 us towards rank 4's NIC, which must honour each:
+# its TC 3 paused through the storm (each XOFF asks 65535 quanta, 67 ms
+# at 0.5 Gb/s), and the job still completes.
+r = run(["port.s4.fault_tx_pfc_storm=3", "port.s4.fault_tx_pfc_storm_at_us="
+         "2000", "port.s4.fault_tx_pfc_storm_for_us=20000"], "tx pfc storm")
+sf = r["ports"]["s4"].get("fault", {}).get("pfc_storm_frames", 0)
+check(0 < sf <= 20000 // 100 + 1,
+      "tx pfc storm: s4 sent XOFF (<= 1 per 100 us for 20 ms)", sf)
+check(r["generator"]["pfc"]["rx_frames"] == sf,
+      "tx pfc storm: rank 4's NIC received every storm XOFF",
+      (r["generator"]["pfc"], sf))
+check(r["generator"]["pfc"]["paused_us"] >= 20000,
+      "tx pfc storm: the NIC stayed paused through the 20 ms storm",
+      r["generator"]["pfc"])
+check(r["ports"]["g4"]["rx_packets"] == r["ports"]["s4"]["tx_packets"],
+      "tx pfc storm: the XOFFs are frames on the cable (g4 rx = s4 tx)",
+      (r["ports"]["g4"]["rx_packets"], r["ports"]["s4"]["tx_packets"]))
+check(r["end"] == "input_consumed" and r["mempool_in_use_at_exit"] == 0 and
+      r["generator"]["qps"]["lost"] == 0,
+      "tx pfc storm: completed, nothing lost end to end, every mbuf "
+      "returned", (r["end"], r["mempool_in_use_at_exit"]))
 
 # --- SIGINT mid-collective with frames in the delay lines -------------------
 # The latency scenario with a collective far longer than the test (4 MiB,
