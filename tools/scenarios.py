@@ -66,6 +66,8 @@ def summary(name, rep):
         "finished": rep["end"] == "input_consumed",
         "iterations": c.get("iterations", 0),
         "time_us": c.get("time_us", {}).get("avg", 0.0),
+        "time_min_us": c.get("time_us", {}).get("min", 0.0),
+        "time_max_us": c.get("time_us", {}).get("max", 0.0),
         "ideal_us": g.get("ideal_us", 0.0),
         "busbw_gbps": c.get("busbw_gbps", 0.0),
         "retx_packets": rc.get("retx_packets", 0),
@@ -81,18 +83,20 @@ def summary(name, rep):
         "rate_cuts": dq.get("rate_cuts", 0),
         "ecmp_imbalance": max(imb) if imb else None,
         "wait_usd": g.get("wait_cost_usd", 0.0),
+        "mempool_in_use_at_exit": rep.get("mempool_in_use_at_exit"),
     }
 
 
 def table(rows):
-    hdr = ("scenario", "done", "time us", "x ideal", "busbw GB/s",
+    hdr = ("scenario", "done", "time us", "min us", "x ideal", "busbw GB/s",
            "retx pkts", "timeouts", "drops", "PFC XOFF", "paused us",
            "wd storms", "ECN CE", "CNPs", "ECMP max/mean", "wait $")
     out = [hdr]
     for r in rows:
         x = (r["time_us"] / r["ideal_us"]) if r["ideal_us"] else None
         out.append((r["scenario"], "yes" if r["finished"] else "NO",
-                    "%.1f" % r["time_us"], "%.2f" % x if x else "-",
+                    "%.1f" % r["time_us"], "%.1f" % r["time_min_us"],
+                    "%.2f" % x if x else "-",
                     "%.3f" % r["busbw_gbps"], str(r["retx_packets"]),
                     str(r["timeouts"]), str(r["drops"]),
                     str(r["pfc_xoff_sent"]), "%.1f" % r["pfc_paused_us"],

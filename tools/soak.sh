@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
-# Soak the switch (docs/reliability.md).
+# Soak the demo fabric with fault injection on (docs/reliability.md).
 #
 #   tools/soak.sh [MINUTES] [BUILD_DIR]    default: 10 minutes, ./build
 #
-# Endless RoCEv2 + UDP load (net_pcap infinite_rx) into p0/p1 towards the
-# 1 Gb/s uplinks, so ECN marks and PFC is sent all along; every minute it
-# prints RSS, mbufs in use (where DPDK telemetry reports it) and the ports'
-# counters, then stops the run with SIGINT mid-traffic and checks the
-# report: exit 0, every frame accounted for, no mbuf in use, RSS flat after
-# the warm-up (< 5 % + 2 MB). For a sanitizer soak give a -Dsanitize=true
-# build dir (tools/setup.sh test leaves one in build-test-san).
+# The embedded demo (profiles/demo.ini: 8 ranks in closed loop, cabled in
+# memory to a leaf) runs its collective until stopped, with the leaf's
+# fault stage on (loss, every-Nth loss on receive, delay + jitter, CE
+# marking, a bandwidth limit); every minute it prints RSS, mbufs in use
+# (telemetry /aifab/mempool where the binary has it) and the fabric's
+# counters, checked for sanity (sent <= received + generated, drops <=
+# received, in flight <= the pools), then stops the run with SIGINT
+# mid-traffic and checks the report: exit 0, every frame accounted for,
+# every fault acted, no mbuf in use, RSS flat after the warm-up (< 5 % +
+# 2 MB). For a sanitizer soak give a -Dsanitize=true build dir
+# (tools/setup.sh test leaves one in build-test-san).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -109,7 +109,8 @@ def main():
                    c["time_us"]["avg"], "algbw_gbps": c["algbw_gbps"],
                    "busbw_gbps": c["busbw_gbps"], "finished": done,
                    "retx_packets": g.get("rc", {}).get("retx_packets", 0),
-                   "pfc_rx": g.get("pfc", {}).get("rx_frames", 0)}
+                   "pfc_rx": g.get("pfc", {}).get("rx_frames", 0),
+                   "mempool_in_use_at_exit": r.get("mempool_in_use_at_exit")}
             rows.append(row)
             print(" %11d %12d %8s %6s %10.1f %8.2f %8.2f %6s%s" % (
                 s, s // 4, "float", REDOP.get(c["op"], "none"),

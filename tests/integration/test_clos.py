@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Several switch instances in one process, cabled in memory.
 
-Usage: test_clos.py PATH/TO/dpdk-aifab clos|polarization|config
+Usage: test_clos.py PATH/TO/dpdk-aifab clos|polarization|config|pfc
 
 clos: profiles/clos.ini (8 ranks, two leaves, two spines, ring AllReduce
   in closed loop) runs to completion by itself; no frame dropped; every
@@ -18,6 +18,10 @@ polarization: profiles/scenarios/ecmp-polarization.ini (both tiers hash with the
   spines with their own seeds) spreads them (imbalance <= 1.6 in every
   spine group). The same file with
   --set switch.spine0.ecmp_seed=... gives the seeded figures too.
+pfc: profiles/clos.ini with TC 3 lossless and the spines' links down to
+  leaf1 at 1 Gb/s: a spine XOFFs leaf0, leaf0 XOFFs the host whose
+  traffic is held back (PFC propagates across tiers), nothing is lost;
+  with every link fast, (almost) no pause.
 config: bad several-switch profiles fail with one line naming the file
   (or --set), section, key, value and what is allowed.
 """
@@ -278,7 +282,60 @@ def test_config():
               p.stderr[-500:])
 
 
+PFC_SETS = ["tc.3.lossless=true", "tc.3.ecn=false",
+            "tc.3.pfc_xoff_bytes=65536", "tc.3.pfc_xon_offset_bytes=16384",
+            "tc.3.pfc_headroom_bytes=196608", "qos.buffer_bytes=4194304"]
+
+
+def test_pfc():
+    """PFC across tiers: the spines' links down to leaf1 at 1 Gb/s. The ring
+    AllReduce's only leaf0 -> leaf1 flow (rank 3 -> 4) congests a spine's
+    egress to leaf1; the spine's ingress from leaf0 fills and the spine
+    pauses leaf0 (XOFF out of s<k>l0); leaf0's queue to that spine stops,
+    its ingress from host 3 fills and leaf0 pauses rank 3's NIC (XOFF out
+    of l0h3): congestion spreads hop by hop back to the source. Nothing is
+    lost. The same run with every link at 100 Gb/s: (almost) no pause."""
+    prof = profile("clos.ini")
+    slow, _ = run(prof, PFC_SETS + ["port.s0l1.speed_gbps=1",
+                                    "port.s1l1.speed_gbps=1"])
+    fast, _ = run(prof, PFC_SETS)
+
+    def tc3(r, p, k):
+        return r["ports"][p]["tc"]["3"].get(k, 0)
+    spine_xoff = sum(tc3(slow, p, "pfc_xoff_sent") for p in ("s0l0", "s1l0"))
+    check(spine_xoff > 0, "a spine sent XOFF to leaf0 (s0l0 + s1l0)",
+          spine_xoff)
+    up_rx = sum(tc3(slow, p, "pfc_rx") for p in ("l0s0", "l0s1"))
+    up_paused = sum(tc3(slow, p, "paused_ns") for p in ("l0s0", "l0s1"))
+    check(up_rx > 0 and up_paused > 0,
+          "leaf0's uplinks received the pauses and held their TC 3 queue",
+          (up_rx, up_paused))
+    hosts = {p: tc3(slow, p, "pfc_xoff_sent")
+             for p in ("l0h0", "l0h1", "l0h2", "l0h3")}
+    check(hosts["l0h3"] > 0 and hosts["l0h3"] == max(hosts.values()),
+          "leaf0 sent XOFF to host 3, whose traffic crosses the paused "
+          "uplink, most of all its hosts", hosts)
+    check(slow["generator"]["pfc"]["rx_frames"] > 0,
+          "the ranks' NICs received the leaf's pauses",
+          slow["generator"]["pfc"])
+    check(sum(tc3(slow, p, "pfc_xoff_sent") for p in ("s0l1", "s1l1",
+                                                       "l1s0", "l1s1")) == 0,
+          "no pause on the leaf1 - spine links (the congestion is their "
+          "spine end's egress, held by pausing leaf0)", "")
+    check(slow["generator"]["qps"]["lost"] == 0 and
+          all(tc3(slow, p, "tail_drops") + tc3(slow, p, "headroom_overflow")
+              == 0 for p in slow["ports"] if "tc" in slow["ports"][p]),
+          "lossless: nothing lost on TC 3 anywhere",
+          slow["generator"]["qps"])
+    fast_xoff = sum(tc3(fast, p, "pfc_xoff_sent") for p in fast["ports"]
+                    if "tc" in fast["ports"][p])
+    check(fast_xoff * 10 <= spine_xoff,
+          "every link at 100 Gb/s: the fabric sends < 1/10 of the spine's "
+          "XOFF (the pauses above come from the slow links)",
+          (fast_xoff, spine_xoff))
+
+
 {"clos": test_clos, "polarization": test_polarization,
- "config": test_config}[mode]()
+ "config": test_config, "pfc": test_pfc}[mode]()
 print("test_clos %s: %d failed" % (mode, len(fails)))
 sys.exit(1 if fails else 0)

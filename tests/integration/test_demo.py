@@ -4,7 +4,8 @@
 
 Judged from the JSON report against nccl-tests' formulas (PROTOCOLS.md):
 busbw = algbw x 2(N-1)/N; each rank sends 2(N-1)/N x S of payload; no frame
-dropped anywhere; every mbuf returned."""
+dropped anywhere; every mbuf returned. The nccl-tests style table on stdout
+(size count type redop time algbw busbw #wrong) agrees with the report."""
 import json
 import os
 import subprocess
@@ -84,6 +85,40 @@ for i in range(8):
            gp["rx_packets"]))
 check(r["mempool_in_use_at_exit"] == 0, "every mbuf returned",
       r["mempool_in_use_at_exit"])
+
+# The nccl-tests style table on stdout: its header names nccl-tests'
+# columns, in nccl-tests' order, and its one row (one size) carries the
+# report's figures, printed to the table's precision.
+lines = out.splitlines()
+want = ["size", "count", "type", "redop", "time", "algbw", "busbw",
+        "#wrong"]
+hdr = [i for i, ln in enumerate(lines)
+       if ln.startswith("#") and ln.lstrip("#").split() == want]
+check(len(hdr) == 1, "stdout: one nccl-tests header (size count type "
+      "redop time algbw busbw #wrong)", out[:1500])
+row = None
+if hdr:
+    units = lines[hdr[0] + 1].lstrip("#").split()
+    check(units == ["(B)", "(elements)", "(us)", "(GB/s)", "(GB/s)"],
+          "stdout: the units line under it", lines[hdr[0] + 1])
+    for ln in lines[hdr[0] + 2:]:
+        if ln.strip() and not ln.startswith("#"):
+            row = ln.split()
+            break
+check(row is not None and len(row) == 8, "stdout: a data row of 8 columns",
+      row)
+if row is not None and len(row) == 8:
+    check(int(row[0]) == S and int(row[1]) == S // 4 and row[2] == "float",
+          "row: size = S, count = S / 4 floats", row[:3])
+    check(row[3] == "sum", "row: redop sum (AllReduce)", row[3])
+    check(abs(float(row[4]) - c["time_us"]["avg"]) <= 0.051,
+          "row: time = the report's average time (0.1 us printed)",
+          (row[4], c["time_us"]["avg"]))
+    check(abs(float(row[5]) - c["algbw_gbps"]) <= 0.0051 and
+          abs(float(row[6]) - c["busbw_gbps"]) <= 0.0051,
+          "row: algbw and busbw = the report's (0.01 GB/s printed)",
+          (row[5:7], c["algbw_gbps"], c["busbw_gbps"]))
+    check(row[7] == "N/A", "row: #wrong N/A (no data check)", row[7])
 
 print("test_demo: %d failed" % len(fails))
 sys.exit(1 if fails else 0)

@@ -1,27 +1,32 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Soak: the switch under endless RoCEv2 load with ECN and PFC busy; memory
-must stay flat and nothing may leak.
+"""Soak: the demo fabric (profiles/demo.ini: 8 ranks in closed loop, cabled
+in memory to a leaf) with fault injection on, for as long as asked; memory
+must stay flat, the counters must add up, nothing may leak.
 
 Usage: test_soak.py PATH/TO/dpdk-aifab [--seconds N] [--interval S]
                     [--warmup S] [--keep]
 
-p0 and p1 replay a pcap of RoCEv2 WRITEs (DSCP 26 -> TC 3, lossless with
-ECN; several QPs) and some TC 0 UDP forever (net_pcap infinite_rx=1)
-towards off-leaf destinations, i.e. the ECMP uplinks p2/p3, which are
-shaped to 1 Gb/s: their queues fill, ECN marks, PFC XOFF goes back out of
-p0/p1, lossy traffic tail-drops. Every interval it prints the process RSS
-(/proc/<pid>/status), mbufs in use (DPDK telemetry /mempool/info, where
-the DPDK version reports free counts; 22.11 does not: "n/a") and the
-ports' packet counters (telemetry /ethdev/stats), and checks the counters
-only grow. After --seconds it sends SIGINT mid-traffic.
+The collective runs until SIGINT (1000000 iterations), with the leaf's
+fault stage busy on every port (FAULTS below: 0.1% loss on sending, delay
+and jitter, CE marking, every-Nth loss on receive, a bandwidth limit), so
+go-back-N, retransmit timeouts, CNPs/DCQCN and the delay lines run all
+along. Every interval it prints the process RSS (/proc/<pid>/status), the
+mbufs in use (telemetry /aifab/mempool where the binary has it, else
+DPDK's /mempool/info, which in 22.11 has no free count: "n/a") and the
+fabric's counters (telemetry /aifab/ports), and checks them: the counters
+grow, and, from two reads A then B (counters never go backwards), the
+leaf sent no more than it received (tx(A) - PFC(B) <= rx(B)), dropped no
+more than it received, received no more than the ranks sent and the ranks
+no more than the leaf sent, and what is in flight fits in the mbuf pools.
+After --seconds it sends SIGINT mid-traffic.
 
-Checks: exit 0 with end "signal"; mempool_in_use_at_exit 0; every frame
-received was forwarded, dropped by a named reason (including
-flushed_at_stop) - PFC frames the switch generated are the only extra TX;
-ECN marked and PFC was sent (the soak exercised them); RSS after the
-warm-up grew by less than 5 % (+ 2 MB); mbufs in use stayed bounded (no
-growth trend between the first and the last third after warm-up).
+At the end: exit 0 with end "signal"; mempool_in_use_at_exit 0; the
+leaf's every received frame forwarded or dropped by a named reason (TX =
+forwarded + PFC frames it generated; a frame its receive-side fault stage
+loses is lost on the wire into the port: counted in the port's drops, not
+in its rx_packets); every frame the leaf sent reached a rank; each fault acted; RSS after the warm-up grew by less than 5 % (+ 2
+MB); mbufs in use (where reported live) without a growth trend.
 
 tools/soak.sh runs this for minutes (docs/reliability.md); CI runs 60 s.
 """
@@ -30,45 +35,29 @@ import json
 import os
 import signal
 import socket
+import subprocess
 import sys
+import tempfile
 import time
 
-from scapy.all import IP, UDP, Ether, Raw
-from scapy.contrib.roce import BTH
+from lib_aifab import Checks
 
-from lib_aifab import (NBR_IP4, NBR_MAC, PORT_MAC, PORT_NAMES, Checks, Run,
-                       icrc_zlib)
+ROOT = os.environ.get("AIFAB_SOURCE_ROOT") or os.path.dirname(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+RANKS = 8
 
-FAR4 = ["172.16.%d.%d" % (i, j) for i in range(4) for j in (3, 7)]
-
-
-def roce(port, dst, qpn, psn, paylen=1024):
-    p = (Ether(dst=PORT_MAC[port], src=NBR_MAC[port]) /
-         IP(src=NBR_IP4[port], dst=dst, tos=26 << 2 | 2, flags="DF") /
-         UDP(sport=0xC000 + qpn, dport=4791, chksum=0) /
-         BTH(opcode=0x07, dqpn=qpn, psn=psn, icrc=0) /
-         Raw(bytes(paylen)))
-    b = bytes(p)
-    return b[:-4] + icrc_zlib(b, 14)
-
-
-def udp(port, dst, k):
-    return bytes(Ether(dst=PORT_MAC[port], src=NBR_MAC[port]) /
-                 IP(src=NBR_IP4[port], dst=dst, id=k) /
-                 UDP(sport=2000 + k, dport=3000) / Raw(bytes(600)))
-
-
-def inputs():
-    per = []
-    for port in (0, 1):
-        fr = []
-        for i in range(64):
-            fr.append(roce(port, FAR4[i % len(FAR4)], 0x100 + port * 16 +
-                           i % 8, i))
-            if i % 4 == 0:
-                fr.append(udp(port, FAR4[(i // 4) % len(FAR4)], i))
-        per.append(fr)
-    return per + [[], []]
+# The fault stage on the leaf's ports (docs/profiles.md, [port.X] fault_*).
+# s3 has only a receive-side loss, so its fault_loss count is that loss.
+FAULTS = ["port.s%d.fault_tx_drop_ppm=1000" % i for i in range(RANKS)
+          if i != 3] + [
+    "port.s1.fault_tx_delay_us=50", "port.s1.fault_tx_jitter_us=50",
+    "port.s2.fault_tx_ce_ppm=20000",
+    "port.s3.fault_rx_drop_every=1000",
+    "port.s4.fault_tx_rate_gbps=20",
+]
+# until SIGINT; a short retransmit timer so losses at a message's tail
+# cost 5 ms, not 67 (more iterations, more recoveries per minute)
+RUN_SETS = ["generator.iterations=1000000", "generator.retx_timeout_us=5000"]
 
 
 # ---- DPDK telemetry (v2 socket: JSON over SOCK_SEQPACKET) ---------------------
@@ -91,6 +80,7 @@ class Telemetry:
         self.s.settimeout(5)
         self.s.connect(path)
         self.s.recv(16384)          # greeting
+        self.cmds = self.query("/").get("/") or []
 
     def query(self, cmd):
         self.s.send(cmd.encode())
@@ -100,27 +90,85 @@ class Telemetry:
         self.s.close()
 
 
-def mbufs_in_use(tel):
-    """Sum over pools: size - free in the common pool - per-lcore caches."""
-    total = 0
+def find_in_use(obj):
+    """Sum of every numeric value whose key says "in_use" (any depth)."""
+    total, found = 0, False
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if "in_use" in k and isinstance(v, (int, float)) and \
+                    not isinstance(v, bool):
+                total, found = total + v, True
+            else:
+                t, f = find_in_use(v)
+                total, found = total + t, found or f
+    elif isinstance(obj, list):
+        for v in obj:
+            t, f = find_in_use(v)
+            total, found = total + t, found or f
+    return total, found
+
+
+def mempools(tel):
+    """(mbufs in use or -1, total pool size or -1, source)."""
+    size = 0
     names = tel.query("/mempool/list").get("/mempool/list") or []
+    infos = []
     for n in names:
         i = tel.query("/mempool/info,%s" % n).get("/mempool/info") or {}
-        # DPDK 22.11's /mempool/info has no free count: not available then
-        if "size" not in i or "common_pool_count" not in i:
-            return -1, names
-        total += i["size"] - i["common_pool_count"] - \
-            i.get("total_cache_count", 0)
-    return total, names
+        infos.append(i)
+        size += i.get("size", 0)
+    if "/aifab/mempool" in tel.cmds:
+        n, ok = find_in_use(tel.query("/aifab/mempool"))
+        if ok:
+            return n, size or -1, "/aifab/mempool"
+    # DPDK 22.11's /mempool/info has no free count: not available then
+    if infos and all("common_pool_count" in i for i in infos):
+        return sum(i["size"] - i["common_pool_count"] -
+                   i.get("total_cache_count", 0) for i in infos), size, \
+            "/mempool/info"
+    return -1, size or -1, "n/a"
 
 
-def ethdev_packets(tel):
-    out = []
-    for pid in tel.query("/ethdev/list").get("/ethdev/list") or []:
-        st = tel.query("/ethdev/stats,%d" % pid).get("/ethdev/stats") or {}
-        out.append((st.get("ipackets", 0), st.get("opackets", 0),
-                    st.get("rx_nombuf", 0)))
+def ports(tel):
+    """/aifab/ports: {name: {rx, tx, drops, pfc_tx}}."""
+    d = tel.query("/aifab/ports").get("/aifab/ports") or {}
+    out = {}
+    for i, n in enumerate(d.get("ports", [])):
+        out[n] = {k: d[k][i] for k in ("rx_packets", "tx_packets", "drops",
+                                       "pfc_tx")}
     return out
+
+
+def sums(p):
+    s = [n for n in p if n.startswith("s")]
+    g = [n for n in p if n.startswith("g")]
+
+    def tot(names, k):
+        return sum(p[n][k] for n in names)
+    return {"rx_s": tot(s, "rx_packets"), "tx_s": tot(s, "tx_packets"),
+            "drops_s": tot(s, "drops"), "pfc_s": tot(s, "pfc_tx"),
+            "rx_g": tot(g, "rx_packets"), "tx_g": tot(g, "tx_packets")}
+
+
+def sanity(a, b, pool):
+    """Counter checks from read A then read B; [] when all hold."""
+    bad = []
+    if a["tx_s"] - b["pfc_s"] > b["rx_s"]:
+        bad.append("leaf sent %d (less PFC %d) > received %d"
+                   % (a["tx_s"], b["pfc_s"], b["rx_s"]))
+    if a["drops_s"] > b["rx_s"]:
+        bad.append("leaf dropped %d > received %d" % (a["drops_s"],
+                                                      b["rx_s"]))
+    if a["rx_s"] > b["tx_g"]:
+        bad.append("leaf received %d > ranks sent %d" % (a["rx_s"],
+                                                          b["tx_g"]))
+    if a["rx_g"] > b["tx_s"]:
+        bad.append("ranks received %d > leaf sent %d" % (a["rx_g"],
+                                                          b["tx_s"]))
+    inflight = a["rx_s"] - b["drops_s"] - (b["tx_s"] - b["pfc_s"])
+    if pool > 0 and inflight > pool:
+        bad.append("in flight in the leaf %d > %d mbufs" % (inflight, pool))
+    return bad
 
 
 def rss_kb(pid):
@@ -134,47 +182,65 @@ def rss_kb(pid):
 # ---- the run -------------------------------------------------------------------
 
 def soak(ck, exe, seconds, interval, warmup, keep):
-    run = Run(exe, inputs(), tag="soak", tx_null=True, keep=keep,
-              vdev_extra={0: "infinite_rx=1", 1: "infinite_rx=1"},
-              app_args=["--set", "port.p2.speed_gbps=1",
-                        "--set", "port.p3.speed_gbps=1"])
-    proc = run.start()
+    d = tempfile.mkdtemp(prefix="aifab-soak-")
+    rep_path = os.path.join(d, "report.json")
+    prefix = "aifab-soak-%d" % os.getpid()
+    cmd = [exe, "--no-huge", "-m", "1024", "--no-pci", "--file-prefix",
+           prefix, "--", "--profile", os.path.join(ROOT, "profiles",
+                                                   "demo.ini"),
+           "--quiet", "--report-json", rep_path]
+    for s in RUN_SETS + FAULTS:
+        cmd += ["--set", s]
+    print("run: %s" % " ".join(cmd), flush=True)
+    log = open(os.path.join(d, "console.txt"), "w")
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
     t0 = time.monotonic()
     tel = None
-    samples = []     # (t, rss_kb, mbufs in use, [(ipk, opk, nombuf)])
-    ok_flow = True
-    print("%7s %10s %8s  %s" % ("t (s)", "RSS (KB)", "mbufs", "ports "
-                                "rx/tx packets"), flush=True)
+    samples = []     # (t, rss_kb, mbufs in use, iterations)
+    insane = []
+    grew_ok = True
+    prev = None
+    print("%7s %10s %8s %10s %12s %12s %9s  %s" % (
+        "t (s)", "RSS (KB)", "mbufs", "iters", "leaf rx", "leaf tx",
+        "drops", "counters"), flush=True)
     while time.monotonic() - t0 < seconds and proc.poll() is None:
         time.sleep(min(interval, max(0.1, seconds -
                                      (time.monotonic() - t0))))
         if proc.poll() is not None:
             break
         if tel is None:
-            path = telemetry_path(run.prefix)
+            path = telemetry_path(prefix)
             if path:
                 try:
                     tel = Telemetry(path)
                 except OSError as e:
                     print("telemetry: %s" % e)
-        inuse, pk = -1, []
+        inuse, pool, src, it, a, bad = -1, -1, "n/a", 0, None, []
         if tel is not None:
             try:
-                inuse, _ = mbufs_in_use(tel)
-                pk = ethdev_packets(tel)
-            except (OSError, ValueError) as e:
+                a = sums(ports(tel))
+                inuse, pool, src = mempools(tel)
+                it = (tel.query("/aifab/generator").get("/aifab/generator")
+                      or {}).get("iterations", 0)
+                b = sums(ports(tel))
+                bad = sanity(a, b, pool)
+            except (OSError, ValueError, KeyError) as e:
                 print("telemetry query failed: %s" % e)
+                a = None
         t = time.monotonic() - t0
-        samples.append((t, rss_kb(proc.pid), inuse, pk))
-        print("%7.1f %10d %8s  %s" % (t, samples[-1][1], inuse if inuse >= 0
-                                      else "n/a", " ".join(
-            "%d/%d" % (a, b) for a, b, _ in pk)), flush=True)
-        if len(samples) >= 2 and pk and samples[-2][3]:
-            prev = samples[-2][3]
-            grew = all(pk[i][0] > prev[i][0] for i in (0, 1))
-            if not grew:
-                ok_flow = False
-                print("  !! p0/p1 rx counters did not grow this interval")
+        samples.append((t, rss_kb(proc.pid), inuse, it))
+        if a is not None:
+            if prev is not None and not (a["rx_s"] > prev["rx_s"] and
+                                         it > samples[-2][3]):
+                grew_ok = False
+                bad.append("no progress since the last sample")
+            prev = a
+        insane += ["t=%.0f s: %s" % (t, x) for x in bad]
+        print("%7.1f %10d %8s %10d %12s %12s %9s  %s" % (
+            t, samples[-1][1], inuse if inuse >= 0 else "n/a", it,
+            a["rx_s"] if a else "-", a["tx_s"] if a else "-",
+            a["drops_s"] if a else "-",
+            "; ".join(bad) if bad else "sane"), flush=True)
     if tel is not None:
         tel.close()
     alive = proc.poll() is None
@@ -182,50 +248,90 @@ def soak(ck, exe, seconds, interval, warmup, keep):
              "exited with %r" % proc.poll())
     if alive:
         proc.send_signal(signal.SIGINT)
-    run.finish(proc, timeout=60)
-    ck.eq(run.rc, 0, "exit status 0 after SIGINT mid-traffic")
-    if run.rc != 0:
-        print(run.describe())
-    ck.check(ok_flow, "traffic kept flowing: p0/p1 rx grew every interval")
-    check_report(ck, run.report)
+    try:
+        rc = proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        rc = proc.wait()
+    log.close()
+    ck.eq(rc, 0, "exit status 0 after SIGINT mid-traffic")
+    if rc != 0:
+        print(open(os.path.join(d, "console.txt")).read()[-3000:])
+    ck.check(tel is not None, "telemetry answered (live counters read)")
+    ck.check(grew_ok, "the collective kept going: iterations and the "
+             "leaf's rx grew every interval")
+    ck.check(not insane, "live counters sane at every sample "
+             "(sent <= received + generated, drops <= received, in flight "
+             "<= mbufs)", "; ".join(insane[:5]))
+    try:
+        rep = json.load(open(rep_path))
+    except (OSError, ValueError) as e:
+        rep = None
+        ck.check(False, "report written", str(e))
+    if rep is not None:
+        check_report(ck, rep)
     check_memory(ck, samples, warmup)
-    run.cleanup()
+    if keep:
+        print("kept: %s" % d)
+    else:
+        for f in os.listdir(d):
+            os.unlink(os.path.join(d, f))
+        os.rmdir(d)
 
 
 def check_report(ck, rep):
     ck.section("report")
-    if not ck.check(isinstance(rep, dict) and "ports" in rep,
-                    "report written"):
-        return
     ck.eq(rep.get("end"), "signal", "report end")
     ck.eq(rep.get("mempool_in_use_at_exit"), 0, "mempool_in_use_at_exit")
-    ports = rep["ports"]
-    rx = sum(ports[p]["rx_packets"] for p in PORT_NAMES)
-    tx = sum(ports[p]["tx_packets"] for p in PORT_NAMES)
-    drops = sum(v for p in PORT_NAMES for r, v in ports[p]["drops"].items()
-                if r != "no_mbuf")
-    pfc = marked = 0
-    for p in PORT_NAMES:
-        for tc, c in ports[p].get("tc", {}).items():
-            pfc += c.get("pfc_xoff_sent", 0) + c.get("pfc_xon_sent", 0)
-            marked += c.get("ecn_marked", 0)
+    P = rep["ports"]
+    s = [n for n in P if n.startswith("s")]
+    g = [n for n in P if n.startswith("g")]
+    rx = sum(P[n]["rx_packets"] for n in s)
+    tx = sum(P[n]["tx_packets"] for n in s)
+    drops = sum(v for n in s for v in P[n]["drops"].values())
+    pfc = sum(c.get("pfc_xoff_sent", 0) + c.get("pfc_xon_sent", 0)
+              for n in s for c in P[n].get("tc", {}).values())
     reasons = {}
-    for p in PORT_NAMES:
-        for r, v in ports[p]["drops"].items():
+    for n in s:
+        for r, v in P[n]["drops"].items():
             if v:
                 reasons[r] = reasons.get(r, 0) + v
-    print("rx %d, tx %d (of which PFC %d), dropped %d: %s; ECN marked %d" %
-          (rx, tx, pfc, drops, reasons, marked))
-    ck.check(rx > 10000, "the soak moved traffic (%d frames)" % rx)
-    ck.eq(rx, tx - pfc + drops, "every frame received was forwarded or "
-          "dropped by a named reason (TX = forwarded + PFC frames sent)")
-    ck.check(marked > 0, "ECN marked frames (%d)" % marked)
-    ck.check(pfc > 0, "PFC frames were sent (%d)" % pfc)
+    grx = sum(P[n]["rx_packets"] for n in g)
+    gtx = sum(P[n]["tx_packets"] for n in g)
+    gen = rep["generator"]
+    print("leaf rx %d, tx %d (PFC %d), dropped %d: %s; ranks tx %d rx %d; "
+          "%d iterations" % (rx, tx, pfc, drops, reasons, gtx, grx,
+                             gen["collective"]["iterations"]))
+    ck.check(rx > 100000, "the soak moved traffic (%d frames)" % rx)
+    # s3's fault_loss is its receive-side loss only (FAULTS): those frames
+    # are in drops but never were in rx_packets
+    wire = P["s3"]["drops"].get("fault_loss", 0)
+    ck.eq(rx + wire, tx - pfc + drops, "leaf: every frame received was "
+          "forwarded or dropped by a named reason (TX = forwarded + PFC "
+          "sent; + %d lost on the wire into s3)" % wire)
+    ck.eq(grx, tx, "every frame the leaf sent reached a rank")
+    ck.check(rx <= gtx, "the leaf received no more than the ranks sent",
+             "%d > %d" % (rx, gtx))
+    # each fault acted
+    fl = sum(P[n]["drops"].get("fault_loss", 0) for n in s)
+    ck.check(fl > 0, "faults: frames lost by the fault stage (%d)" % fl)
+    ck.check(P["s1"].get("fault", {}).get("delayed", 0) > 0,
+             "faults: s1's delay line delayed frames",
+             str(P["s1"].get("fault")))
+    ck.check(P["s3"]["drops"].get("fault_loss", 0) > 0,
+             "faults: s3 lost frames on receive (every 1000th)",
+             str(P["s3"]["drops"].get("fault_loss")))
+    ck.check(gen["dcqcn"]["cnp_tx"] > 0,
+             "faults: s2's CE marks made the receivers send CNPs",
+             str(gen["dcqcn"]))
+    ck.check(gen["rc"]["retx_packets"] > 0 and gen["rc"]["timeouts"] > 0,
+             "faults: losses recovered by go-back-N and by the timer",
+             str(gen["rc"]))
 
 
 def check_memory(ck, samples, warmup):
     ck.section("memory")
-    after = [s for s in samples if s[0] >= warmup]
+    after = [x for x in samples if x[0] >= warmup]
     if not ck.check(len(after) >= 2, "at least two samples after the %d s "
                     "warm-up" % warmup, "%d samples" % len(after)):
         return
@@ -234,16 +340,16 @@ def check_memory(ck, samples, warmup):
     ck.check(r1 <= limit, "RSS after warm-up: %d KB -> %d KB (+%.1f %%), "
              "limit 5 %% + 2 MB" % (r0, r1, 100.0 * (r1 - r0) / max(r0, 1)),
              "grew beyond %d KB" % limit)
-    use = [s[2] for s in after if s[2] >= 0]
+    use = [x[2] for x in after if x[2] >= 0]
     if len(use) >= 3:
         third = max(1, len(use) // 3)
         first, last = max(use[:third]), max(use[-third:])
-        size_hint = max(use) or 1
-        ck.check(last <= first + max(512, size_hint // 10),
+        ck.check(last <= first + max(512, max(use) // 10),
                  "mbufs in use stay bounded (max %d in the first third "
                  "after warm-up, %d in the last)" % (first, last))
     else:
-        print("note: telemetry gave no mempool figures; only RSS checked")
+        print("note: telemetry gave no live mempool figures; RSS and "
+              "mempool_in_use_at_exit checked")
 
 
 def main():
@@ -259,8 +365,8 @@ def main():
         return 1
     warmup = a.warmup if a.warmup is not None else min(a.seconds / 3, 120)
     ck = Checks("soak")
-    ck.section("soak: %d s, sample every %d s, warm-up %d s" %
-               (a.seconds, a.interval, warmup))
+    ck.section("soak: demo fabric with faults, %d s, sample every %d s, "
+               "warm-up %d s" % (a.seconds, a.interval, warmup))
     soak(ck, a.exe, a.seconds, a.interval, warmup, a.keep)
     ck.finish()
 

@@ -46,6 +46,9 @@ with tempfile.TemporaryDirectory() as d:
               <= 2e-5 + 1e-5 * r["busbw_gbps"],
               "%d B: busbw = algbw x 2(N-1)/N" % r["size"], r)
         check(r["finished"], "%d B: the collective completed" % r["size"], r)
+        check(r["mempool_in_use_at_exit"] == 0,
+              "%d B: every mbuf returned (mempool_in_use_at_exit)" % r["size"],
+              r["mempool_in_use_at_exit"])
     check("#       size        count     type  redop       time    algbw"
           "    busbw #wrong" in p.stdout, "nccl-tests' header", p.stdout)
     check(res["verdict"] == "PASS", "verdict PASS at 0.001 GB/s",
