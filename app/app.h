@@ -77,6 +77,12 @@ void *app_lab_create(const struct aifab_profile *prof,
 void app_ports_close(struct aifab_env *env);
 /** Mbufs still taken from the app's pools. */
 unsigned int app_pools_in_use(void);
+/**
+ * Mbufs still taken from every mempool of the process: the app's and the
+ * pipelines' (at exit, after fini, a pipeline pool exists only when some
+ * of its mbufs did not come back). mempool_in_use_at_exit.
+ */
+unsigned int app_mempools_in_use(void);
 void app_pools_free(void);
 /** How many workers every port can give a TX queue to (>= 1). */
 unsigned int app_ports_max_workers(const struct aifab_profile *prof,

@@ -16,6 +16,7 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_mbuf_dyn.h>
+#include <rte_mempool.h>
 #include <rte_pdump.h>
 
 #include "aifab_eal.h"
@@ -407,6 +408,21 @@ app_pipes_fini(struct app *app)
 	app->src = NULL;
 }
 
+static void
+pool_in_use(struct rte_mempool *mp, void *arg)
+{
+	*(unsigned int *)arg += rte_mempool_in_use_count(mp);
+}
+
+unsigned int
+app_mempools_in_use(void)
+{
+	unsigned int n = 0;
+
+	rte_mempool_walk(pool_in_use, &n);
+	return n;
+}
+
 static int
 app_finish(struct app *app, enum app_end end, double elapsed)
 {
@@ -446,11 +462,15 @@ app_finish(struct app *app, enum app_end end, double elapsed)
 		app_report_lab(r, app->lab);
 	}
 	app_stats_stop(app->stats); /* telemetry reads the pipelines */
-	app_pipes_fini(app);
 	app_capture_stop(app->cap);
 	app->cap = NULL;
+	/* Ports first: closing them returns what RX rings and in-memory
+	 * cables hold (the generator's mbufs among them) while every pool
+	 * still exists; then each pipeline frees what it holds and its own
+	 * pools, keeping any pool whose mbufs did not all come back. */
 	app_ports_close(&app->env);
-	in_use = app_pools_in_use();
+	app_pipes_fini(app);
+	in_use = app_mempools_in_use();
 	printf("\nrun ended: %s after %.3f s; mbufs in use at exit: %u\n",
 	       app_end_name(end), elapsed, in_use);
 	app_report_print(r, stdout);
@@ -516,10 +536,10 @@ main(int argc, char **argv)
 		__atomic_store_n(&app.quit, 1, __ATOMIC_RELAXED);
 		rte_eal_mp_wait_lcore();
 		app_stats_stop(app.stats);
-		app_pipes_fini(&app);
-		app_stats_free(app.stats);
 		app_capture_stop(app.cap);
 		app_ports_close(&app.env);
+		app_pipes_fini(&app);
+		app_stats_free(app.stats);
 		app_pools_free();
 		if (app.pdump)
 			rte_pdump_uninit();

@@ -10,9 +10,10 @@
  *   /aifab/generator        the collective's figures so far and every
  *                           counter of the generator's lib/stats set
  *   /aifab/lcores           per lcore busy/idle cycles, polls, packets
- *   /aifab/mempool          mbufs in use: the app's pools (app_pools_in_use,
- *                           what mempool_in_use_at_exit reports) and every
- *                           mempool of the process by name
+ *   /aifab/mempool          mbufs in use: the app's port pools (app_in_use),
+ *                           every mempool of the process (total_in_use:
+ *                           what mempool_in_use_at_exit reports at exit)
+ *                           and each pool by name
  *   /aifab/<set>[,<name>]   a pipeline's whole set (lib/stats), e.g. /aifab/sw
  *
  * Requests run on DPDK's telemetry thread and read the counter blocks as
@@ -635,8 +636,8 @@ static const struct {
 	  "so far (ns, MB/s)." },
 	{ "/aifab/lcores", tel_lcores, "Per lcore busy/idle cycles and "
 	  "polls, packets, busy percent." },
-	{ "/aifab/mempool", tel_mempool, "Mbufs in use: app_in_use (the "
-	  "app's pools), total_in_use, per pool size and in_use." },
+	{ "/aifab/mempool", tel_mempool, "Mbufs in use: app_in_use (port "
+	  "pools), total_in_use (every pool), per pool size and in_use." },
 };
 
 int

@@ -20,6 +20,15 @@
 struct rte_mempool;
 struct aifab_stats_set;
 
+/**
+ * Free @p mp, a pipeline's own pool, at fini if none of its mbufs is still
+ * out (call it after freeing what the pipeline holds; the app closes ports,
+ * in-memory cables included, before fini). Otherwise log it and keep the
+ * pool, so the app's mempool_in_use_at_exit counts what was not returned.
+ * @return true when freed (or NULL).
+ */
+bool aifab_pipeline_pool_free(struct rte_mempool *mp, const char *who);
+
 /** A port as the app bound it to an ethdev. */
 struct aifab_port_rt {
 	char name[AIFAB_NAME_LEN];    /**< profile name, e.g. "p0" */

@@ -748,11 +748,12 @@ gen_fini(void *st)
 	rte_free(g->iter_ranks_done);
 	rte_free(g->irec);
 	aifab_coll_plan_free(g->plan);
-	/* Mbufs still in a PMD hold the payload: then it is leaked. */
+	/* Mbufs not returned hold the payload: then it is kept, with the
+	 * pools, and mempool_in_use_at_exit counts them. */
 	if (aifab_roce_payload_free(g->pl) != 0)
 		RTE_LOG(WARNING, USER1, "generator: payload still referenced\n");
-	rte_mempool_free(g->hdr_pool);
-	rte_mempool_free(g->ext_pool);
+	aifab_pipeline_pool_free(g->hdr_pool, "generator");
+	aifab_pipeline_pool_free(g->ext_pool, "generator");
 	rte_free(g);
 }
 

@@ -719,7 +719,7 @@ lab_fini(void *st)
 	rte_free(l->first);
 	rte_free(l->split);
 	rte_free(l->lat);
-	rte_mempool_free(l->pool);
+	aifab_pipeline_pool_free(l->pool, "lab");
 	rte_free(l);
 }
 

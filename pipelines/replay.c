@@ -266,7 +266,7 @@ rp_fini(void *st)
 			rte_pktmbuf_free(r->port[p].tx[i]);
 		r->port[p].n_tx = 0;
 	}
-	rte_mempool_free(r->pool);
+	aifab_pipeline_pool_free(r->pool, "replay");
 	aifab_replay_trace_free(&r->t);
 	rte_free(r);
 }

@@ -118,7 +118,12 @@ def mempools(tel):
         infos.append(i)
         size += i.get("size", 0)
     if "/aifab/mempool" in tel.cmds:
-        n, ok = find_in_use(tel.query("/aifab/mempool"))
+        d = tel.query("/aifab/mempool").get("/aifab/mempool") or {}
+        # total_in_use: every pool of the process (the generator's too),
+        # the figure mempool_in_use_at_exit gives at the end
+        if isinstance(d.get("total_in_use"), int):
+            return d["total_in_use"], size or -1, "/aifab/mempool"
+        n, ok = find_in_use(d)
         if ok:
             return n, size or -1, "/aifab/mempool"
     # DPDK 22.11's /mempool/info has no free count: not available then

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A pipeline's own mempool at fini: freed only when every mbuf came back.
+ */
+#include <rte_log.h>
+#include <rte_mempool.h>
+
+#include "aifab_pipeline.h"
+
+bool
+aifab_pipeline_pool_free(struct rte_mempool *mp, const char *who)
+{
+	unsigned int n;
+
+	if (mp == NULL)
+		return true;
+	n = rte_mempool_in_use_count(mp);
+	if (n == 0) {
+		rte_mempool_free(mp);
+		return true;
+	}
+	/* Freeing it would let a late rte_pktmbuf_free() write into freed
+	 * memory; kept, it is counted in mempool_in_use_at_exit. */
+	RTE_LOG(WARNING, USER1, "%s: %u mbufs of pool %s not returned; "
+		"pool kept\n", who, n, mp->name);
+	return false;
+}
