@@ -490,9 +490,14 @@ worker_setup(struct sw *sw, struct sw_worker *wk, unsigned int w, int socket)
 				qp.static_bytes = (uint32_t)RTE_MIN(
 					bp.size_bytes, UINT32_MAX);
 			} else if (prof->qos.limit_mode == AIFAB_LIMIT_STATIC) {
+				/* queue_limit_bytes 0: no limit but the shared
+				 * buffer (as documented), not a 1-byte queue. */
 				qp.mode = AIFAB_QOS_LIMIT_STATIC;
-				qp.static_bytes = RTE_MAX(t->queue_limit_bytes /
-					sw->n_workers, 1u);
+				qp.static_bytes = t->queue_limit_bytes == 0 ?
+					(uint32_t)RTE_MIN(bp.size_bytes,
+							  UINT32_MAX) :
+					RTE_MAX(t->queue_limit_bytes /
+						sw->n_workers, 1u);
 			}
 			if (aifab_qos_buf_queue_config(wk->buf,
 					p * AIFAB_QOS_N_TC + tc, &qp, &why))
