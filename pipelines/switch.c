@@ -1171,7 +1171,7 @@ report_tc(const struct sw *sw, unsigned int p,
 	unsigned int tc, k, w, i;
 
 	for (tc = 0; tc < AIFAB_QOS_N_TC; tc++) {
-		uint64_t drops = 0, hwm = 0;
+		uint64_t drops = 0, hwm = 0, paused;
 
 		i = p * AIFAB_QOS_N_TC + tc;
 		for (k = 0; k < AIFAB_QOS_CTR_MAX; k++) {
@@ -1205,11 +1205,13 @@ report_tc(const struct sw *sw, unsigned int p,
 		}
 		sink->port_tc_u64(sink->ctx, (uint16_t)p, tc, "pfcwd_drops",
 				  sw_sum(sw, sw_st_pfcwd_drops, i));
-		for (w = 0, k = 0; w < sw->n_workers; w++)
-			k = (unsigned int)RTE_MAX((uint64_t)k,
+		/* 64 bits: in ns a 32-bit sum wraps after 4.3 s of pause */
+		for (w = 0, paused = 0; w < sw->n_workers; w++)
+			paused = RTE_MAX(paused,
 				aifab_pfc_rx_paused_ns(&sw->w[w].eg[p].pfc_rx,
 						       tc, sw->w[w].now));
-		sink->port_tc_u64(sink->ctx, (uint16_t)p, tc, "paused_ns", k);
+		sink->port_tc_u64(sink->ctx, (uint16_t)p, tc, "paused_ns",
+				  paused);
 	}
 }
 

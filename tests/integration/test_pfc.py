@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """PFC in virtual time: lossless incast, honouring received PFC, watchdog.
 
-Usage: test_pfc.py PATH/TO/dpdk-aifab [incast|pause|watchdog|all]
+Usage: test_pfc.py PATH/TO/dpdk-aifab
+           [incast|pause|long_pause|watchdog|hysteresis|small_pool|all]
 
 incast:   10^6 small RoCEv2 frames (122 bytes: 64-byte payload; DSCP 26 ->
           TC3, lossless) from p0, p2 and p3 at line rate into p1, with
@@ -24,6 +25,10 @@ pause:    p0 sends TC3 and p2 TC0 to p1 at line rate (1026-byte frames:
           XON at T3. TC3 departures stop from T1 to T1 + 20000 x 512 / 100e9 s
           and from T2 to T3, TC0 fills the link meanwhile; pfc_rx = 3 and
           paused_ns = 102400 + (T3 - T2) on p1 TC3, 0 on TC0.
+long_pause: p1 at 10G (65535 quanta = 3355392 ns) receives XOFF c3 =
+          65535 every 3 ms for 4.5 s (watchdog off): p1 tc.3.paused_ns lies
+          in [last - first, last - first + 3355392] ns, above 2^32 (a 32-bit
+          sum wraps after 4.29 s), and pfc_rx = the frames sent.
 watchdog: a storm of XOFF c3 = 65535 (335.5 us at 100G) every 160 us for
           150 ms on p1 (--set pfc.detection_ms=100 pfc.restoration_ms=100)
           while p0 sends one TC3 frame to p1 every 100 us and p2 one TC0
@@ -654,8 +659,41 @@ def check_small_pool(ck, exe):
             run.keep = True
         run.cleanup()
 
+def check_long_pause(ck, exe):
+    what = "PFC pause of 4.5 s on p1 at 10G"
+    ck.section(what)
+    period, span = 3000 * US, 4500000 * US
+    xoff = pfc_frame(NBR_MAC[1], 0x08, [0, 0, 0, 65535, 0, 0, 0, 0])
+    times = list(range(0, span + 1, period))
+    pause = quanta_ns(65535, 10)                 # 3355392 ns at 10G
+    assert pause > period
+    run = VRun(exe, {1: [(xoff, VT_EPOCH_NS + t) for t in times]},
+               sets=["port.p1.speed_gbps=10", "pfc.watchdog=false"],
+               tag="pfc-long")
+    n_failed = len(ck.failures)
+    try:
+        if not run_ok(ck, run, what):
+            return
+        t3 = run.tc(1, 3)
+        lo, hi = times[-1] - times[0], times[-1] - times[0] + pause
+        got = t3.get("paused_ns")
+        print("%s: paused_ns %s, want %d..%d (2^32 = %d)" %
+              (what, got, lo, hi, 1 << 32))
+        ck.eq(t3.get("pfc_rx"), len(times), "%s: p1 tc.3.pfc_rx" % what)
+        ck.check(isinstance(got, int) and lo <= got <= hi,
+                 "%s: p1 tc.3.paused_ns in [last - first XOFF, + one pause "
+                 "of %d ns] (64-bit: no wrap at 2^32 ns)" % (what, pause),
+                 repr(got))
+        ck.check(lo > 1 << 32, "%s: the case pauses longer than 2^32 ns"
+                 % what)
+    finally:
+        if len(ck.failures) > n_failed:
+            run.keep = True
+        run.cleanup()
+
 
 SCENARIOS = {"incast": check_incast, "pause": check_pause,
+             "long_pause": check_long_pause,
              "watchdog": check_watchdog, "hysteresis": check_hysteresis,
              "small_pool": check_small_pool}
 
