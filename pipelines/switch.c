@@ -1180,7 +1180,10 @@ report_tc(const struct sw *sw, unsigned int p,
 			if (k == AIFAB_QOS_CTR_QUEUE_HWM_BYTES)
 				continue;
 			v = sw_sum(sw, sw_st_qos(k), i);
-			if (k >= AIFAB_QOS_CTR_DROPS)
+			/* tail drops only: the ECN drop of a Not-ECT packet
+			 * has its own counter (ecn_drop_not_ect) */
+			if (k >= AIFAB_QOS_CTR_DROPS &&
+			    k != aifab_qos_drop_ctr(AIFAB_QOS_DROP_ECN_NOT_ECT))
 				drops += v;
 			sink->port_tc_u64(sink->ctx, (uint16_t)p, tc,
 					  aifab_qos_ctr_name(k), v);
