@@ -1287,6 +1287,49 @@ sw_stats(const void *st)
 	return ((const struct sw *)st)->stats;
 }
 
+/*
+ * Lossless packets dropped because the PFC headroom was full mean the
+ * headroom is too small for what arrives after XOFF: say so loudly, once,
+ * at the end of the run (per ingress port and priority).
+ */
+static void
+sw_warn_headroom(const struct sw *sw)
+{
+	const struct aifab_profile *prof = sw->env.prof;
+	unsigned int p, prio, w;
+
+	for (p = 0; p < sw->env.n_ports; p++) {
+		const struct aifab_port_rt *rt = &sw->env.ports[p];
+
+		if (other_switch(&sw->env, p))
+			continue;
+		for (prio = 0; prio < AIFAB_PFC_NUM_PRIO; prio++) {
+			uint64_t n = 0;
+
+			for (w = 0; w < sw->n_workers; w++)
+				n += sw->w[w].eg[p].pfc_gen.stats.v[
+					AIFAB_PFC_CNT_HEADROOM_OVERFLOW][prio];
+			if (n == 0)
+				continue;
+			fprintf(stderr, "WARNING: switch%s%s: port %s priority "
+				"%u: headroom_overflow = %" PRIu64 ": lossless "
+				"packets dropped with the PFC headroom full: "
+				"headroom is misconfigured (%" PRIu64 " bytes "
+				"configured, %" PRIu64 " needed for %u Mb/s, "
+				"cable_m %u, MTU %u: aifab_pfc_headroom_bytes(); "
+				"set [tc.%u] pfc_headroom_bytes = 0 or larger)\n",
+				sw->env.sw_name[0] != '\0' ? " " : "",
+				sw->env.sw_name, rt->name, prio, n,
+				(uint64_t)sw->pfc_gen[p].prio[prio]
+					.headroom_bytes * sw->n_workers,
+				aifab_pfc_headroom_bytes(rt->speed_mbps,
+					prof->ports[p].cable_m, rt->mtu),
+				rt->speed_mbps, prof->ports[p].cable_m,
+				rt->mtu, prio);
+		}
+	}
+}
+
 static void
 sw_fini(void *st)
 {
@@ -1295,6 +1338,8 @@ sw_fini(void *st)
 
 	if (sw == NULL)
 		return;
+	if (sw->w != NULL)
+		sw_warn_headroom(sw);
 	if (sw->w != NULL)
 		for (w = 0; w < sw->n_workers; w++)
 			worker_free(sw, &sw->w[w]);

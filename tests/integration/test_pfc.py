@@ -3,7 +3,8 @@
 """PFC in virtual time: lossless incast, honouring received PFC, watchdog.
 
 Usage: test_pfc.py PATH/TO/dpdk-aifab
-           [incast|pause|long_pause|watchdog|hysteresis|small_pool|all]
+           [incast|pause|long_pause|headroom_short|watchdog|hysteresis|
+            small_pool|all]
 
 incast:   10^6 small RoCEv2 frames (122 bytes: 64-byte payload; DSCP 26 ->
           TC3, lossless) from p0, p2 and p3 at line rate into p1, with
@@ -29,6 +30,12 @@ long_pause: p1 at 10G (65535 quanta = 3355392 ns) receives XOFF c3 =
           65535 every 3 ms for 4.5 s (watchdog off): p1 tc.3.paused_ns lies
           in [last - first, last - first + 3355392] ns, above 2^32 (a 32-bit
           sum wraps after 4.29 s), and pfc_rx = the frames sent.
+headroom_short: p0 and p2 send TC3 at line rate into p1 with
+          tc.3.pfc_headroom_bytes = 1024 (far below what a 100G port
+          needs): lossless frames are dropped on headroom overflow, and for
+          each ingress port with headroom_overflow > 0 in the report, stderr
+          carries one WARNING line naming the port, priority 3, the same
+          count and "headroom is misconfigured"; no line for other ports.
 watchdog: a storm of XOFF c3 = 65535 (335.5 us at 100G) every 160 us for
           150 ms on p1 (--set pfc.detection_ms=100 pfc.restoration_ms=100)
           while p0 sends one TC3 frame to p1 every 100 us and p2 one TC0
@@ -691,8 +698,49 @@ def check_long_pause(ck, exe):
             run.keep = True
         run.cleanup()
 
+def check_headroom_short(ck, exe):
+    import re
+    what = "PFC headroom 1024 bytes"
+    ck.section(what)
+    n = 3000
+    flows = [RoceFlow(port, DST, 0x720 + port, 0xC720 + port, paylen=PAYLEN,
+                      dscp=26, ecn=2) for port in (0, 2)]
+    inputs = {f.port: [(f.frame(k), VT_EPOCH_NS) for k in range(n)]
+              for f in flows}
+    run = VRun(exe, inputs, sets=["tc.3.pfc_headroom_bytes=1024"],
+               tag="pfc-hr")
+    n_failed = len(ck.failures)
+    try:
+        if not run_ok(ck, run, what):
+            return
+        lines = [ln for ln in run.stderr.splitlines()
+                 if "headroom_overflow" in ln]
+        print("%s: stderr lines:\n  %s" % (what, "\n  ".join(lines)))
+        total = 0
+        for port in range(N_PORTS):
+            got = run.tc(port, 3).get("headroom_overflow", 0)
+            total += got
+            pat = re.compile(r"^WARNING: switch: port %s priority 3: "
+                             r"headroom_overflow = (\d+): .*headroom is "
+                             r"misconfigured" % PORT_NAMES[port])
+            mine = [int(m.group(1)) for m in map(pat.match, lines) if m]
+            ck.eq(mine, [got] if got else [],
+                  "%s: %s: one stderr warning with the report's "
+                  "headroom_overflow (%d), none if 0" %
+                  (what, PORT_NAMES[port], got))
+        ck.check(total > 0, "%s: some lossless frames overflowed the "
+                 "headroom (the case exercises the warning)" % what)
+        ck.eq(len(lines), sum(1 for port in range(N_PORTS)
+                              if run.tc(port, 3).get("headroom_overflow")),
+              "%s: no other headroom_overflow line" % what)
+    finally:
+        if len(ck.failures) > n_failed:
+            run.keep = True
+        run.cleanup()
+
 
 SCENARIOS = {"incast": check_incast, "pause": check_pause,
+             "headroom_short": check_headroom_short,
              "long_pause": check_long_pause,
              "watchdog": check_watchdog, "hysteresis": check_hysteresis,
              "small_pool": check_small_pool}
