@@ -258,6 +258,55 @@ bad:
 	return -1;
 }
 
+/* Per worker: its slice of [qos] buffer_bytes (at least 64 KiB). */
+static uint64_t
+buf_share(const struct sw *sw)
+{
+	return RTE_MAX(sw->env.prof->qos.buffer_bytes / sw->n_workers,
+		       (uint64_t)65536);
+}
+
+/*
+ * Headroom of every PFC-enabled (ingress port, priority) pair is kept out
+ * of the shared buffer: lossy queues can never fill it, lossless queues
+ * spill into it when the shared pool is full. Sized in cells for the worst
+ * mix of frames (SW_HR_CELLS), so a lossless packet the PFC accounting
+ * admits always finds room.
+ */
+static int
+hr_reserve(struct sw *sw, char *err, size_t errlen)
+{
+	const struct aifab_profile *prof = sw->env.prof;
+	uint64_t pool = 0, share = buf_share(sw);
+	unsigned int p, prio, pairs = 0;
+
+	for (p = 0; p < sw->env.n_ports; p++) {
+		if (other_switch(&sw->env, p))
+			continue;
+		for (prio = 0; prio < AIFAB_PFC_NUM_PRIO; prio++)
+			if (sw->pfc_gen[p].enabled & (1u << prio)) {
+				pool += SW_HR_CELLS(
+					sw->pfc_gen[p].prio[prio].headroom_bytes);
+				pairs++;
+			}
+	}
+	/* The shared pool keeps at least two jumbo frames' worth. */
+	if (pool + 2 * SW_CELLS(9216 + 24) > share) {
+		snprintf(err, errlen, "%s: [qos] buffer_bytes %" PRIu64 ": the "
+			 "PFC headroom of %u lossless (port, priority) pairs "
+			 "needs %" PRIu64 " bytes of it (headroom in %u-byte "
+			 "cells for %u-byte frames%s); allowed: a larger "
+			 "buffer_bytes, smaller [tc.*] pfc_headroom_bytes or "
+			 "fewer lossless TCs", prof->path,
+			 prof->qos.buffer_bytes, pairs, pool * sw->n_workers,
+			 SW_CELL, SW_MIN_FRAME,
+			 sw->n_workers > 1 ? ", summed over the workers" : "");
+		return -1;
+	}
+	sw->hr_pool = pool;
+	return 0;
+}
+
 static int
 pfc_setup(struct sw *sw, char *err, size_t errlen)
 {
@@ -315,6 +364,8 @@ pfc_setup(struct sw *sw, char *err, size_t errlen)
 			return -1;
 		}
 	}
+	if (hr_reserve(sw, err, errlen) != 0)
+		return -1;
 	for (tc = 0; tc < AIFAB_N_TC; tc++) {
 		wp.prio[tc].enabled = prof->pfc.watchdog && prof->tc[tc].lossless;
 		wp.prio[tc].action = prof->pfc.action == AIFAB_PFCWD_FORWARD ?
@@ -446,13 +497,14 @@ static int
 worker_setup(struct sw *sw, struct sw_worker *wk, unsigned int w, int socket)
 {
 	const struct aifab_profile *prof = sw->env.prof;
+	/* The shared pool is what the PFC headroom reserve leaves. */
 	struct aifab_qos_buf_params bp = {
-		.size_bytes = RTE_MAX(prof->qos.buffer_bytes / sw->n_workers,
-				      (uint64_t)65536),
+		.size_bytes = buf_share(sw) - sw->hr_pool,
+		.headroom_bytes = sw->hr_pool,
 		.n_queues = (uint32_t)sw->env.n_ports * AIFAB_QOS_N_TC,
 	};
 	uint32_t cap = (uint32_t)RTE_MIN(RTE_MAX(
-		rte_align64pow2(bp.size_bytes / SW_CELL), (uint64_t)SW_FIFO_MIN),
+		rte_align64pow2(buf_share(sw) / SW_CELL), (uint64_t)SW_FIFO_MIN),
 		(uint64_t)SW_FIFO_MAX);
 	size_t fsz = aifab_qos_fifo_memsize(cap);
 	const char *why;
@@ -484,11 +536,14 @@ worker_setup(struct sw *sw, struct sw_worker *wk, unsigned int w, int socket)
 				.alpha_den = 1000,
 			};
 
-			/* Lossless queues never tail-drop: PFC holds them. */
+			/* Lossless queues never tail-drop: PFC holds them,
+			 * and with the shared pool full (lossy queues may
+			 * fill it) they go on into the headroom reserve. */
 			if (t->lossless) {
 				qp.mode = AIFAB_QOS_LIMIT_STATIC;
 				qp.static_bytes = (uint32_t)RTE_MIN(
 					bp.size_bytes, UINT32_MAX);
+				qp.headroom_bytes = (uint32_t)bp.headroom_bytes;
 			} else if (prof->qos.limit_mode == AIFAB_LIMIT_STATIC) {
 				/* queue_limit_bytes 0: no limit but the shared
 				 * buffer (as documented), not a 1-byte queue. */

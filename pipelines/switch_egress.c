@@ -85,6 +85,7 @@ sw_enqueue(struct sw *sw, struct sw_worker *wk, uint16_t out_port,
 	bool lossless = sw->lossless & (1u << tc);
 	/* PFC thresholds are in bytes; the buffer is accounted in cells. */
 	uint32_t len = m->pkt_len, q = sw_queue(out_port, tc);
+	enum aifab_pfc_verdict v = AIFAB_PFC_ADMIT;
 	int r;
 
 	m->l2_len = l3_off;
@@ -93,8 +94,8 @@ sw_enqueue(struct sw *sw, struct sw_worker *wk, uint16_t out_port,
 		sw_drop(wk, out_port, SW_DROP(pfcwd), m);
 		return;
 	}
-	if (lossless && aifab_pfc_gen_add(&wk->eg[in_port].pfc_gen, tc, len,
-					  sw_free(wk)) == AIFAB_PFC_DROP) {
+	if (lossless && (v = aifab_pfc_gen_add(&wk->eg[in_port].pfc_gen, tc,
+				len, sw_free(wk))) == AIFAB_PFC_DROP) {
 		sw_drop(wk, in_port, SW_DROP(headroom_overflow), m);
 		return;
 	}
@@ -108,8 +109,19 @@ sw_enqueue(struct sw *sw, struct sw_worker *wk, uint16_t out_port,
 		sw_drop(wk, out_port, SW_DROP(egress_queue), m);
 		return;
 	}
-	if (r == AIFAB_QOS_ADMIT_HEADROOM)
+	if (r == AIFAB_QOS_ADMIT_HEADROOM) {
+		/* Lossless into the headroom reserve (shared pool full): it
+		 * is headroom for PFC too, which pauses the sender; past
+		 * the port's headroom it is an overflow. */
+		if (v == AIFAB_PFC_ADMIT &&
+		    aifab_pfc_gen_spill(&wk->eg[in_port].pfc_gen, tc, len) ==
+		    AIFAB_PFC_DROP) {
+			aifab_qos_buf_release(wk->buf, q, SW_CELLS(len));
+			sw_drop(wk, in_port, SW_DROP(headroom_overflow), m);
+			return;
+		}
 		SW_ADD_TC(wk, sw_st_headroom_admits, out_port, tc, 1);
+	}
 	/* A full FIFO drops first: ECN counts only frames that are queued. */
 	if (aifab_qos_fifo_count(eg->q[tc]) > eg->q[tc]->mask) {
 		SW_ADD_TC(wk, sw_st_tail_drop_fifo_full, out_port, tc, 1);

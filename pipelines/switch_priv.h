@@ -46,6 +46,14 @@
  */
 #define SW_CELL 256u
 #define SW_CELLS(len) RTE_ALIGN_CEIL((uint32_t)(len), SW_CELL)
+/*
+ * Smallest frame (pkt_len, no FCS) the headroom reserve is sized for: N
+ * bytes of PFC headroom hold at most ceil(N / 60) frames, each at least
+ * one cell, so ceil(N / 60) x SW_CELL buffer bytes cover any mix.
+ */
+#define SW_MIN_FRAME 60u
+#define SW_HR_CELLS(bytes) \
+	(((uint64_t)(bytes) + SW_MIN_FRAME - 1) / SW_MIN_FRAME * SW_CELL)
 #define SW_MAX_GROUPS (AIFAB_MAX_NEIGHS + AIFAB_MAX_ROUTES + 1)
 #define SW_VT_HZ 1000000000ull /* virtual clock: nanoseconds */
 
@@ -159,6 +167,8 @@ struct sw {
 	struct aifab_qos_shaper_cfg shaper[AIFAB_MAX_PORTS];
 	struct aifab_qos_sched_cfg sched;
 	struct aifab_pfc_gen_config pfc_gen[AIFAB_MAX_PORTS];
+	uint64_t hr_pool;              /* per worker: cells kept for PFC
+					* headroom out of the shared buffer */
 	struct aifab_pfc_wd_config wd;
 	struct sw_worker *w;           /* n_workers of them */
 	struct aifab_stats_set *stats; /* "sw": one block per worker */

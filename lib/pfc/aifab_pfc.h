@@ -194,9 +194,23 @@ enum aifab_pfc_verdict aifab_pfc_gen_add(struct aifab_pfc_gen *g,
 					 uint64_t free);
 
 /**
+ * The packet of @p bytes that aifab_pfc_gen_add() just admitted below XOFF
+ * can only be buffered in headroom (the shared buffer is full, e.g. of
+ * lossy traffic): count it as headroom and ask for XOFF (kept until the
+ * headroom is empty again). If the headroom cannot hold it, it is taken
+ * out of the accounting again (no aifab_pfc_gen_sub()), headroom_overflow
+ * is counted and the caller must drop it.
+ *
+ * @return AIFAB_PFC_ADMIT_HEADROOM, AIFAB_PFC_DROP, or AIFAB_PFC_ADMIT for
+ *   a lossy priority (nothing done).
+ */
+enum aifab_pfc_verdict aifab_pfc_gen_spill(struct aifab_pfc_gen *g,
+					   unsigned int prio, uint32_t bytes);
+
+/**
  * Account @p bytes of priority @p prio leaving the buffer (dequeued or
  * dropped after admission). Headroom is released first. Falling to the XON
- * threshold (bytes <= XON) asks for XON.
+ * threshold (bytes <= XON) with no headroom in use asks for XON.
  */
 void aifab_pfc_gen_sub(struct aifab_pfc_gen *g, unsigned int prio,
 		       uint32_t bytes, uint64_t free);
@@ -205,8 +219,8 @@ void aifab_pfc_gen_sub(struct aifab_pfc_gen *g, unsigned int prio,
  * Decide the frame to send now. Re-checks thresholds against @p free, then
  * for each lossless priority: XOFF (pause_quanta) if it newly needs pausing
  * or its refresh is due (every refresh interval while above XON); XON
- * (timer 0) if it was paused and fell to XON. Counts pfc_xoff_sent /
- * pfc_xon_sent per priority in the frame. Call once per poll loop iteration
+ * (timer 0) if it was paused and fell to XON (headroom empty). Counts
+ * pfc_xoff_sent / pfc_xon_sent per priority in the frame. Call once per poll loop iteration
  * (after the burst's adds) so refreshes go out on time.
  *
  * @param f  out: the frame; f->enable == 0 when nothing is due.

@@ -109,7 +109,8 @@ xon_at(const struct aifab_pfc_gen_prio_cfg *pc, uint64_t xoff)
 	return pc->xon_bytes < xoff ? pc->xon_bytes : xoff - 1;
 }
 
-/* Hysteresis: want XOFF from reaching XOFF until falling to XON. */
+/* Hysteresis: want XOFF from reaching XOFF until falling to XON with the
+ * headroom empty again (it must be free for the next pause's in-flight). */
 static void
 update_want(struct aifab_pfc_gen *g, unsigned int prio, uint64_t free)
 {
@@ -119,7 +120,8 @@ update_want(struct aifab_pfc_gen *g, unsigned int prio, uint64_t free)
 
 	if (!(g->want & bit) && g->bytes[prio] >= xoff)
 		g->want |= bit;
-	else if ((g->want & bit) && g->bytes[prio] <= xon_at(pc, xoff))
+	else if ((g->want & bit) && g->bytes[prio] <= xon_at(pc, xoff) &&
+		 g->headroom[prio] == 0)
 		g->want &= (uint8_t)~bit;
 }
 
@@ -147,6 +149,25 @@ aifab_pfc_gen_add(struct aifab_pfc_gen *g, unsigned int prio, uint32_t bytes,
 	g->bytes[prio] += bytes;
 	update_want(g, prio, free);
 	return v;
+}
+
+enum aifab_pfc_verdict
+aifab_pfc_gen_spill(struct aifab_pfc_gen *g, unsigned int prio,
+		    uint32_t bytes)
+{
+	const struct aifab_pfc_gen_prio_cfg *pc = &g->cfg->prio[prio];
+	uint64_t b = bytes;
+
+	if (!(g->cfg->enabled & (1u << prio)))
+		return AIFAB_PFC_ADMIT;
+	g->want |= (uint8_t)(1u << prio);
+	if (g->headroom[prio] + b > pc->headroom_bytes) {
+		g->stats.v[AIFAB_PFC_CNT_HEADROOM_OVERFLOW][prio]++;
+		g->bytes[prio] -= b < g->bytes[prio] ? b : g->bytes[prio];
+		return AIFAB_PFC_DROP;
+	}
+	g->headroom[prio] += b;
+	return AIFAB_PFC_ADMIT_HEADROOM;
 }
 
 void

@@ -265,7 +265,11 @@ const struct profile_key profile_keys[] = {
 	  .help = "Shared packet buffer of the switch, used by every egress "
 		  "queue (a 32-port 100G leaf chip has 16-64 MB: about 1 MB "
 		  "per port). The mbuf pool is sized to hold it full of "
-		  "512-byte packets." },
+		  "512-byte packets. The PFC headroom of every lossless "
+		  "(port, priority) is kept out of it (in 256-byte cells, "
+		  "for frames of 60 bytes and up): lossy queues share the "
+		  "rest, lossless ones spill into the reserve when it is "
+		  "full." },
 	{ .sect = PROFILE_SECT_QOS, .name = "limit_mode", .type = PROFILE_T_ENUM,
 	  .off = P_OFF(qos.limit_mode), .size = P_SZ(qos.limit_mode),
 	  .off_has = SIZE_MAX, .names = limit_names, .def = "dynamic",
@@ -376,7 +380,10 @@ const struct profile_key profile_keys[] = {
 	  .off_has = SIZE_MAX, .min = 1024, .max = UINT32_MAX, .zero_ok = true,
 	  .def = "0", .unit = "bytes",
 	  .help = "Buffer kept for what still arrives after XOFF; 0 = "
-		  "computed from the port's speed, `cable_m` and MTU." },
+		  "computed from the port's speed, `cable_m` and MTU. Kept "
+		  "out of `[qos] buffer_bytes` per port for a lossless TC; "
+		  "lossless drops past it (headroom_overflow) are reported "
+		  "on stderr at the end of the run." },
 	{ .sect = PROFILE_SECT_TC, .name = "pfc_pause_quanta",
 	  .type = PROFILE_T_U32,
 	  .off = T_OFF(pfc_pause_quanta), .size = T_SZ(pfc_pause_quanta),

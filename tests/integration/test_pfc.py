@@ -3,8 +3,8 @@
 """PFC in virtual time: lossless incast, honouring received PFC, watchdog.
 
 Usage: test_pfc.py PATH/TO/dpdk-aifab
-           [incast|pause|long_pause|headroom_short|watchdog|hysteresis|
-            small_pool|all]
+           [incast|pause|long_pause|headroom_short|mixed|watchdog|
+            hysteresis|small_pool|all]
 
 incast:   10^6 small RoCEv2 frames (122 bytes: 64-byte payload; DSCP 26 ->
           TC3, lossless) from p0, p2 and p3 at line rate into p1, with
@@ -36,6 +36,13 @@ headroom_short: p0 and p2 send TC3 at line rate into p1 with
           each ingress port with headroom_overflow > 0 in the report, stderr
           carries one WARNING line naming the port, priority 3, the same
           count and "headroom is misconfigured"; no line for other ports.
+mixed:    lossy TC0 from p0 and p2 and lossless TC3 from p3, all at line
+          rate into p1 with [qos] limit_mode = static (TC0 may fill the
+          whole shared pool) and a static XOFF TC3 never reaches
+          (4000000): TC0 tail-drops on the full buffer, every TC3 frame
+          leaves (the PFC headroom of each lossless (port, priority) is
+          kept out of the shared buffer, TC3 spills into it and p3 is
+          paused), p3 is sent XOFF (tshark), nothing overflows.
 watchdog: a storm of XOFF c3 = 65535 (335.5 us at 100G) every 160 us for
           150 ms on p1 (--set pfc.detection_ms=100 pfc.restoration_ms=100)
           while p0 sends one TC3 frame to p1 every 100 us and p2 one TC0
@@ -738,8 +745,61 @@ def check_headroom_short(ck, exe):
             run.keep = True
         run.cleanup()
 
+def check_mixed(ck, exe):
+    what = "lossy TC0 and lossless TC3 into p1"
+    ck.section(what)
+    n = 6000
+    # Frames of equal arrival time enter in port order: the lossy ones
+    # first, so they take what a departure frees and TC3 finds it full.
+    f3 = RoceFlow(3, DST, 0x743, 0xC743, paylen=PAYLEN, dscp=26, ecn=2)
+    f0 = [RoceFlow(port, DST, 0x740 + port, 0xC740 + port, paylen=PAYLEN,
+                   dscp=0, ecn=2) for port in (0, 2)]
+    flows = [f3] + f0
+    inputs = {f.port: [(f.frame(k), VT_EPOCH_NS) for k in range(n)]
+              for f in flows}
+    # A static XOFF the TC3 queue never reaches: only the full shared
+    # pool (TC0 filled it) can make TC3 spill into its headroom and pause.
+    run = VRun(exe, inputs, sets=["qos.limit_mode=static",
+                                  "tc.3.pfc_xoff_bytes=4000000"],
+               tag="pfc-mixed")
+    n_failed = len(ck.failures)
+    try:
+        if not run_ok(ck, run, what):
+            return
+        m = RoceMatch(flows)
+        m.add_port(1, [fr for _t, fr in run.captures[1]],
+                   {f.dqpn: n for f in flows})
+        m.report_problems(ck, what)
+        t3, t0 = run.tc(1, 3), run.tc(1, 0)
+        print("%s: out TC3 %d, TC0 %d of %d each; p1 tc.0 %r; p1 tc.3 %r" %
+              (what, m.count[f3.dqpn], sum(m.count[f.dqpn] for f in f0), n,
+               t0, t3))
+        ck.eq(m.count[f3.dqpn], n, "%s: every lossless TC3 frame leaves"
+              % what)
+        ck.eq(t3.get("tail_drops"), 0, "%s: p1 tc.3.tail_drops" % what)
+        lost0 = 2 * n - sum(m.count[f.dqpn] for f in f0)
+        ck.check(lost0 > 0, "%s: lossy TC0 at 2x line rate drops" % what)
+        ck.eq(t0.get("tail_drops"), lost0, "%s: p1 tc.0.tail_drops = TC0 "
+              "frames missing" % what)
+        ck.check(t0.get("tail_drop_buffer_full", 0) > 0,
+                 "%s: TC0 filled the shared pool (tail_drop_buffer_full > "
+                 "0)" % what, repr(t0))
+        ck.check(t3.get("headroom_admits", 0) > 0,
+                 "%s: TC3 used the headroom reserve (headroom_admits > 0)"
+                 % what, repr(t3))
+        for port in range(N_PORTS):
+            ck.eq(run.tc(port, 3).get("headroom_overflow"), 0,
+                  "%s: %s tc.3.headroom_overflow" % (what, PORT_NAMES[port]))
+        xoff, _xon = check_pfc_frames(ck, run, 3, what)
+        ck.check(xoff > 0, "%s: p3 was sent XOFF" % what)
+    finally:
+        if len(ck.failures) > n_failed:
+            run.keep = True
+        run.cleanup()
+
 
 SCENARIOS = {"incast": check_incast, "pause": check_pause,
+             "mixed": check_mixed,
              "headroom_short": check_headroom_short,
              "long_pause": check_long_pause,
              "watchdog": check_watchdog, "hysteresis": check_hysteresis,

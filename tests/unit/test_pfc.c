@@ -191,6 +191,52 @@ test_gen_headroom(void **state)
 	assert_int_equal(f.quanta[3], 0xFFFF);
 }
 
+/* A packet admitted below XOFF that only fits the buffer's headroom
+ * reserve is moved into headroom: XOFF at once, held until it drains. */
+static void
+test_gen_spill(void **state)
+{
+	struct aifab_pfc_gen_params p =
+		static_params(3, 100000, AIFAB_PFC_XON_ABS, 50000, 3000);
+	struct aifab_pfc_gen_config cfg;
+	struct aifab_pfc_gen g;
+	struct aifab_pfc_frame f;
+
+	(void)state;
+	gen_setup(&cfg, &g, &p);
+	assert_int_equal(aifab_pfc_gen_add(&g, 3, 1000, 0), AIFAB_PFC_ADMIT);
+	assert_int_equal(poll_vec(&g, 0, 1, &f), 0);
+	/* Far below XOFF 100000, but spilled: headroom 1500, XOFF. */
+	assert_int_equal(aifab_pfc_gen_add(&g, 3, 1500, 0), AIFAB_PFC_ADMIT);
+	assert_int_equal(aifab_pfc_gen_spill(&g, 3, 1500),
+			 AIFAB_PFC_ADMIT_HEADROOM);
+	assert_int_equal(g.headroom[3], 1500);
+	assert_int_equal(g.bytes[3], 2500);
+	assert_int_equal(poll_vec(&g, 0, 2, &f), 0x08);
+	assert_int_equal(f.quanta[3], 0xFFFF);
+	/* 1500 more fit (3000), the next one does not: not accounted. */
+	aifab_pfc_gen_add(&g, 3, 1500, 0);
+	assert_int_equal(aifab_pfc_gen_spill(&g, 3, 1500),
+			 AIFAB_PFC_ADMIT_HEADROOM);
+	aifab_pfc_gen_add(&g, 3, 100, 0);
+	assert_int_equal(aifab_pfc_gen_spill(&g, 3, 100), AIFAB_PFC_DROP);
+	assert_int_equal(g.stats.v[AIFAB_PFC_CNT_HEADROOM_OVERFLOW][3], 1);
+	assert_int_equal(g.bytes[3], 4000);
+	assert_int_equal(g.headroom[3], 3000);
+	/* Below XON 50000 all along: XOFF holds while headroom is in use
+	 * (headroom is given back first), XON once it is empty. */
+	aifab_pfc_gen_sub(&g, 3, 2999, 0);
+	assert_int_equal(poll_vec(&g, 0, 3, &f), 0);
+	aifab_pfc_gen_sub(&g, 3, 1, 0);
+	assert_int_equal(g.headroom[3], 0);
+	assert_int_equal(poll_vec(&g, 0, 4, &f), 0x08);
+	assert_int_equal(f.quanta[3], 0);
+	assert_int_equal(g.stats.v[AIFAB_PFC_CNT_XON_SENT][3], 1);
+	/* Lossy priority: nothing to do. */
+	assert_int_equal(aifab_pfc_gen_spill(&g, 0, 1500), AIFAB_PFC_ADMIT);
+	assert_int_equal(g.headroom[0], 0);
+}
+
 static void
 test_gen_refresh_cadence(void **state)
 {
@@ -777,6 +823,7 @@ main(void)
 		cmocka_unit_test(test_gen_hysteresis_exact_thresholds),
 		cmocka_unit_test(test_gen_dynamic_threshold),
 		cmocka_unit_test(test_gen_headroom),
+		cmocka_unit_test(test_gen_spill),
 		cmocka_unit_test(test_gen_refresh_cadence),
 		cmocka_unit_test(test_gen_one_frame_many_prios),
 		cmocka_unit_test(test_gen_frame_on_the_wire),
