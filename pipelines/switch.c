@@ -269,9 +269,8 @@ buf_share(const struct sw *sw)
 /*
  * Headroom of every PFC-enabled (ingress port, priority) pair is kept out
  * of the shared buffer: lossy queues can never fill it, lossless queues
- * spill into it when the shared pool is full. Sized in cells for the worst
- * mix of frames (SW_HR_CELLS), so a lossless packet the PFC accounting
- * admits always finds room.
+ * spill into it when the shared pool is full. Sized in cells for frames
+ * of the port's MTU (SW_HR_CELLS), as the headroom formula counts them.
  */
 static int
 hr_reserve(struct sw *sw, char *err, size_t errlen)
@@ -281,12 +280,16 @@ hr_reserve(struct sw *sw, char *err, size_t errlen)
 	unsigned int p, prio, pairs = 0;
 
 	for (p = 0; p < sw->env.n_ports; p++) {
-		if (other_switch(&sw->env, p))
+		uint32_t frame = (uint32_t)sw->env.ports[p].mtu +
+			RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN;
+
+		/* only ports this switch receives on */
+		if (aifab_env_port_foreign(&sw->env, p))
 			continue;
 		for (prio = 0; prio < AIFAB_PFC_NUM_PRIO; prio++)
 			if (sw->pfc_gen[p].enabled & (1u << prio)) {
-				pool += SW_HR_CELLS(
-					sw->pfc_gen[p].prio[prio].headroom_bytes);
+				pool += SW_HR_CELLS(sw->pfc_gen[p].prio[prio]
+						    .headroom_bytes, frame);
 				pairs++;
 			}
 	}
@@ -294,13 +297,14 @@ hr_reserve(struct sw *sw, char *err, size_t errlen)
 	if (pool + 2 * SW_CELLS(9216 + 24) > share) {
 		snprintf(err, errlen, "%s: [qos] buffer_bytes %" PRIu64 ": the "
 			 "PFC headroom of %u lossless (port, priority) pairs "
-			 "needs %" PRIu64 " bytes of it (headroom in %u-byte "
-			 "cells for %u-byte frames%s); allowed: a larger "
-			 "buffer_bytes, smaller [tc.*] pfc_headroom_bytes or "
-			 "fewer lossless TCs", prof->path,
+			 "needs %" PRIu64 " bytes of it (in %u-byte cells for "
+			 "MTU-sized frames%s) and the shared pool at least "
+			 "%u; allowed: a larger buffer_bytes, smaller [tc.*] "
+			 "pfc_headroom_bytes or fewer lossless TCs", prof->path,
 			 prof->qos.buffer_bytes, pairs, pool * sw->n_workers,
-			 SW_CELL, SW_MIN_FRAME,
-			 sw->n_workers > 1 ? ", summed over the workers" : "");
+			 SW_CELL,
+			 sw->n_workers > 1 ? ", summed over the workers" : "",
+			 2 * SW_CELLS(9216 + 24) * sw->n_workers);
 		return -1;
 	}
 	sw->hr_pool = pool;

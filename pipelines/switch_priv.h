@@ -47,13 +47,14 @@
 #define SW_CELL 256u
 #define SW_CELLS(len) RTE_ALIGN_CEIL((uint32_t)(len), SW_CELL)
 /*
- * Smallest frame (pkt_len, no FCS) the headroom reserve is sized for: N
- * bytes of PFC headroom hold at most ceil(N / 60) frames, each at least
- * one cell, so ceil(N / 60) x SW_CELL buffer bytes cover any mix.
+ * Buffer (in cells) the PFC headroom reserve keeps for @p bytes of
+ * headroom arriving as frames of @p frame bytes (the port's MTU plus
+ * Ethernet and VLAN headers, as the headroom formula assumes): ceil(bytes /
+ * frame) frames of SW_CELLS(frame) each. Smaller frames take more cells
+ * per byte than that.
  */
-#define SW_MIN_FRAME 60u
-#define SW_HR_CELLS(bytes) \
-	(((uint64_t)(bytes) + SW_MIN_FRAME - 1) / SW_MIN_FRAME * SW_CELL)
+#define SW_HR_CELLS(bytes, frame) \
+	(((uint64_t)(bytes) + (frame) - 1) / (frame) * SW_CELLS(frame))
 #define SW_MAX_GROUPS (AIFAB_MAX_NEIGHS + AIFAB_MAX_ROUTES + 1)
 #define SW_VT_HZ 1000000000ull /* virtual clock: nanoseconds */
 

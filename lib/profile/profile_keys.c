@@ -267,7 +267,7 @@ const struct profile_key profile_keys[] = {
 		  "per port). The mbuf pool is sized to hold it full of "
 		  "512-byte packets. The PFC headroom of every lossless "
 		  "(port, priority) is kept out of it (in 256-byte cells, "
-		  "for frames of 60 bytes and up): lossy queues share the "
+		  "for frames of the port's MTU): lossy queues share the "
 		  "rest, lossless ones spill into the reserve when it is "
 		  "full." },
 	{ .sect = PROFILE_SECT_QOS, .name = "limit_mode", .type = PROFILE_T_ENUM,
