@@ -215,6 +215,16 @@ qos_setup(struct sw *sw, char *err, size_t errlen)
 
 	memcpy(sw->map.dscp_tc, prof->qos.dscp_tc, sizeof(sw->map.dscp_tc));
 	memcpy(sw->map.pcp_tc, prof->qos.pcp_tc, sizeof(sw->map.pcp_tc));
+	for (p = 0; p < AIFAB_PFC_NUM_PRIO; p++)
+		sw->prios_of_tc[sw->map.pcp_tc[p] & 7] |= (uint8_t)(1u << p);
+	for (p = 0; p < RTE_DIM(sw->tcs_of_prios); p++) {
+		unsigned int b;
+
+		for (b = 0; b < AIFAB_PFC_NUM_PRIO; b++)
+			if (p & (1u << b))
+				sw->tcs_of_prios[p] |=
+					(uint8_t)(1u << (sw->map.pcp_tc[b] & 7));
+	}
 	for (p = 0; p < sw->env.n_ports; p++)
 		sw->trust[p] = prof->ports[p].trust == AIFAB_TRUST_PCP ?
 			AIFAB_QOS_TRUST_PCP : AIFAB_QOS_TRUST_DSCP;
@@ -234,6 +244,10 @@ qos_setup(struct sw *sw, char *err, size_t errlen)
 		sp.weight[tc] = (uint16_t)RTE_MAX(t->weight, 1u);
 		if (t->lossless)
 			sw->lossless |= (uint8_t)(1u << tc);
+		if (t->lossless && sw->prios_of_tc[tc] == 0)
+			printf("warning: %s: [tc.%u] lossless, but no 802.1p "
+			       "priority maps to it ([qos] pcp_to_tc): its PFC "
+			       "cannot be sent or received\n", prof->path, tc);
 	}
 	if (aifab_qos_sched_config(&sw->sched, &sp, &why) != 0)
 		goto bad;
@@ -370,8 +384,10 @@ pfc_setup(struct sw *sw, char *err, size_t errlen)
 	}
 	if (hr_reserve(sw, err, errlen) != 0)
 		return -1;
+	/* The watchdog watches the priorities of lossless TCs. */
 	for (tc = 0; tc < AIFAB_N_TC; tc++) {
-		wp.prio[tc].enabled = prof->pfc.watchdog && prof->tc[tc].lossless;
+		wp.prio[tc].enabled = prof->pfc.watchdog &&
+			prof->tc[sw->map.pcp_tc[tc] & 7].lossless;
 		wp.prio[tc].action = prof->pfc.action == AIFAB_PFCWD_FORWARD ?
 			AIFAB_PFC_WD_FORWARD : prof->pfc.action ==
 			AIFAB_PFCWD_ALERT ? AIFAB_PFC_WD_ALERT :
@@ -1349,7 +1365,7 @@ sw_stats(const void *st)
 /*
  * Lossless packets dropped because the PFC headroom was full mean the
  * headroom is too small for what arrives after XOFF: say so loudly, once,
- * at the end of the run (per ingress port and priority).
+ * at the end of the run (per ingress port and TC, the priority group).
  */
 static void
 sw_warn_headroom(const struct sw *sw)
@@ -1370,15 +1386,17 @@ sw_warn_headroom(const struct sw *sw)
 					AIFAB_PFC_CNT_HEADROOM_OVERFLOW][prio];
 			if (n == 0)
 				continue;
-			fprintf(stderr, "WARNING: switch%s%s: port %s priority "
-				"%u: headroom_overflow = %" PRIu64 ": lossless "
-				"packets dropped with the PFC headroom full: "
+			fprintf(stderr, "WARNING: switch%s%s: port %s TC %u "
+				"(802.1p priorities 0x%02x): headroom_overflow = "
+				"%" PRIu64 ": lossless packets dropped with the "
+				"PFC headroom full: "
 				"headroom is misconfigured (%" PRIu64 " bytes "
 				"configured, %" PRIu64 " needed for %u Mb/s, "
 				"cable_m %u, MTU %u: aifab_pfc_headroom_bytes(); "
 				"set [tc.%u] pfc_headroom_bytes = 0 or larger)\n",
 				sw->env.sw_name[0] != '\0' ? " " : "",
-				sw->env.sw_name, rt->name, prio, n,
+				sw->env.sw_name, rt->name, prio,
+				sw->prios_of_tc[prio], n,
 				(uint64_t)sw->pfc_gen[p].prio[prio]
 					.headroom_bytes * sw->n_workers,
 				aifab_pfc_headroom_bytes(rt->speed_mbps,

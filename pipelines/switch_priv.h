@@ -164,6 +164,10 @@ struct sw {
 	struct aifab_qos_map map;
 	uint8_t trust[AIFAB_MAX_PORTS];
 	uint8_t lossless;              /* TC mask */
+	/* 802.1p priorities <-> TCs ([qos] pcp_to_tc): a PFC frame's bits
+	 * are priorities, queues and PFC accounting are per TC */
+	uint8_t tcs_of_prios[256];     /* priority mask -> TC mask */
+	uint8_t prios_of_tc[AIFAB_QOS_N_TC]; /* TC -> priority mask */
 	struct aifab_qos_ecn_cfg ecn[AIFAB_QOS_N_TC];
 	struct aifab_qos_shaper_cfg shaper[AIFAB_MAX_PORTS];
 	struct aifab_qos_sched_cfg sched;

@@ -301,7 +301,10 @@ const struct profile_key profile_keys[] = {
 	  .off_has = SIZE_MAX, .max = AIFAB_N_TC - 1,
 	  .def = "0:0 1:1 2:2 3:3 4:4 5:5 6:6 7:7", .unit = "PCP:TC",
 	  .help = "Traffic class of each 802.1p PCP on `trust = pcp` ports; "
-		  "unlisted PCPs go to TC 0." },
+		  "unlisted PCPs go to TC 0. Also the priority -> TC map of "
+		  "PFC on every port: a received pause for priority p stops "
+		  "TC `pcp_to_tc[p]`, and XOFF for a lossless TC names "
+		  "every priority mapped to it." },
 
 	/* [tc.<n>]: the same keys for every n, defaults per n where marked */
 	{ .sect = PROFILE_SECT_TC, .name = "strict", .type = PROFILE_T_BOOL,

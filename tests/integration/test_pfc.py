@@ -3,8 +3,8 @@
 """PFC in virtual time: lossless incast, honouring received PFC, watchdog.
 
 Usage: test_pfc.py PATH/TO/dpdk-aifab
-           [incast|pause|long_pause|headroom_short|mixed|watchdog|
-            hysteresis|small_pool|all]
+           [incast|pause|long_pause|headroom_short|mixed|prio_map|
+            watchdog|hysteresis|small_pool|all]
 
 incast:   10^6 small RoCEv2 frames (122 bytes: 64-byte payload; DSCP 26 ->
           TC3, lossless) from p0, p2 and p3 at line rate into p1, with
@@ -34,7 +34,7 @@ headroom_short: p0 and p2 send TC3 at line rate into p1 with
           tc.3.pfc_headroom_bytes = 1024 (far below what a 100G port
           needs): lossless frames are dropped on headroom overflow, and for
           each ingress port with headroom_overflow > 0 in the report, stderr
-          carries one WARNING line naming the port, priority 3, the same
+          carries one WARNING line naming the port, TC 3 (priority 3), the same
           count and "headroom is misconfigured"; no line for other ports.
 mixed:    lossy TC0 from p0 and p2 and lossless TC3 from p3, all at line
           rate into p1 with [qos] limit_mode = static (TC0 may fill the
@@ -43,6 +43,13 @@ mixed:    lossy TC0 from p0 and p2 and lossless TC3 from p3, all at line
           leaves (the PFC headroom of each lossless (port, priority) is
           kept out of the shared buffer, TC3 spills into it and p3 is
           paused), p3 is sent XOFF (tshark), nothing overflows.
+prio_map: [qos] pcp_to_tc swaps priorities 3 and 5 (3 -> TC5, 5 -> TC3);
+          p0 sends TC3 (DSCP 26) and p2 TC0 into p1 at line rate. PFC
+          bits are 802.1p priorities: XOFF c5 = 20000 received on p1 at
+          T1 stops TC3 for 20000 x 5.12 ns; XOFF c3 = 65535 at T2 does not
+          (priority 3 is TC5's); the report's pfc_rx / paused_ns per
+          priority say so; the XOFF/XON p0 is sent (TC3 backs up) carry
+          priority 5 only (tshark: enbv 0x0020, c5 65535 or 0).
 watchdog: a storm of XOFF c3 = 65535 (335.5 us at 100G) every 160 us for
           150 ms on p1 (--set pfc.detection_ms=100 pfc.restoration_ms=100)
           while p0 sends one TC3 frame to p1 every 100 us and p2 one TC0
@@ -727,9 +734,10 @@ def check_headroom_short(ck, exe):
         for port in range(N_PORTS):
             got = run.tc(port, 3).get("headroom_overflow", 0)
             total += got
-            pat = re.compile(r"^WARNING: switch: port %s priority 3: "
-                             r"headroom_overflow = (\d+): .*headroom is "
-                             r"misconfigured" % PORT_NAMES[port])
+            pat = re.compile(r"^WARNING: switch: port %s TC 3 \(802\.1p "
+                             r"priorities 0x08\): headroom_overflow = "
+                             r"(\d+): .*headroom is misconfigured" %
+                             PORT_NAMES[port])
             mine = [int(m.group(1)) for m in map(pat.match, lines) if m]
             ck.eq(mine, [got] if got else [],
                   "%s: %s: one stderr warning with the report's "
@@ -797,8 +805,80 @@ def check_mixed(ck, exe):
             run.keep = True
         run.cleanup()
 
+def check_prio_map(ck, exe):
+    what = "pcp_to_tc 3<->5"
+    ck.section("%s: PFC priorities through the priority -> TC map" % what)
+    n = 6000
+    f3 = RoceFlow(0, DST, 0x760, 0xC760, paylen=PAYLEN, dscp=26, ecn=2)
+    f0 = RoceFlow(2, DST, 0x762, 0xC762, paylen=PAYLEN, dscp=0, ecn=2)
+    t1, q1, t2 = 50 * US, 20000, 200 * US
+    pfc = [(pfc_frame(NBR_MAC[1], 0x20, [0, 0, 0, 0, 0, q1, 0, 0]), t1),
+           (pfc_frame(NBR_MAC[1], 0x08, [0, 0, 0, 65535, 0, 0, 0, 0]), t2)]
+    inputs = {0: [(f3.frame(k), VT_EPOCH_NS) for k in range(n)],
+              2: [(f0.frame(k), VT_EPOCH_NS) for k in range(n)],
+              1: [(fr, VT_EPOCH_NS + t) for fr, t in pfc]}
+    run = VRun(exe, inputs, sets=["qos.pcp_to_tc=0:0,1:1,2:2,3:5,4:4,5:3,"
+                                  "6:6,7:7"], tag="pfc-map")
+    n_failed = len(ck.failures)
+    try:
+        if not run_ok(ck, run, what):
+            return
+        cap = [(t - VT_EPOCH_NS, fr) for t, fr in run.captures[1]]
+        m = RoceMatch([f3, f0])
+        m.add_port(1, [fr for _t, fr in cap], {f3.dqpn: n, f0.dqpn: n})
+        m.report_problems(ck, what)
+        ck.eq(m.count[f3.dqpn], n, "%s: every TC3 frame forwarded" % what)
+        tc3 = [t for t, fr in cap if RoceFlow.key(fr)[0] == f3.dqpn]
+        end1 = t1 + quanta_ns(q1, GBPS)
+        inside = [t for t in tc3 if t1 < t < end1]
+        ck.eq(inside, [], "%s: priority 5 XOFF stops TC3 from %d to %.0f ns"
+              % (what, t1, end1))
+        ck.check(any(t < t1 for t in tc3) and any(t >= end1 for t in tc3),
+                 "%s: TC3 departs before and after that pause" % what)
+        end2 = t2 + quanta_ns(65535, GBPS)
+        n2 = sum(1 for t in tc3 if t2 < t < end2)
+        ck.check(n2 > 100, "%s: priority 3 XOFF does not stop TC3: %d TC3 "
+                 "departures in %d..%.0f ns" % (what, n2, t2, end2))
+        r5, r3 = run.tc(1, 5), run.tc(1, 3)
+        ck.eq((r5.get("pfc_rx"), r5.get("paused_ns")),
+              (1, int(quanta_ns(q1, GBPS))),
+              "%s: p1 priority 5: pfc_rx 1, paused_ns 20000 x 5.12" % what)
+        ck.eq((r3.get("pfc_rx"), r3.get("paused_ns")),
+              (1, int(quanta_ns(65535, GBPS))),
+              "%s: p1 priority 3: pfc_rx 1, paused_ns 65535 x 5.12 (floor)"
+              % what)
+        rows = tshark_fields(run.cap_path(0), PFC_FIELDS)
+        xoff = xon = 0
+        bad = []
+        for r in rows:
+            ok = (r["frame.len"] == "60" and r["macc.opcode"] == "0x0101"
+                  and r["eth.dst"] == "01:80:c2:00:00:01"
+                  and r["macc.cbfc.enbv"] == "0x0020"
+                  and all(r["macc.cbfc.pause_time.c%d" % c] == "0"
+                          for c in range(8) if c != 5))
+            c5 = r["macc.cbfc.pause_time.c5"]
+            if ok and c5 == "65535":
+                xoff += 1
+            elif ok and c5 == "0":
+                xon += 1
+            else:
+                bad.append(r)
+        ck.check(rows and not bad, "%s: tshark: every PFC frame sent on p0 "
+                 "(%d) enables priority 5 only (enbv 0x0020), c5 65535 or 0"
+                 % (what, len(rows)), repr(bad[:2]) if bad else "no frames")
+        ck.check(xoff > 0, "%s: p0 was sent XOFF (TC3 backs up)" % what)
+        t0r = run.tc(0, 3)
+        ck.eq((xoff, xon), (t0r.get("pfc_xoff_sent"), t0r.get("pfc_xon_sent")),
+              "%s: tshark XOFF/XON = p0 tc.3 pfc_xoff_sent/xon_sent (per TC)"
+              % what)
+    finally:
+        if len(ck.failures) > n_failed:
+            run.keep = True
+        run.cleanup()
+
 
 SCENARIOS = {"incast": check_incast, "pause": check_pause,
+             "prio_map": check_prio_map,
              "mixed": check_mixed,
              "headroom_short": check_headroom_short,
              "long_pause": check_long_pause,
