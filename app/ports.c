@@ -3,7 +3,8 @@
  * Ports: bind the profile's [port.*] sections to the ethdevs EAL found,
  * create one mbuf pool per NUMA socket in use, configure one RX/TX queue
  * pair per worker (RSS over RX queues), MTU (scatter where the NIC needs it),
- * promiscuous mode, and start them.
+ * promiscuous mode, PFC on the NIC ([pfc] hw_offload) or MAC control frames
+ * passed up for the software PFC, and start them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -286,10 +287,98 @@ port_show(const struct aifab_port_rt *rt)
 	       rt->nb_txq, rt->finite_rx ? ", pcap input" : "", lstr);
 }
 
-static int
-port_start(const struct aifab_port_params *pp, struct aifab_port_rt *rt,
-	   char *err, size_t errlen)
+/* 802.1p priorities of the lossless TCs ([qos] pcp_to_tc). */
+static uint8_t
+lossless_prios(const struct aifab_profile *prof)
 {
+	uint8_t m = 0;
+	unsigned int p;
+
+	for (p = 0; p < 8; p++)
+		if (prof->tc[prof->qos.pcp_tc[p] & 7].lossless)
+			m |= (uint8_t)(1u << p);
+	return m;
+}
+
+/*
+ * [pfc] hw_offload: the NIC generates and honours PFC for the lossless
+ * priorities. High/low water from a static [tc.N] pfc_xoff_bytes and
+ * XOFF - pfc_xon_offset_bytes, in KiB as ixgbe and i40e read them (a
+ * dynamic XOFF keeps the NIC's own link-level values); pause time
+ * pfc_pause_quanta. @return true if the NIC took every priority.
+ */
+static bool
+port_hw_pfc(const struct aifab_profile *prof, const struct aifab_port_rt *rt,
+	    uint8_t prios)
+{
+	struct rte_eth_fc_conf cur;
+	bool have_cur = rte_eth_dev_flow_ctrl_get(rt->port_id, &cur) == 0;
+	unsigned int p;
+	int rc;
+
+	for (p = 0; p < 8; p++) {
+		const struct aifab_tc_params *t =
+			&prof->tc[prof->qos.pcp_tc[p] & 7];
+		struct rte_eth_pfc_conf pc;
+
+		if (!(prios & (1u << p)))
+			continue;
+		memset(&pc, 0, sizeof(pc));
+		pc.priority = (uint8_t)p;
+		pc.fc.mode = RTE_ETH_FC_FULL;
+		pc.fc.pause_time = (uint16_t)t->pfc_pause_quanta;
+		pc.fc.send_xon = 1;
+		if (t->pfc_xoff_bytes != 0) {
+			pc.fc.high_water = RTE_MAX(t->pfc_xoff_bytes / 1024, 1u);
+			pc.fc.low_water = (t->pfc_xoff_bytes -
+				RTE_MIN(t->pfc_xon_offset_bytes,
+					t->pfc_xoff_bytes)) / 1024;
+		} else if (have_cur) {
+			pc.fc.high_water = cur.high_water;
+			pc.fc.low_water = cur.low_water;
+		}
+		rc = rte_eth_dev_priority_flow_ctrl_set(rt->port_id, &pc);
+		if (rc != 0) {
+			printf("port %s (%s): [pfc] hw_offload: the NIC does not "
+			       "take PFC for priority %u (%s); PFC stays in "
+			       "software\n", rt->name, rt->device, p,
+			       rte_strerror(-rc));
+			return false;
+		}
+	}
+	printf("port %s (%s): NIC PFC on for priorities 0x%02x\n", rt->name,
+	       rt->device, prios);
+	return true;
+}
+
+/*
+ * Software PFC must see the peer's PFC frames (EtherType 0x8808): ask the
+ * NIC to pass MAC control frames up (the link-level pause mode is kept).
+ * Vdevs have no flow control (-ENOTSUP) and pass everything anyway.
+ */
+static void
+port_ctrl_frames(const struct aifab_port_rt *rt)
+{
+	struct rte_eth_fc_conf fc;
+	int rc = rte_eth_dev_flow_ctrl_get(rt->port_id, &fc);
+
+	if (rc == 0 && fc.mac_ctrl_frame_fwd)
+		return;
+	if (rc == 0) {
+		fc.mac_ctrl_frame_fwd = 1;
+		rc = rte_eth_dev_flow_ctrl_set(rt->port_id, &fc);
+	}
+	if (rc != 0 && rc != -ENOTSUP)
+		printf("port %s (%s): cannot make the NIC pass MAC control "
+		       "frames up (%s): PFC from the peer may not reach the "
+		       "software\n", rt->name, rt->device, rte_strerror(-rc));
+}
+
+static int
+port_start(const struct aifab_profile *prof, const struct aifab_port_params *pp,
+	   struct aifab_port_rt *rt, char *err, size_t errlen)
+{
+	uint8_t prios = lossless_prios(prof);
 	struct rte_eth_link link;
 	int rc;
 
@@ -308,6 +397,11 @@ port_start(const struct aifab_port_params *pp, struct aifab_port_rt *rt,
 		return -1;
 	}
 	(void)rte_eth_promiscuous_enable(rt->port_id);
+	/* Unless the NIC does PFC itself, PFC frames must reach us (the
+	 * switch, the generator and the lab recipes read them). */
+	if (!(prios != 0 && prof->pfc.hw_offload &&
+	      port_hw_pfc(prof, rt, prios)))
+		port_ctrl_frames(rt);
 	rt->speed_mbps = pp->speed_mbps;
 	if (rt->speed_mbps == 0 && rte_eth_link_get_nowait(rt->port_id, &link) == 0 &&
 	    link.link_speed != RTE_ETH_SPEED_NUM_NONE &&
@@ -356,7 +450,8 @@ app_ports_setup(const struct aifab_profile *prof, const struct app_args *args,
 			return -1;
 	}
 	for (i = 0; i < env->n_ports; i++)
-		if (port_start(&prof->ports[i], &env->ports[i], err, errlen))
+		if (port_start(prof, &prof->ports[i], &env->ports[i], err,
+			       errlen))
 			return -1;
 	return 0;
 }

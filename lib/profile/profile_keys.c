@@ -476,8 +476,13 @@ const struct profile_key profile_keys[] = {
 	  .off = P_OFF(pfc.hw_offload), .size = P_SZ(pfc.hw_offload),
 	  .off_has = SIZE_MAX, .def = "false", .unit = "",
 	  .help = "Also hand PFC to the NIC "
-		  "(`rte_eth_dev_priority_flow_ctrl_set`) where it supports "
-		  "it; the software path runs either way." },
+		  "(`rte_eth_dev_priority_flow_ctrl_set`, per priority of a "
+		  "lossless TC: pause time `pfc_pause_quanta`, high/low water "
+		  "from a static `pfc_xoff_bytes` and XON in KiB) where its "
+		  "PMD supports it, else one line per port says PFC stays in "
+		  "software; the software path runs either way. Without it "
+		  "the NIC is asked to pass MAC control frames up "
+		  "(`mac_ctrl_frame_fwd`; docs/lab.md)." },
 	{ .sect = PROFILE_SECT_PFC, .name = "replay_peer_pause",
 	  .type = PROFILE_T_BOOL,
 	  .off = P_OFF(pfc.replay_peer_pause),

@@ -4,7 +4,7 @@
 
 Usage: test_pfc.py PATH/TO/dpdk-aifab
            [incast|pause|long_pause|headroom_short|mixed|prio_map|
-            watchdog|hysteresis|small_pool|all]
+            hw_offload|watchdog|hysteresis|small_pool|all]
 
 incast:   10^6 small RoCEv2 frames (122 bytes: 64-byte payload; DSCP 26 ->
           TC3, lossless) from p0, p2 and p3 at line rate into p1, with
@@ -50,6 +50,9 @@ prio_map: [qos] pcp_to_tc swaps priorities 3 and 5 (3 -> TC5, 5 -> TC3);
           (priority 3 is TC5's); the report's pfc_rx / paused_ns per
           priority say so; the XOFF/XON p0 is sent (TC3 backs up) carry
           priority 5 only (tshark: enbv 0x0020, c5 65535 or 0).
+hw_offload: the pause case with --set pfc.hw_offload=true on net_pcap
+          ports, which have no PFC: one line per port says so and that PFC
+          stays in software, and it does (p1 TC3 paused_ns as in pause).
 watchdog: a storm of XOFF c3 = 65535 (335.5 us at 100G) every 160 us for
           150 ms on p1 (--set pfc.detection_ms=100 pfc.restoration_ms=100)
           while p0 sends one TC3 frame to p1 every 100 us and p2 one TC0
@@ -876,8 +879,37 @@ def check_prio_map(ck, exe):
             run.keep = True
         run.cleanup()
 
+def check_hw_offload(ck, exe):
+    import re
+    what = "[pfc] hw_offload on net_pcap"
+    ck.section(what)
+    _f3, _f0, _n, inputs, windows = pause_case()
+    run = VRun(exe, inputs, sets=["pfc.hw_offload=true"], tag="pfc-hw")
+    n_failed = len(ck.failures)
+    try:
+        if not run_ok(ck, run, what):
+            return
+        for port in range(N_PORTS):
+            pat = re.compile(r"^port %s \(net_pcap%d\): \[pfc\] hw_offload: "
+                             r"the NIC does not take PFC for priority 3 "
+                             r"\(.+\); PFC stays in software$" %
+                             (PORT_NAMES[port], port))
+            got = [ln for ln in run.stdout.splitlines() if pat.match(ln)]
+            ck.eq(len(got), 1, "%s: %s: one line: no NIC PFC, software "
+                  "PFC" % (what, PORT_NAMES[port]))
+        paused = int(sum(b - a for a, b in windows))
+        ck.eq(run.tc(1, 3).get("paused_ns"), paused, "%s: software PFC "
+              "still honours the pauses (p1 tc.3.paused_ns)" % what)
+        ck.check(run.tc(0, 3).get("pfc_xoff_sent", 0) > 0,
+                 "%s: software PFC still sends XOFF to p0" % what)
+    finally:
+        if len(ck.failures) > n_failed:
+            run.keep = True
+        run.cleanup()
+
 
 SCENARIOS = {"incast": check_incast, "pause": check_pause,
+             "hw_offload": check_hw_offload,
              "prio_map": check_prio_map,
              "mixed": check_mixed,
              "headroom_short": check_headroom_short,
