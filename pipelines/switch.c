@@ -188,23 +188,6 @@ ecmp_setup(struct sw *sw, char *err, size_t errlen)
 
 /* ---- queues, shaper, scheduler, ECN, PFC --------------------------------- */
 
-/* log2 of alpha (alpha_milli / 1000), rounded to the nearest power. */
-static int8_t
-alpha_log2(uint32_t alpha_milli)
-{
-	int8_t l = 0;
-
-	while (alpha_milli >= 1414 && l < 3) {
-		alpha_milli /= 2;
-		l++;
-	}
-	while (alpha_milli < 707 && l > -7) {
-		alpha_milli *= 2;
-		l--;
-	}
-	return l;
-}
-
 static int
 qos_setup(struct sw *sw, char *err, size_t errlen)
 {
@@ -353,7 +336,9 @@ pfc_setup(struct sw *sw, char *err, size_t errlen)
 				AIFAB_PFC_XOFF_STATIC : AIFAB_PFC_XOFF_DYNAMIC;
 			pp->xoff_bytes = RTE_MAX(t->pfc_xoff_bytes /
 						 sw->n_workers, 1u);
-			pp->alpha_log2 = alpha_log2(t->alpha_milli);
+			/* the exact alpha, as the queue limits use it */
+			pp->alpha_num = t->alpha_milli;
+			pp->alpha_den = 1000;
 			pp->xon_mode = AIFAB_PFC_XON_OFFSET;
 			/* XON offset below a static XOFF; a dynamic XOFF
 			 * moves with the free buffer, so the offset stands. */

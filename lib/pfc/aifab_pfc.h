@@ -89,7 +89,7 @@ uint64_t aifab_pfc_quanta_to_cycles(uint32_t quanta, uint32_t speed_mbps,
 /** How the XOFF threshold of a priority is set. */
 enum aifab_pfc_xoff_mode {
 	AIFAB_PFC_XOFF_STATIC = 0, /**< xoff_bytes */
-	AIFAB_PFC_XOFF_DYNAMIC,    /**< 2^alpha_log2 x free shared buffer */
+	AIFAB_PFC_XOFF_DYNAMIC,    /**< alpha x free shared buffer */
 };
 
 /** How the XON threshold of a priority is set. */
@@ -103,7 +103,10 @@ struct aifab_pfc_gen_prio_params {
 	bool enabled;            /**< lossless: generate PFC for it */
 	uint8_t xoff_mode;       /**< enum aifab_pfc_xoff_mode */
 	uint8_t xon_mode;        /**< enum aifab_pfc_xon_mode */
-	int8_t alpha_log2;       /**< dynamic: -7..3 (SONiC dynamic_th) */
+	int8_t alpha_log2;       /**< dynamic: alpha = 2^-7..2^3 (SONiC
+				  *  dynamic_th), used when alpha_den is 0 */
+	uint32_t alpha_num;      /**< dynamic: alpha = num / den exactly, */
+	uint32_t alpha_den;      /**< 1/128..8, den 1..65536; 0: alpha_log2 */
 	uint32_t xoff_bytes;     /**< static XOFF threshold, >= 1 */
 	uint32_t xon_bytes;      /**< XON threshold, or offset below XOFF */
 	uint32_t headroom_bytes; /**< absorbed above XOFF before dropping */
@@ -124,6 +127,8 @@ struct aifab_pfc_gen_prio_cfg {
 	uint8_t xon_mode;
 	int8_t alpha_log2;
 	uint16_t pause_quanta;
+	uint32_t alpha_num;      /**< 0: 2^alpha_log2 */
+	uint32_t alpha_den;
 	uint32_t xoff_bytes;
 	uint32_t xon_bytes;
 	uint32_t headroom_bytes;
@@ -165,7 +170,8 @@ struct aifab_pfc_frame {
  *
  * Static XOFF needs xoff_bytes >= 1; with XON_ABS xon_bytes < xoff_bytes,
  * with XON_OFFSET 1 <= xon_bytes <= xoff_bytes. Dynamic XOFF needs
- * alpha_log2 in -7..3 and, with XON_OFFSET, xon_bytes >= 1. Refresh must be
+ * alpha_num / alpha_den in 1/128..8 with 1 <= den <= 65536 (or, den 0,
+ * alpha_log2 in -7..3) and, with XON_OFFSET, xon_bytes >= 1. Refresh must be
  * shorter than the pause and at least one TSC cycle.
  *
  * @return 0, or -EINVAL (bad speed, tsc_hz, mode or threshold).

@@ -146,6 +146,34 @@ test_gen_dynamic_threshold(void **state)
 	aifab_pfc_gen_sub(&g, 4, 999, 1250);   /* 9000 */
 	assert_int_equal(poll_vec(&g, 1250, 4, &f), 0x10);
 	assert_int_equal(f.quanta[4], 0);
+
+	/* Exact alpha num/den, not a power of two: 0.3 (the profile's
+	 * alpha_milli / 1000). free 33333 -> XOFF floor(9999.9) = 9999. */
+	p.prio[4].alpha_num = 300;
+	p.prio[4].alpha_den = 1000;
+	gen_setup(&cfg, &g, &p);
+	aifab_pfc_gen_add(&g, 4, 9998, 33333);
+	assert_int_equal(poll_vec(&g, 33333, 1, &f), 0);
+	aifab_pfc_gen_add(&g, 4, 1, 33333);    /* 9999 = XOFF */
+	assert_int_equal(poll_vec(&g, 33333, 2, &f), 0x10);
+	assert_int_equal(f.quanta[4], 0xFFFF);
+	/* 1.5: free 10000 -> XOFF 15000, XON 14000 */
+	p.prio[4].alpha_num = 3;
+	p.prio[4].alpha_den = 2;
+	gen_setup(&cfg, &g, &p);
+	aifab_pfc_gen_add(&g, 4, 14999, 10000);
+	assert_int_equal(poll_vec(&g, 10000, 1, &f), 0);
+	aifab_pfc_gen_add(&g, 4, 1, 10000);
+	assert_int_equal(poll_vec(&g, 10000, 2, &f), 0x10);
+	aifab_pfc_gen_sub(&g, 4, 999, 10000);  /* 14001 > XON */
+	assert_int_equal(poll_vec(&g, 10000, 3, &f), 0);
+	aifab_pfc_gen_sub(&g, 4, 1, 10000);    /* 14000 = XON */
+	assert_int_equal(poll_vec(&g, 10000, 4, &f), 0x10);
+	assert_int_equal(f.quanta[4], 0);
+	/* A huge free buffer does not overflow: 2^62 x 3/2. */
+	gen_setup(&cfg, &g, &p);
+	aifab_pfc_gen_add(&g, 4, 1, 1ull << 62);
+	assert_int_equal(poll_vec(&g, 1ull << 62, 1, &f), 0);
 }
 
 static void
@@ -755,6 +783,15 @@ test_config_validation(void **state)
 	     p.prio[3].alpha_log2 = 4));
 	BAD((p.prio[3].xoff_mode = AIFAB_PFC_XOFF_DYNAMIC,
 	     p.prio[3].alpha_log2 = -8));
+	/* exact alpha: 1/128..8, den <= 65536 */
+	BAD((p.prio[3].xoff_mode = AIFAB_PFC_XOFF_DYNAMIC,
+	     p.prio[3].alpha_num = 9, p.prio[3].alpha_den = 1));
+	BAD((p.prio[3].xoff_mode = AIFAB_PFC_XOFF_DYNAMIC,
+	     p.prio[3].alpha_num = 1, p.prio[3].alpha_den = 129));
+	BAD((p.prio[3].xoff_mode = AIFAB_PFC_XOFF_DYNAMIC,
+	     p.prio[3].alpha_num = 0, p.prio[3].alpha_den = 1000));
+	BAD((p.prio[3].xoff_mode = AIFAB_PFC_XOFF_DYNAMIC,
+	     p.prio[3].alpha_num = 65537, p.prio[3].alpha_den = 65537));
 	BAD(p.prio[3].pause_quanta = 1);
 	BAD((p.prio[3].pause_quanta = 100, p.prio[3].refresh_quanta = 100));
 	/* 1 quantum at 400G on a 1 MHz TSC is 0 cycles: no refresh period. */
