@@ -318,29 +318,33 @@ port_show(const struct aifab_port_rt *rt)
 	       rt->nb_txq, rt->finite_rx ? ", pcap input" : "", lstr);
 }
 
-/* 802.1p priorities of the lossless TCs ([qos] pcp_to_tc). */
+/* 802.1p priorities of port @p port's PFC ([qos] pcp_to_tc to lossless
+ * TCs, [port.X] pfc). */
 static uint8_t
-lossless_prios(const struct aifab_profile *prof)
+lossless_prios(const struct aifab_profile *prof, unsigned int port)
 {
+	struct aifab_pfc_eff e;
 	uint8_t m = 0;
 	unsigned int p;
 
-	for (p = 0; p < 8; p++)
-		if (prof->tc[prof->qos.pcp_tc[p] & 7].lossless)
+	for (p = 0; p < 8; p++) {
+		aifab_profile_pfc_eff(prof, port, prof->qos.pcp_tc[p] & 7, &e);
+		if (e.enabled)
 			m |= (uint8_t)(1u << p);
+	}
 	return m;
 }
 
 /*
  * [pfc] hw_offload: the NIC generates and honours PFC for the lossless
- * priorities. High/low water from a static [tc.N] pfc_xoff_bytes and
- * XOFF - pfc_xon_offset_bytes, in KiB as ixgbe and i40e read them (a
+ * priorities. High/low water from a static pfc_xoff_bytes and its XON
+ * ([port.X] over [tc.N]), in KiB as ixgbe and i40e read them (a
  * dynamic XOFF keeps the NIC's own link-level values); pause time
  * pfc_pause_quanta. @return true if the NIC took every priority.
  */
 static bool
-port_hw_pfc(const struct aifab_profile *prof, const struct aifab_port_rt *rt,
-	    uint8_t prios)
+port_hw_pfc(const struct aifab_profile *prof, unsigned int port,
+	    const struct aifab_port_rt *rt, uint8_t prios)
 {
 	struct rte_eth_fc_conf cur;
 	bool have_cur = rte_eth_dev_flow_ctrl_get(rt->port_id, &cur) == 0;
@@ -351,19 +355,21 @@ port_hw_pfc(const struct aifab_profile *prof, const struct aifab_port_rt *rt,
 		const struct aifab_tc_params *t =
 			&prof->tc[prof->qos.pcp_tc[p] & 7];
 		struct rte_eth_pfc_conf pc;
+		struct aifab_pfc_eff e;
 
 		if (!(prios & (1u << p)))
 			continue;
+		aifab_profile_pfc_eff(prof, port, prof->qos.pcp_tc[p] & 7, &e);
 		memset(&pc, 0, sizeof(pc));
 		pc.priority = (uint8_t)p;
 		pc.fc.mode = RTE_ETH_FC_FULL;
 		pc.fc.pause_time = (uint16_t)t->pfc_pause_quanta;
 		pc.fc.send_xon = 1;
-		if (t->pfc_xoff_bytes != 0) {
-			pc.fc.high_water = RTE_MAX(t->pfc_xoff_bytes / 1024, 1u);
-			pc.fc.low_water = (t->pfc_xoff_bytes -
-				RTE_MIN(t->pfc_xon_offset_bytes,
-					t->pfc_xoff_bytes)) / 1024;
+		if (e.xoff_bytes != 0) {
+			pc.fc.high_water = RTE_MAX(e.xoff_bytes / 1024, 1u);
+			pc.fc.low_water = (e.xon_bytes != 0 ? e.xon_bytes :
+				e.xoff_bytes - RTE_MIN(e.xon_offset_bytes,
+						       e.xoff_bytes)) / 1024;
 		} else if (have_cur) {
 			pc.fc.high_water = cur.high_water;
 			pc.fc.low_water = cur.low_water;
@@ -409,7 +415,7 @@ static int
 port_start(const struct aifab_profile *prof, const struct aifab_port_params *pp,
 	   struct aifab_port_rt *rt, char *err, size_t errlen)
 {
-	uint8_t prios = lossless_prios(prof);
+	uint8_t prios = lossless_prios(prof, (unsigned int)(pp - prof->ports));
 	int rc;
 
 	if (pp->has_mac) {
@@ -430,7 +436,7 @@ port_start(const struct aifab_profile *prof, const struct aifab_port_params *pp,
 	/* Unless the NIC does PFC itself, PFC frames must reach us (the
 	 * switch, the generator and the lab recipes read them). */
 	if (!(prios != 0 && prof->pfc.hw_offload &&
-	      port_hw_pfc(prof, rt, prios)))
+	      port_hw_pfc(prof, (unsigned int)(pp - prof->ports), rt, prios)))
 		port_ctrl_frames(rt);
 	return 0;
 }

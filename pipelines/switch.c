@@ -321,49 +321,75 @@ pfc_setup(struct sw *sw, char *err, size_t errlen)
 			.speed_mbps = rt->speed_mbps, .tsc_hz = sw->hz,
 		};
 
+		sw->pfc_on[p] = prof->ports[p].pfc;
 		for (tc = 0; tc < AIFAB_N_TC; tc++) {
 			const struct aifab_tc_params *t = &prof->tc[tc];
 			struct aifab_pfc_gen_prio_params *pp = &gp.prio[tc];
-			uint64_t hr = t->pfc_headroom_bytes ?
-				t->pfc_headroom_bytes :
+			struct aifab_pfc_eff e;
+			uint64_t hr;
+
+			/* [port.X] pfc_* over [tc.N] pfc_* */
+			aifab_profile_pfc_eff(prof, p, tc, &e);
+			if (!e.enabled)
+				continue;
+			hr = e.headroom_bytes ? e.headroom_bytes :
 				aifab_pfc_headroom_bytes(rt->speed_mbps,
 					prof->ports[p].cable_m, rt->mtu);
-
-			if (!t->lossless)
-				continue;
 			pp->enabled = true;
-			pp->xoff_mode = t->pfc_xoff_bytes ?
+			pp->xoff_mode = e.xoff_bytes ?
 				AIFAB_PFC_XOFF_STATIC : AIFAB_PFC_XOFF_DYNAMIC;
-			pp->xoff_bytes = RTE_MAX(t->pfc_xoff_bytes /
-						 sw->n_workers, 1u);
+			pp->xoff_bytes = RTE_MAX(e.xoff_bytes / sw->n_workers,
+						 1u);
 			/* the exact alpha, as the queue limits use it */
 			pp->alpha_num = t->alpha_milli;
 			pp->alpha_den = 1000;
-			pp->xon_mode = AIFAB_PFC_XON_OFFSET;
-			/* XON offset below a static XOFF; a dynamic XOFF
-			 * moves with the free buffer, so the offset stands. */
-			pp->xon_bytes = t->pfc_xoff_bytes ?
-				RTE_MAX(RTE_MIN(t->pfc_xon_offset_bytes /
-					sw->n_workers, pp->xoff_bytes), 1u) :
-				RTE_MAX(t->pfc_xon_offset_bytes /
-					sw->n_workers, 1u);
+			if (e.xon_bytes != 0) {
+				/* absolute XON, below a static XOFF */
+				pp->xon_mode = AIFAB_PFC_XON_ABS;
+				pp->xon_bytes = e.xon_bytes / sw->n_workers;
+				if (e.xoff_bytes != 0)
+					pp->xon_bytes = RTE_MIN(pp->xon_bytes,
+						pp->xoff_bytes - 1);
+			} else {
+				/* XON offset below a static XOFF; a dynamic
+				 * XOFF moves with the free buffer, so the
+				 * offset stands. */
+				pp->xon_mode = AIFAB_PFC_XON_OFFSET;
+				pp->xon_bytes = e.xoff_bytes ?
+					RTE_MAX(RTE_MIN(e.xon_offset_bytes /
+						sw->n_workers, pp->xoff_bytes),
+						1u) :
+					RTE_MAX(e.xon_offset_bytes /
+						sw->n_workers, 1u);
+			}
 			pp->headroom_bytes = (uint32_t)(hr / sw->n_workers);
 			pp->pause_quanta = (uint16_t)t->pfc_pause_quanta;
-			if (t->pfc_headroom_bytes != 0 &&
-			    aifab_pfc_headroom_short(t->pfc_headroom_bytes,
-				rt->speed_mbps, prof->ports[p].cable_m, rt->mtu))
-				printf("warning: [tc.%u] pfc_headroom_bytes %u is "
-				       "below the %" PRIu64 " bytes port %s needs "
-				       "(speed, cable, MTU)\n", tc,
-				       t->pfc_headroom_bytes,
+			if (e.headroom_bytes != 0 &&
+			    aifab_pfc_headroom_short(e.headroom_bytes,
+				rt->speed_mbps, prof->ports[p].cable_m,
+				rt->mtu)) {
+				char sect[AIFAB_NAME_LEN + 8];
+
+				if (prof->ports[p].has_pfc_headroom)
+					snprintf(sect, sizeof(sect), "port.%s",
+						 prof->ports[p].name);
+				else
+					snprintf(sect, sizeof(sect), "tc.%u",
+						 tc);
+				printf("warning: [%s] pfc_headroom_bytes %u is "
+				       "below the %" PRIu64 " bytes port %s "
+				       "needs for TC %u (speed, cable, MTU)\n",
+				       sect, e.headroom_bytes,
 				       aifab_pfc_headroom_bytes(rt->speed_mbps,
 					prof->ports[p].cable_m, rt->mtu),
-				       rt->name);
+				       rt->name, tc);
+			}
 		}
 		if (aifab_pfc_gen_config_init(&sw->pfc_gen[p], &gp) != 0) {
-			snprintf(err, errlen, "%s: [tc.*] pfc_*: thresholds "
-				 "rejected for port %s (XON below XOFF, pause "
-				 "of at least 2 quanta)", prof->path, rt->name);
+			snprintf(err, errlen, "%s: [tc.*]/[port.%s] pfc_*: "
+				 "thresholds rejected for port %s (XON below "
+				 "XOFF, pause of at least 2 quanta)", prof->path,
+				 rt->name, rt->name);
 			return -1;
 		}
 	}
@@ -1378,7 +1404,8 @@ sw_warn_headroom(const struct sw *sw)
 				"headroom is misconfigured (%" PRIu64 " bytes "
 				"configured, %" PRIu64 " needed for %u Mb/s, "
 				"cable_m %u, MTU %u: aifab_pfc_headroom_bytes(); "
-				"set [tc.%u] pfc_headroom_bytes = 0 or larger)\n",
+				"set [port.%s] or [tc.%u] pfc_headroom_bytes to "
+				"0 or larger)\n",
 				sw->env.sw_name[0] != '\0' ? " " : "",
 				sw->env.sw_name, rt->name, prio,
 				sw->prios_of_tc[prio], n,
@@ -1387,7 +1414,7 @@ sw_warn_headroom(const struct sw *sw)
 				aifab_pfc_headroom_bytes(rt->speed_mbps,
 					prof->ports[p].cable_m, rt->mtu),
 				rt->speed_mbps, prof->ports[p].cable_m,
-				rt->mtu, prio);
+				rt->mtu, rt->name, prio);
 		}
 	}
 }

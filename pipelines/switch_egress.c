@@ -112,12 +112,23 @@ sw_enqueue(struct sw *sw, struct sw_worker *wk, uint16_t out_port,
 	if (r == AIFAB_QOS_ADMIT_HEADROOM) {
 		/* Lossless into the headroom reserve (shared pool full): it
 		 * is headroom for PFC too, which pauses the sender; past
-		 * the port's headroom it is an overflow. */
-		if (v == AIFAB_PFC_ADMIT &&
-		    aifab_pfc_gen_spill(&wk->eg[in_port].pfc_gen, tc, len) ==
-		    AIFAB_PFC_DROP) {
+		 * the port's headroom it is an overflow. An ingress port
+		 * without PFC ([port.X] pfc = false) has no headroom. */
+		if (v == AIFAB_PFC_ADMIT)
+			v = aifab_pfc_gen_spill(&wk->eg[in_port].pfc_gen, tc,
+						len);
+		if (v != AIFAB_PFC_ADMIT_HEADROOM) {
 			aifab_qos_buf_release(wk->buf, q, SW_CELLS(len));
-			sw_drop(wk, in_port, SW_DROP(headroom_overflow), m);
+			if (v == AIFAB_PFC_DROP) {
+				sw_drop(wk, in_port, SW_DROP(headroom_overflow),
+					m);
+				return;
+			}
+			aifab_pfc_gen_sub(&wk->eg[in_port].pfc_gen, tc, len,
+					  sw_free(wk));
+			SW_ADD_TC(wk, sw_st_qos(aifab_qos_drop_ctr(
+				AIFAB_QOS_DROP_BUFFER_FULL)), out_port, tc, 1);
+			sw_drop(wk, out_port, SW_DROP(egress_queue), m);
 			return;
 		}
 		SW_ADD_TC(wk, sw_st_headroom_admits, out_port, tc, 1);
@@ -231,6 +242,8 @@ sw_pfc_received(struct sw *sw, struct sw_worker *wk, uint16_t port,
 	struct sw_egress *eg = &wk->eg[port];
 	unsigned int prio;
 
+	if (!sw->pfc_on[port])
+		return; /* [port.X] pfc = false: counted, not honoured */
 	aifab_pfc_rx_frame(&eg->pfc_rx, pi->pfc_enable, pi->pfc_time, wk->now);
 	if (sw->wd.enabled == 0)
 		return;

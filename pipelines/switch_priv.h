@@ -172,6 +172,7 @@ struct sw {
 	struct aifab_qos_shaper_cfg shaper[AIFAB_MAX_PORTS];
 	struct aifab_qos_sched_cfg sched;
 	struct aifab_pfc_gen_config pfc_gen[AIFAB_MAX_PORTS];
+	bool pfc_on[AIFAB_MAX_PORTS];  /* [port.X] pfc */
 	uint64_t hr_pool;              /* per worker: cells kept for PFC
 					* headroom out of the shared buffer */
 	struct aifab_pfc_wd_config wd;

@@ -188,6 +188,42 @@ const struct profile_key profile_keys[] = {
 	  .min = 0, .max = 10000, .def = "3", .unit = "metres",
 	  .help = "Cable length to the peer, for the computed PFC headroom "
 		  "(`[tc.<n>] pfc_headroom_bytes = 0`)." },
+	{ .sect = PROFILE_SECT_PORT, .name = "pfc", .type = PROFILE_T_BOOL,
+	  .off = PP_OFF(pfc), .size = PP_SZ(pfc), .off_has = SIZE_MAX,
+	  .def = "true", .unit = "",
+	  .help = "PFC on this port for the lossless TCs. `false`: no PFC "
+		  "is sent for what arrives here (its lossless traffic may "
+		  "drop), received PFC is counted but not honoured, and no "
+		  "headroom is kept for it." },
+	{ .sect = PROFILE_SECT_PORT, .name = "pfc_xoff_bytes",
+	  .type = PROFILE_T_U32, .off = PP_OFF(pfc_xoff_bytes),
+	  .size = PP_SZ(pfc_xoff_bytes), .off_has = PP_OFF(has_pfc_xoff),
+	  .min = 1024, .max = UINT32_MAX, .zero_ok = true, .def = NULL,
+	  .unit = "bytes",
+	  .help = "This port's `[tc.<n>] pfc_xoff_bytes` for every lossless "
+		  "TC (0 = dynamic); unset: the TC's." },
+	{ .sect = PROFILE_SECT_PORT, .name = "pfc_xon_offset_bytes",
+	  .type = PROFILE_T_U32, .off = PP_OFF(pfc_xon_offset_bytes),
+	  .size = PP_SZ(pfc_xon_offset_bytes),
+	  .off_has = PP_OFF(has_pfc_xon_offset), .min = 0,
+	  .max = UINT32_MAX, .def = NULL, .unit = "bytes",
+	  .help = "This port's `[tc.<n>] pfc_xon_offset_bytes`; setting it "
+		  "or `pfc_xon_bytes` here overrides both XON keys of the "
+		  "TC; unset: the TC's." },
+	{ .sect = PROFILE_SECT_PORT, .name = "pfc_xon_bytes",
+	  .type = PROFILE_T_U32, .off = PP_OFF(pfc_xon_bytes),
+	  .size = PP_SZ(pfc_xon_bytes), .off_has = PP_OFF(has_pfc_xon),
+	  .min = 1, .max = UINT32_MAX, .zero_ok = true, .def = NULL,
+	  .unit = "bytes",
+	  .help = "This port's `[tc.<n>] pfc_xon_bytes` (absolute XON; 0 = "
+		  "the offset); unset: the TC's." },
+	{ .sect = PROFILE_SECT_PORT, .name = "pfc_headroom_bytes",
+	  .type = PROFILE_T_U32, .off = PP_OFF(pfc_headroom_bytes),
+	  .size = PP_SZ(pfc_headroom_bytes),
+	  .off_has = PP_OFF(has_pfc_headroom), .min = 1024,
+	  .max = UINT32_MAX, .zero_ok = true, .def = NULL, .unit = "bytes",
+	  .help = "This port's `[tc.<n>] pfc_headroom_bytes` (0 = computed "
+		  "from its speed, `cable_m` and MTU); unset: the TC's." },
 
 	/* [port.<name>] fault_rx_* / fault_tx_*: one direction's impairments */
 #define LF_U32(d, i, key, field, lo, hi, z, dflt, u, h) \
@@ -377,6 +413,15 @@ const struct profile_key profile_keys[] = {
 	  .unit = "bytes",
 	  .help = "XON is sent when use falls to XOFF minus this; below a "
 		  "static `pfc_xoff_bytes`." },
+	{ .sect = PROFILE_SECT_TC, .name = "pfc_xon_bytes",
+	  .type = PROFILE_T_U32,
+	  .off = T_OFF(pfc_xon_bytes), .size = T_SZ(pfc_xon_bytes),
+	  .off_has = SIZE_MAX, .min = 1, .max = UINT32_MAX, .zero_ok = true,
+	  .def = "0", .unit = "bytes",
+	  .help = "Absolute XON threshold: XON is sent when use falls to "
+		  "this; 0 = XOFF minus `pfc_xon_offset_bytes`. Below a "
+		  "static `pfc_xoff_bytes`; under a dynamic XOFF, XON is at "
+		  "most XOFF - 1." },
 	{ .sect = PROFILE_SECT_TC, .name = "pfc_headroom_bytes",
 	  .type = PROFILE_T_U32,
 	  .off = T_OFF(pfc_headroom_bytes), .size = T_SZ(pfc_headroom_bytes),
@@ -1375,6 +1420,7 @@ profile_key_parse(const struct profile_key *k, void *basev, const char *val,
 			*(uint16_t *)f = (uint16_t)v;
 		else
 			*(uint32_t *)f = (uint32_t)v;
+		set_has(k, base, true);
 		break;
 	case PROFILE_T_U64:
 		if (parse_uint(val, UINT64_MAX, &v) != 0) {
@@ -1497,9 +1543,10 @@ profile_key_allowed(const struct profile_key *k, char *buf, size_t len)
 
 	switch (k->type) {
 	case PROFILE_T_U32:
-		snprintf(buf, len, "%s%" PRIu64 "..%" PRIu64 "%s",
+		snprintf(buf, len, "%s%" PRIu64 "..%" PRIu64 "%s%s",
 			 k->zero_ok ? "0 or " : "", k->min, k->max,
-			 k->pow2 ? ", a power of two" : "");
+			 k->pow2 ? ", a power of two" : "",
+			 k->off_has != SIZE_MAX ? ", or empty = unset" : "");
 		break;
 	case PROFILE_T_U64:
 		snprintf(buf, len, "%s%" PRIu64 "..%" PRIu64

@@ -4,7 +4,7 @@
 
 Usage: test_pfc.py PATH/TO/dpdk-aifab
            [incast|pause|long_pause|headroom_short|mixed|prio_map|
-            hw_offload|watchdog|hysteresis|small_pool|all]
+            hw_offload|port_keys|watchdog|hysteresis|small_pool|all]
 
 incast:   10^6 small RoCEv2 frames (122 bytes: 64-byte payload; DSCP 26 ->
           TC3, lossless) from p0, p2 and p3 at line rate into p1, with
@@ -53,6 +53,14 @@ prio_map: [qos] pcp_to_tc swaps priorities 3 and 5 (3 -> TC5, 5 -> TC3);
 hw_offload: the pause case with --set pfc.hw_offload=true on net_pcap
           ports, which have no PFC: one line per port says so and that PFC
           stays in software, and it does (p1 TC3 paused_ns as in pause).
+port_keys: p0 at 100G into p1 at 25G (TC3) with [tc.3] pfc_xoff_bytes =
+          100000 (XON at 80000) overridden for p0 by [port.p0]
+          pfc_xoff_bytes = 600000, pfc_xon_bytes = 200000 (absolute): every
+          frame leaves and each XOFF..XON pause spans >= 400000 bytes
+          leaving (the TC's own thresholds would need only 20000); with
+          [port.p0] pfc = false instead p0 is sent no PFC and TC3 from it
+          tail-drops (no headroom kept or lent for it), forwarded + drops
+          = sent.
 watchdog: a storm of XOFF c3 = 65535 (335.5 us at 100G) every 160 us for
           150 ms on p1 (--set pfc.detection_ms=100 pfc.restoration_ms=100)
           while p0 sends one TC3 frame to p1 every 100 us and p2 one TC0
@@ -907,8 +915,68 @@ def check_hw_offload(ck, exe):
             run.keep = True
         run.cleanup()
 
+def check_port_keys(ck, exe):
+    n = 6000
+    f = RoceFlow(0, DST, 0x780, 0xC780, paylen=PAYLEN, dscp=26, ecn=2)
+    inputs = {0: [(f.frame(k), VT_EPOCH_NS) for k in range(n)]}
+    base = ["port.p1.speed_gbps=25", "tc.3.pfc_xoff_bytes=100000"]
+    what = "[port.p0] XOFF 600000, absolute XON 200000"
+    ck.section(what)
+    run = VRun(exe, inputs, sets=base + ["port.p0.pfc_xoff_bytes=600000",
+                                         "port.p0.pfc_xon_bytes=200000"],
+               tag="pfc-port")
+    n_failed = len(ck.failures)
+    try:
+        if run_ok(ck, run, what):
+            m = RoceMatch([f])
+            m.add_port(1, [fr for _t, fr in run.captures[1]], {f.dqpn: n})
+            m.report_problems(ck, what)
+            ck.eq(m.count[f.dqpn], n, "%s: every frame forwarded" % what)
+            eps = pfc_episodes(run.captures[0])
+            ck.check(len(eps) >= 3, "%s: p0 paused and resumed %d times" %
+                     (what, len(eps)))
+            check_pfc_frames(ck, run, 0, what)
+            deps = Departures()
+            deps.extend(run.captures[1])
+            # XOFF at use >= 600000, XON at use <= 200000, only p0's bytes
+            # are buffered: 400000 bytes leave in between (alpha 0).
+            check_xon_hysteresis(ck, what, 0, eps, deps, offset=400000,
+                                 alpha=0.0)
+    finally:
+        if len(ck.failures) > n_failed:
+            run.keep = True
+        run.cleanup()
+
+    what = "[port.p0] pfc = false"
+    ck.section(what)
+    run = VRun(exe, inputs, sets=base + ["port.p0.pfc=false"],
+               tag="pfc-port-off")
+    n_failed = len(ck.failures)
+    try:
+        if run_ok(ck, run, what):
+            m = RoceMatch([f])
+            m.add_port(1, [fr for _t, fr in run.captures[1]], {f.dqpn: n})
+            m.report_problems(ck, what)
+            t3 = run.tc(1, 3)
+            lost = n - m.count[f.dqpn]
+            ck.eq(run.port_rep(0).get("tx_packets"), 0,
+                  "%s: p0 is sent no PFC frame" % what)
+            ck.eq(run.tc(0, 3).get("pfc_xoff_sent"), 0,
+                  "%s: p0 tc.3.pfc_xoff_sent" % what)
+            ck.check(lost > 0, "%s: TC3 from p0 at 4x the egress drops "
+                     "(%d)" % (what, lost))
+            ck.eq(t3.get("tail_drops"), lost, "%s: p1 tc.3.tail_drops = "
+                  "frames missing" % what)
+            ck.eq(t3.get("headroom_admits"), 0, "%s: no headroom reserve "
+                  "lent to a port without PFC" % what)
+    finally:
+        if len(ck.failures) > n_failed:
+            run.keep = True
+        run.cleanup()
+
 
 SCENARIOS = {"incast": check_incast, "pause": check_pause,
+             "port_keys": check_port_keys,
              "hw_offload": check_hw_offload,
              "prio_map": check_prio_map,
              "mixed": check_mixed,
