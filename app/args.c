@@ -87,9 +87,10 @@ app_usage(FILE *f, const char *prog)
 "\n"
 "EAL defaults, each added only when the user gave none of its kind:\n"
 "  --file-prefix aifab-<pid>     always, unless --file-prefix is given\n"
-"  --no-huge -m 1024             when no hugepages are free (or no hugetlbfs\n"
-"                                is mounted) and no memory option (-m,\n"
-"                                --socket-mem, --no-huge) is given\n"
+"  --no-huge -m 1024             when less than 1024 MB of hugepages are\n"
+"                                free (or no hugetlbfs is mounted) and no\n"
+"                                memory option (-m, --socket-mem,\n"
+"                                --no-huge) is given\n"
 "  --no-pci                      when no EAL options are given at all\n"
 "\n"
 "Ports are the ethdevs EAL finds (NICs or vdevs), bound to the profile's\n"
@@ -150,20 +151,34 @@ hugetlbfs_mounted(void)
 	return found;
 }
 
+/* Memory the run takes from the heap when hugepages are not enough. */
+#define APP_MEM_MB 1024
+
+/*
+ * Enough free hugepage memory for a run (HugePages_Free x Hugepagesize,
+ * the default size, at least APP_MEM_MB) and a hugetlbfs mount: a few
+ * free pages left by another process are not (EAL would start, then fail
+ * to allocate the pools).
+ */
 static bool
 hugepages_free(void)
 {
 	char line[256];
-	long freep = 0;
+	long freep = -1, kb = -1, v;
 	FILE *f = fopen("/proc/meminfo", "r");
 
 	if (f == NULL)
 		return false;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "HugePages_Free: %ld", &freep) == 1)
-			break;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (sscanf(line, "HugePages_Free: %ld", &v) == 1)
+			freep = v;
+		else if (sscanf(line, "Hugepagesize: %ld kB", &v) == 1)
+			kb = v;
+	}
 	fclose(f);
-	return freep > 0 && hugetlbfs_mounted();
+	return freep > 0 && kb > 0 &&
+	       (unsigned long long)freep * (unsigned long long)kb >=
+	       APP_MEM_MB * 1024ull && hugetlbfs_mounted();
 }
 
 /* Remember net_pcap vdevs that read a file: their RX ends. */
@@ -202,8 +217,9 @@ eal_defaults(struct app_args *a)
 	}
 	if (!eal_has(a, "--no-huge") && !eal_has(a, "-m") &&
 	    !eal_has(a, "--socket-mem") && !hugepages_free()) {
+		snprintf(buf, sizeof(buf), "%u", APP_MEM_MB);
 		if (eal_push(a, "--no-huge") != 0 || eal_push(a, "-m") != 0 ||
-		    eal_push(a, "1024") != 0)
+		    eal_push(a, buf) != 0)
 			return -1;
 	}
 	if (!a->eal_given && eal_push(a, "--no-pci") != 0)

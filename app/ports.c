@@ -3,13 +3,16 @@
  * Ports: bind the profile's [port.*] sections to the ethdevs EAL found,
  * create one mbuf pool per NUMA socket in use, configure one RX/TX queue
  * pair per worker (RSS over RX queues), MTU (scatter where the NIC needs it),
- * promiscuous mode, and start them.
+ * promiscuous mode, PFC on the NIC ([pfc] hw_offload) or MAC control frames
+ * passed up for the software PFC, and start them.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_bus.h>
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
@@ -22,6 +25,9 @@
 #define APP_MIN_MBUFS 8192u
 
 #define APP_WIRE_RING 4096 /* frames in flight per direction of a wire */
+
+#define APP_LINK_WAIT_MS 3000 /* at most, for every port's link to come up */
+#define APP_LINK_POLL_MS 50
 
 /* One pool per socket; indexed by socket id. Owned by this file only. */
 static struct rte_mempool *pools[RTE_MAX_NUMA_NODES];
@@ -207,13 +213,22 @@ pool_size(const struct aifab_profile *prof, unsigned int n_workers)
 	return RTE_MAX(n + 1024u, APP_MIN_MBUFS);
 }
 
+static bool
+is_vdev(const struct rte_eth_dev_info *di)
+{
+	const struct rte_bus *bus = di->device != NULL ?
+		rte_dev_bus(di->device) : NULL;
+
+	return bus == NULL || strcmp(rte_bus_name(bus), "vdev") == 0;
+}
+
 static int
 port_configure(const struct aifab_port_params *pp, struct aifab_port_rt *rt,
 	       unsigned int n_workers, char *err, size_t errlen)
 {
 	struct rte_eth_conf conf = { 0 };
 	struct rte_eth_dev_info di;
-	uint32_t frame;
+	uint32_t frame, room;
 	uint16_t q, rxd = pp->rx_desc, txd = pp->tx_desc;
 	int rc, sock = rte_eth_dev_socket_id(rt->port_id);
 
@@ -235,11 +250,28 @@ port_configure(const struct aifab_port_params *pp, struct aifab_port_rt *rt,
 			di.flow_type_rss_offloads;
 	}
 	conf.rxmode.mtu = RTE_MIN((uint32_t)pp->mtu, di.max_mtu);
+	if (conf.rxmode.mtu < pp->mtu)
+		printf("warning: port %s (%s): [port.%s] mtu %u is above the "
+		       "NIC's max_mtu %u: using %u\n", pp->name, rt->device,
+		       pp->name, pp->mtu, di.max_mtu, conf.rxmode.mtu);
 	rt->mtu = (uint16_t)conf.rxmode.mtu;
 	frame = conf.rxmode.mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN +
 		2 * 4 /* two VLAN tags */;
-	if (frame > (uint32_t)rte_pktmbuf_data_room_size(rt->pool) -
-	    RTE_PKTMBUF_HEADROOM) {
+	room = (uint32_t)rte_pktmbuf_data_room_size(rt->pool) -
+		RTE_PKTMBUF_HEADROOM;
+	if (frame > room) {
+		/* Without scatter a NIC would drop or cut such frames (vdevs
+		 * such as net_pcap chain mbufs themselves). */
+		if (!(di.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER) &&
+		    !is_vdev(&di)) {
+			snprintf(err, errlen, "port %s (%s): frames of up to %u "
+				 "bytes (mtu %u) do not fit the %u-byte mbuf "
+				 "data room and the NIC has no RX scatter; "
+				 "allowed: [general] mbuf_data_bytes >= %u or a "
+				 "smaller [port.%s] mtu", pp->name, rt->device,
+				 frame, conf.rxmode.mtu, room, frame, pp->name);
+			return -1;
+		}
 		if (di.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER)
 			conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
 		if (di.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
@@ -286,11 +318,104 @@ port_show(const struct aifab_port_rt *rt)
 	       rt->nb_txq, rt->finite_rx ? ", pcap input" : "", lstr);
 }
 
-static int
-port_start(const struct aifab_port_params *pp, struct aifab_port_rt *rt,
-	   char *err, size_t errlen)
+/* 802.1p priorities of port @p port's PFC ([qos] pcp_to_tc to lossless
+ * TCs, [port.X] pfc). */
+static uint8_t
+lossless_prios(const struct aifab_profile *prof, unsigned int port)
 {
-	struct rte_eth_link link;
+	struct aifab_pfc_eff e;
+	uint8_t m = 0;
+	unsigned int p;
+
+	for (p = 0; p < 8; p++) {
+		aifab_profile_pfc_eff(prof, port, prof->qos.pcp_tc[p] & 7, &e);
+		if (e.enabled)
+			m |= (uint8_t)(1u << p);
+	}
+	return m;
+}
+
+/*
+ * [pfc] hw_offload: the NIC generates and honours PFC for the lossless
+ * priorities. High/low water from a static pfc_xoff_bytes and its XON
+ * ([port.X] over [tc.N]), in KiB as ixgbe and i40e read them (a
+ * dynamic XOFF keeps the NIC's own link-level values); pause time
+ * pfc_pause_quanta. @return true if the NIC took every priority.
+ */
+static bool
+port_hw_pfc(const struct aifab_profile *prof, unsigned int port,
+	    const struct aifab_port_rt *rt, uint8_t prios)
+{
+	struct rte_eth_fc_conf cur;
+	bool have_cur = rte_eth_dev_flow_ctrl_get(rt->port_id, &cur) == 0;
+	unsigned int p;
+	int rc;
+
+	for (p = 0; p < 8; p++) {
+		const struct aifab_tc_params *t =
+			&prof->tc[prof->qos.pcp_tc[p] & 7];
+		struct rte_eth_pfc_conf pc;
+		struct aifab_pfc_eff e;
+
+		if (!(prios & (1u << p)))
+			continue;
+		aifab_profile_pfc_eff(prof, port, prof->qos.pcp_tc[p] & 7, &e);
+		memset(&pc, 0, sizeof(pc));
+		pc.priority = (uint8_t)p;
+		pc.fc.mode = RTE_ETH_FC_FULL;
+		pc.fc.pause_time = (uint16_t)t->pfc_pause_quanta;
+		pc.fc.send_xon = 1;
+		if (e.xoff_bytes != 0) {
+			pc.fc.high_water = RTE_MAX(e.xoff_bytes / 1024, 1u);
+			pc.fc.low_water = (e.xon_bytes != 0 ? e.xon_bytes :
+				e.xoff_bytes - RTE_MIN(e.xon_offset_bytes,
+						       e.xoff_bytes)) / 1024;
+		} else if (have_cur) {
+			pc.fc.high_water = cur.high_water;
+			pc.fc.low_water = cur.low_water;
+		}
+		rc = rte_eth_dev_priority_flow_ctrl_set(rt->port_id, &pc);
+		if (rc != 0) {
+			printf("port %s (%s): [pfc] hw_offload: the NIC does not "
+			       "take PFC for priority %u (%s); PFC stays in "
+			       "software\n", rt->name, rt->device, p,
+			       rte_strerror(-rc));
+			return false;
+		}
+	}
+	printf("port %s (%s): NIC PFC on for priorities 0x%02x\n", rt->name,
+	       rt->device, prios);
+	return true;
+}
+
+/*
+ * Software PFC must see the peer's PFC frames (EtherType 0x8808): ask the
+ * NIC to pass MAC control frames up (the link-level pause mode is kept).
+ * Vdevs have no flow control (-ENOTSUP) and pass everything anyway.
+ */
+static void
+port_ctrl_frames(const struct aifab_port_rt *rt)
+{
+	struct rte_eth_fc_conf fc;
+	int rc = rte_eth_dev_flow_ctrl_get(rt->port_id, &fc);
+
+	if (rc == 0 && fc.mac_ctrl_frame_fwd)
+		return;
+	if (rc == 0) {
+		fc.mac_ctrl_frame_fwd = 1;
+		rc = rte_eth_dev_flow_ctrl_set(rt->port_id, &fc);
+	}
+	if (rc != 0 && rc != -ENOTSUP)
+		printf("port %s (%s): cannot make the NIC pass MAC control "
+		       "frames up (%s): PFC from the peer may not reach the "
+		       "software\n", rt->name, rt->device, rte_strerror(-rc));
+}
+
+static int
+port_start(const struct aifab_profile *prof, const struct aifab_port_params *pp,
+	   struct aifab_port_rt *rt, char *err, size_t errlen)
+{
+	uint8_t prios = lossless_prios(prof, (unsigned int)(pp - prof->ports));
 	int rc;
 
 	if (pp->has_mac) {
@@ -308,8 +433,48 @@ port_start(const struct aifab_port_params *pp, struct aifab_port_rt *rt,
 		return -1;
 	}
 	(void)rte_eth_promiscuous_enable(rt->port_id);
+	/* Unless the NIC does PFC itself, PFC frames must reach us (the
+	 * switch, the generator and the lab recipes read them). */
+	if (!(prios != 0 && prof->pfc.hw_offload &&
+	      port_hw_pfc(prof, (unsigned int)(pp - prof->ports), rt, prios)))
+		port_ctrl_frames(rt);
+	return 0;
+}
+
+/*
+ * A real NIC's link comes up some time after rte_eth_dev_start(): poll
+ * every started port until all are up or @p max_ms passed (vdevs are up
+ * at once, so they cost nothing). @return ports still down.
+ */
+static unsigned int
+links_wait(const struct aifab_env *env, unsigned int max_ms)
+{
+	struct rte_eth_link link;
+	unsigned int i, down, waited = 0;
+
+	for (;;) {
+		down = 0;
+		for (i = 0; i < env->n_ports; i++)
+			if (rte_eth_link_get_nowait(env->ports[i].port_id,
+						    &link) == 0 &&
+			    link.link_status == RTE_ETH_LINK_DOWN)
+				down++;
+		if (down == 0 || waited >= max_ms)
+			return down;
+		rte_delay_ms(APP_LINK_POLL_MS);
+		waited += APP_LINK_POLL_MS;
+	}
+}
+
+/* Speed to model: the profile's, else the link's (after links_wait()). */
+static void
+port_speed(const struct aifab_port_params *pp, struct aifab_port_rt *rt)
+{
+	struct rte_eth_link link;
+
 	rt->speed_mbps = pp->speed_mbps;
 	if (rt->speed_mbps == 0 && rte_eth_link_get_nowait(rt->port_id, &link) == 0 &&
+	    link.link_status == RTE_ETH_LINK_UP &&
 	    link.link_speed != RTE_ETH_SPEED_NUM_NONE &&
 	    link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
 		rt->speed_mbps = link.link_speed;
@@ -318,8 +483,6 @@ port_start(const struct aifab_port_params *pp, struct aifab_port_rt *rt,
 		printf("port %s: link speed unknown; modelling 10 Gb/s (set "
 		       "[port.%s] speed_gbps)\n", pp->name, pp->name);
 	}
-	port_show(rt);
-	return 0;
 }
 
 int
@@ -328,7 +491,7 @@ app_ports_setup(const struct aifab_profile *prof, const struct app_args *args,
 		struct aifab_env *env, char *err, size_t errlen)
 {
 	uint16_t ids[AIFAB_MAX_PORTS];
-	unsigned int i, n = pool_size(prof, n_workers);
+	unsigned int i, down, n = pool_size(prof, n_workers);
 
 	memset(env, 0, sizeof(*env));
 	env->prof = prof;
@@ -356,8 +519,17 @@ app_ports_setup(const struct aifab_profile *prof, const struct app_args *args,
 			return -1;
 	}
 	for (i = 0; i < env->n_ports; i++)
-		if (port_start(&prof->ports[i], &env->ports[i], err, errlen))
+		if (port_start(prof, &prof->ports[i], &env->ports[i], err,
+			       errlen))
 			return -1;
+	down = links_wait(env, APP_LINK_WAIT_MS);
+	for (i = 0; i < env->n_ports; i++) {
+		port_speed(&prof->ports[i], &env->ports[i]);
+		port_show(&env->ports[i]);
+	}
+	if (down != 0)
+		printf("warning: %u port(s) still link down after %u ms\n",
+		       down, APP_LINK_WAIT_MS);
 	return 0;
 }
 

@@ -188,23 +188,6 @@ ecmp_setup(struct sw *sw, char *err, size_t errlen)
 
 /* ---- queues, shaper, scheduler, ECN, PFC --------------------------------- */
 
-/* log2 of alpha (alpha_milli / 1000), rounded to the nearest power. */
-static int8_t
-alpha_log2(uint32_t alpha_milli)
-{
-	int8_t l = 0;
-
-	while (alpha_milli >= 1414 && l < 3) {
-		alpha_milli /= 2;
-		l++;
-	}
-	while (alpha_milli < 707 && l > -7) {
-		alpha_milli *= 2;
-		l--;
-	}
-	return l;
-}
-
 static int
 qos_setup(struct sw *sw, char *err, size_t errlen)
 {
@@ -215,6 +198,16 @@ qos_setup(struct sw *sw, char *err, size_t errlen)
 
 	memcpy(sw->map.dscp_tc, prof->qos.dscp_tc, sizeof(sw->map.dscp_tc));
 	memcpy(sw->map.pcp_tc, prof->qos.pcp_tc, sizeof(sw->map.pcp_tc));
+	for (p = 0; p < AIFAB_PFC_NUM_PRIO; p++)
+		sw->prios_of_tc[sw->map.pcp_tc[p] & 7] |= (uint8_t)(1u << p);
+	for (p = 0; p < RTE_DIM(sw->tcs_of_prios); p++) {
+		unsigned int b;
+
+		for (b = 0; b < AIFAB_PFC_NUM_PRIO; b++)
+			if (p & (1u << b))
+				sw->tcs_of_prios[p] |=
+					(uint8_t)(1u << (sw->map.pcp_tc[b] & 7));
+	}
 	for (p = 0; p < sw->env.n_ports; p++)
 		sw->trust[p] = prof->ports[p].trust == AIFAB_TRUST_PCP ?
 			AIFAB_QOS_TRUST_PCP : AIFAB_QOS_TRUST_DSCP;
@@ -234,6 +227,10 @@ qos_setup(struct sw *sw, char *err, size_t errlen)
 		sp.weight[tc] = (uint16_t)RTE_MAX(t->weight, 1u);
 		if (t->lossless)
 			sw->lossless |= (uint8_t)(1u << tc);
+		if (t->lossless && sw->prios_of_tc[tc] == 0)
+			printf("warning: %s: [tc.%u] lossless, but no 802.1p "
+			       "priority maps to it ([qos] pcp_to_tc): its PFC "
+			       "cannot be sent or received\n", prof->path, tc);
 	}
 	if (aifab_qos_sched_config(&sw->sched, &sp, &why) != 0)
 		goto bad;
@@ -258,6 +255,59 @@ bad:
 	return -1;
 }
 
+/* Per worker: its slice of [qos] buffer_bytes (at least 64 KiB). */
+static uint64_t
+buf_share(const struct sw *sw)
+{
+	return RTE_MAX(sw->env.prof->qos.buffer_bytes / sw->n_workers,
+		       (uint64_t)65536);
+}
+
+/*
+ * Headroom of every PFC-enabled (ingress port, priority) pair is kept out
+ * of the shared buffer: lossy queues can never fill it, lossless queues
+ * spill into it when the shared pool is full. Sized in cells for frames
+ * of the port's MTU (SW_HR_CELLS), as the headroom formula counts them.
+ */
+static int
+hr_reserve(struct sw *sw, char *err, size_t errlen)
+{
+	const struct aifab_profile *prof = sw->env.prof;
+	uint64_t pool = 0, share = buf_share(sw);
+	unsigned int p, prio, pairs = 0;
+
+	for (p = 0; p < sw->env.n_ports; p++) {
+		uint32_t frame = (uint32_t)sw->env.ports[p].mtu +
+			RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN;
+
+		/* only ports this switch receives on */
+		if (aifab_env_port_foreign(&sw->env, p))
+			continue;
+		for (prio = 0; prio < AIFAB_PFC_NUM_PRIO; prio++)
+			if (sw->pfc_gen[p].enabled & (1u << prio)) {
+				pool += SW_HR_CELLS(sw->pfc_gen[p].prio[prio]
+						    .headroom_bytes, frame);
+				pairs++;
+			}
+	}
+	/* The shared pool keeps at least two jumbo frames' worth. */
+	if (pool + 2 * SW_CELLS(9216 + 24) > share) {
+		snprintf(err, errlen, "%s: [qos] buffer_bytes %" PRIu64 ": the "
+			 "PFC headroom of %u lossless (port, priority) pairs "
+			 "needs %" PRIu64 " bytes of it (in %u-byte cells for "
+			 "MTU-sized frames%s) and the shared pool at least "
+			 "%u; allowed: a larger buffer_bytes, smaller [tc.*] "
+			 "pfc_headroom_bytes or fewer lossless TCs", prof->path,
+			 prof->qos.buffer_bytes, pairs, pool * sw->n_workers,
+			 SW_CELL,
+			 sw->n_workers > 1 ? ", summed over the workers" : "",
+			 2 * SW_CELLS(9216 + 24) * sw->n_workers);
+		return -1;
+	}
+	sw->hr_pool = pool;
+	return 0;
+}
+
 static int
 pfc_setup(struct sw *sw, char *err, size_t errlen)
 {
@@ -271,52 +321,84 @@ pfc_setup(struct sw *sw, char *err, size_t errlen)
 			.speed_mbps = rt->speed_mbps, .tsc_hz = sw->hz,
 		};
 
+		sw->pfc_on[p] = prof->ports[p].pfc;
 		for (tc = 0; tc < AIFAB_N_TC; tc++) {
 			const struct aifab_tc_params *t = &prof->tc[tc];
 			struct aifab_pfc_gen_prio_params *pp = &gp.prio[tc];
-			uint64_t hr = t->pfc_headroom_bytes ?
-				t->pfc_headroom_bytes :
+			struct aifab_pfc_eff e;
+			uint64_t hr;
+
+			/* [port.X] pfc_* over [tc.N] pfc_* */
+			aifab_profile_pfc_eff(prof, p, tc, &e);
+			if (!e.enabled)
+				continue;
+			hr = e.headroom_bytes ? e.headroom_bytes :
 				aifab_pfc_headroom_bytes(rt->speed_mbps,
 					prof->ports[p].cable_m, rt->mtu);
-
-			if (!t->lossless)
-				continue;
 			pp->enabled = true;
-			pp->xoff_mode = t->pfc_xoff_bytes ?
+			pp->xoff_mode = e.xoff_bytes ?
 				AIFAB_PFC_XOFF_STATIC : AIFAB_PFC_XOFF_DYNAMIC;
-			pp->xoff_bytes = RTE_MAX(t->pfc_xoff_bytes /
-						 sw->n_workers, 1u);
-			pp->alpha_log2 = alpha_log2(t->alpha_milli);
-			pp->xon_mode = AIFAB_PFC_XON_OFFSET;
-			/* XON offset below a static XOFF; a dynamic XOFF
-			 * moves with the free buffer, so the offset stands. */
-			pp->xon_bytes = t->pfc_xoff_bytes ?
-				RTE_MAX(RTE_MIN(t->pfc_xon_offset_bytes /
-					sw->n_workers, pp->xoff_bytes), 1u) :
-				RTE_MAX(t->pfc_xon_offset_bytes /
-					sw->n_workers, 1u);
+			pp->xoff_bytes = RTE_MAX(e.xoff_bytes / sw->n_workers,
+						 1u);
+			/* the exact alpha, as the queue limits use it */
+			pp->alpha_num = t->alpha_milli;
+			pp->alpha_den = 1000;
+			if (e.xon_bytes != 0) {
+				/* absolute XON, below a static XOFF */
+				pp->xon_mode = AIFAB_PFC_XON_ABS;
+				pp->xon_bytes = e.xon_bytes / sw->n_workers;
+				if (e.xoff_bytes != 0)
+					pp->xon_bytes = RTE_MIN(pp->xon_bytes,
+						pp->xoff_bytes - 1);
+			} else {
+				/* XON offset below a static XOFF; a dynamic
+				 * XOFF moves with the free buffer, so the
+				 * offset stands. */
+				pp->xon_mode = AIFAB_PFC_XON_OFFSET;
+				pp->xon_bytes = e.xoff_bytes ?
+					RTE_MAX(RTE_MIN(e.xon_offset_bytes /
+						sw->n_workers, pp->xoff_bytes),
+						1u) :
+					RTE_MAX(e.xon_offset_bytes /
+						sw->n_workers, 1u);
+			}
 			pp->headroom_bytes = (uint32_t)(hr / sw->n_workers);
 			pp->pause_quanta = (uint16_t)t->pfc_pause_quanta;
-			if (t->pfc_headroom_bytes != 0 &&
-			    aifab_pfc_headroom_short(t->pfc_headroom_bytes,
-				rt->speed_mbps, prof->ports[p].cable_m, rt->mtu))
-				printf("warning: [tc.%u] pfc_headroom_bytes %u is "
-				       "below the %" PRIu64 " bytes port %s needs "
-				       "(speed, cable, MTU)\n", tc,
-				       t->pfc_headroom_bytes,
+			if (e.headroom_bytes != 0 &&
+			    aifab_pfc_headroom_short(e.headroom_bytes,
+				rt->speed_mbps, prof->ports[p].cable_m,
+				rt->mtu)) {
+				char sect[AIFAB_NAME_LEN + 8];
+
+				if (prof->ports[p].has_pfc_headroom)
+					snprintf(sect, sizeof(sect), "port.%s",
+						 prof->ports[p].name);
+				else
+					snprintf(sect, sizeof(sect), "tc.%u",
+						 tc);
+				printf("warning: [%s] pfc_headroom_bytes %u is "
+				       "below the %" PRIu64 " bytes port %s "
+				       "needs for TC %u (speed, cable, MTU)\n",
+				       sect, e.headroom_bytes,
 				       aifab_pfc_headroom_bytes(rt->speed_mbps,
 					prof->ports[p].cable_m, rt->mtu),
-				       rt->name);
+				       rt->name, tc);
+			}
 		}
 		if (aifab_pfc_gen_config_init(&sw->pfc_gen[p], &gp) != 0) {
-			snprintf(err, errlen, "%s: [tc.*] pfc_*: thresholds "
-				 "rejected for port %s (XON below XOFF, pause "
-				 "of at least 2 quanta)", prof->path, rt->name);
+			snprintf(err, errlen, "%s: [tc.*]/[port.%s] pfc_*: "
+				 "thresholds rejected for port %s (XON below "
+				 "XOFF, pause of at least 2 quanta)", prof->path,
+				 rt->name, rt->name);
 			return -1;
 		}
 	}
+	if (hr_reserve(sw, err, errlen) != 0)
+		return -1;
+	/* The watchdog watches the priorities of lossless TCs. */
 	for (tc = 0; tc < AIFAB_N_TC; tc++) {
-		wp.prio[tc].enabled = prof->pfc.watchdog && prof->tc[tc].lossless;
+		wp.prio[tc].enabled = prof->pfc.watchdog &&
+			prof->tc[sw->map.pcp_tc[tc] & 7].lossless;
 		wp.prio[tc].action = prof->pfc.action == AIFAB_PFCWD_FORWARD ?
 			AIFAB_PFC_WD_FORWARD : prof->pfc.action ==
 			AIFAB_PFCWD_ALERT ? AIFAB_PFC_WD_ALERT :
@@ -446,13 +528,14 @@ static int
 worker_setup(struct sw *sw, struct sw_worker *wk, unsigned int w, int socket)
 {
 	const struct aifab_profile *prof = sw->env.prof;
+	/* The shared pool is what the PFC headroom reserve leaves. */
 	struct aifab_qos_buf_params bp = {
-		.size_bytes = RTE_MAX(prof->qos.buffer_bytes / sw->n_workers,
-				      (uint64_t)65536),
+		.size_bytes = buf_share(sw) - sw->hr_pool,
+		.headroom_bytes = sw->hr_pool,
 		.n_queues = (uint32_t)sw->env.n_ports * AIFAB_QOS_N_TC,
 	};
 	uint32_t cap = (uint32_t)RTE_MIN(RTE_MAX(
-		rte_align64pow2(bp.size_bytes / SW_CELL), (uint64_t)SW_FIFO_MIN),
+		rte_align64pow2(buf_share(sw) / SW_CELL), (uint64_t)SW_FIFO_MIN),
 		(uint64_t)SW_FIFO_MAX);
 	size_t fsz = aifab_qos_fifo_memsize(cap);
 	const char *why;
@@ -484,15 +567,23 @@ worker_setup(struct sw *sw, struct sw_worker *wk, unsigned int w, int socket)
 				.alpha_den = 1000,
 			};
 
-			/* Lossless queues never tail-drop: PFC holds them. */
+			/* Lossless queues never tail-drop: PFC holds them,
+			 * and with the shared pool full (lossy queues may
+			 * fill it) they go on into the headroom reserve. */
 			if (t->lossless) {
 				qp.mode = AIFAB_QOS_LIMIT_STATIC;
 				qp.static_bytes = (uint32_t)RTE_MIN(
 					bp.size_bytes, UINT32_MAX);
+				qp.headroom_bytes = (uint32_t)bp.headroom_bytes;
 			} else if (prof->qos.limit_mode == AIFAB_LIMIT_STATIC) {
+				/* queue_limit_bytes 0: no limit but the shared
+				 * buffer (as documented), not a 1-byte queue. */
 				qp.mode = AIFAB_QOS_LIMIT_STATIC;
-				qp.static_bytes = RTE_MAX(t->queue_limit_bytes /
-					sw->n_workers, 1u);
+				qp.static_bytes = t->queue_limit_bytes == 0 ?
+					(uint32_t)RTE_MIN(bp.size_bytes,
+							  UINT32_MAX) :
+					RTE_MAX(t->queue_limit_bytes /
+						sw->n_workers, 1u);
 			}
 			if (aifab_qos_buf_queue_config(wk->buf,
 					p * AIFAB_QOS_N_TC + tc, &qp, &why))
@@ -1166,7 +1257,7 @@ report_tc(const struct sw *sw, unsigned int p,
 	unsigned int tc, k, w, i;
 
 	for (tc = 0; tc < AIFAB_QOS_N_TC; tc++) {
-		uint64_t drops = 0, hwm = 0;
+		uint64_t drops = 0, hwm = 0, paused;
 
 		i = p * AIFAB_QOS_N_TC + tc;
 		for (k = 0; k < AIFAB_QOS_CTR_MAX; k++) {
@@ -1175,7 +1266,10 @@ report_tc(const struct sw *sw, unsigned int p,
 			if (k == AIFAB_QOS_CTR_QUEUE_HWM_BYTES)
 				continue;
 			v = sw_sum(sw, sw_st_qos(k), i);
-			if (k >= AIFAB_QOS_CTR_DROPS)
+			/* tail drops only: the ECN drop of a Not-ECT packet
+			 * has its own counter (ecn_drop_not_ect) */
+			if (k >= AIFAB_QOS_CTR_DROPS &&
+			    k != aifab_qos_drop_ctr(AIFAB_QOS_DROP_ECN_NOT_ECT))
 				drops += v;
 			sink->port_tc_u64(sink->ctx, (uint16_t)p, tc,
 					  aifab_qos_ctr_name(k), v);
@@ -1200,11 +1294,13 @@ report_tc(const struct sw *sw, unsigned int p,
 		}
 		sink->port_tc_u64(sink->ctx, (uint16_t)p, tc, "pfcwd_drops",
 				  sw_sum(sw, sw_st_pfcwd_drops, i));
-		for (w = 0, k = 0; w < sw->n_workers; w++)
-			k = (unsigned int)RTE_MAX((uint64_t)k,
+		/* 64 bits: in ns a 32-bit sum wraps after 4.3 s of pause */
+		for (w = 0, paused = 0; w < sw->n_workers; w++)
+			paused = RTE_MAX(paused,
 				aifab_pfc_rx_paused_ns(&sw->w[w].eg[p].pfc_rx,
 						       tc, sw->w[w].now));
-		sink->port_tc_u64(sink->ctx, (uint16_t)p, tc, "paused_ns", k);
+		sink->port_tc_u64(sink->ctx, (uint16_t)p, tc, "paused_ns",
+				  paused);
 	}
 }
 
@@ -1277,6 +1373,52 @@ sw_stats(const void *st)
 	return ((const struct sw *)st)->stats;
 }
 
+/*
+ * Lossless packets dropped because the PFC headroom was full mean the
+ * headroom is too small for what arrives after XOFF: say so loudly, once,
+ * at the end of the run (per ingress port and TC, the priority group).
+ */
+static void
+sw_warn_headroom(const struct sw *sw)
+{
+	const struct aifab_profile *prof = sw->env.prof;
+	unsigned int p, prio, w;
+
+	for (p = 0; p < sw->env.n_ports; p++) {
+		const struct aifab_port_rt *rt = &sw->env.ports[p];
+
+		if (other_switch(&sw->env, p))
+			continue;
+		for (prio = 0; prio < AIFAB_PFC_NUM_PRIO; prio++) {
+			uint64_t n = 0;
+
+			for (w = 0; w < sw->n_workers; w++)
+				n += sw->w[w].eg[p].pfc_gen.stats.v[
+					AIFAB_PFC_CNT_HEADROOM_OVERFLOW][prio];
+			if (n == 0)
+				continue;
+			fprintf(stderr, "WARNING: switch%s%s: port %s TC %u "
+				"(802.1p priorities 0x%02x): headroom_overflow = "
+				"%" PRIu64 ": lossless packets dropped with the "
+				"PFC headroom full: "
+				"headroom is misconfigured (%" PRIu64 " bytes "
+				"configured, %" PRIu64 " needed for %u Mb/s, "
+				"cable_m %u, MTU %u: aifab_pfc_headroom_bytes(); "
+				"set [port.%s] or [tc.%u] pfc_headroom_bytes to "
+				"0 or larger)\n",
+				sw->env.sw_name[0] != '\0' ? " " : "",
+				sw->env.sw_name, rt->name, prio,
+				sw->prios_of_tc[prio], n,
+				(uint64_t)sw->pfc_gen[p].prio[prio]
+					.headroom_bytes * sw->n_workers,
+				aifab_pfc_headroom_bytes(rt->speed_mbps,
+					prof->ports[p].cable_m, rt->mtu),
+				rt->speed_mbps, prof->ports[p].cable_m,
+				rt->mtu, rt->name, prio);
+		}
+	}
+}
+
 static void
 sw_fini(void *st)
 {
@@ -1285,6 +1427,8 @@ sw_fini(void *st)
 
 	if (sw == NULL)
 		return;
+	if (sw->w != NULL)
+		sw_warn_headroom(sw);
 	if (sw->w != NULL)
 		for (w = 0; w < sw->n_workers; w++)
 			worker_free(sw, &sw->w[w]);

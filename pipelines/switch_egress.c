@@ -85,16 +85,17 @@ sw_enqueue(struct sw *sw, struct sw_worker *wk, uint16_t out_port,
 	bool lossless = sw->lossless & (1u << tc);
 	/* PFC thresholds are in bytes; the buffer is accounted in cells. */
 	uint32_t len = m->pkt_len, q = sw_queue(out_port, tc);
+	enum aifab_pfc_verdict v = AIFAB_PFC_ADMIT;
 	int r;
 
 	m->l2_len = l3_off;
-	if (aifab_pfc_wd_drop_mask(&eg->wd) & (1u << tc)) {
+	if (sw->tcs_of_prios[aifab_pfc_wd_drop_mask(&eg->wd)] & (1u << tc)) {
 		SW_ADD_TC(wk, sw_st_pfcwd_drops, out_port, tc, 1);
 		sw_drop(wk, out_port, SW_DROP(pfcwd), m);
 		return;
 	}
-	if (lossless && aifab_pfc_gen_add(&wk->eg[in_port].pfc_gen, tc, len,
-					  sw_free(wk)) == AIFAB_PFC_DROP) {
+	if (lossless && (v = aifab_pfc_gen_add(&wk->eg[in_port].pfc_gen, tc,
+				len, sw_free(wk))) == AIFAB_PFC_DROP) {
 		sw_drop(wk, in_port, SW_DROP(headroom_overflow), m);
 		return;
 	}
@@ -108,8 +109,30 @@ sw_enqueue(struct sw *sw, struct sw_worker *wk, uint16_t out_port,
 		sw_drop(wk, out_port, SW_DROP(egress_queue), m);
 		return;
 	}
-	if (r == AIFAB_QOS_ADMIT_HEADROOM)
+	if (r == AIFAB_QOS_ADMIT_HEADROOM) {
+		/* Lossless into the headroom reserve (shared pool full): it
+		 * is headroom for PFC too, which pauses the sender; past
+		 * the port's headroom it is an overflow. An ingress port
+		 * without PFC ([port.X] pfc = false) has no headroom. */
+		if (v == AIFAB_PFC_ADMIT)
+			v = aifab_pfc_gen_spill(&wk->eg[in_port].pfc_gen, tc,
+						len);
+		if (v != AIFAB_PFC_ADMIT_HEADROOM) {
+			aifab_qos_buf_release(wk->buf, q, SW_CELLS(len));
+			if (v == AIFAB_PFC_DROP) {
+				sw_drop(wk, in_port, SW_DROP(headroom_overflow),
+					m);
+				return;
+			}
+			aifab_pfc_gen_sub(&wk->eg[in_port].pfc_gen, tc, len,
+					  sw_free(wk));
+			SW_ADD_TC(wk, sw_st_qos(aifab_qos_drop_ctr(
+				AIFAB_QOS_DROP_BUFFER_FULL)), out_port, tc, 1);
+			sw_drop(wk, out_port, SW_DROP(egress_queue), m);
+			return;
+		}
 		SW_ADD_TC(wk, sw_st_headroom_admits, out_port, tc, 1);
+	}
 	/* A full FIFO drops first: ECN counts only frames that are queued. */
 	if (aifab_qos_fifo_count(eg->q[tc]) > eg->q[tc]->mask) {
 		SW_ADD_TC(wk, sw_st_tail_drop_fifo_full, out_port, tc, 1);
@@ -219,6 +242,8 @@ sw_pfc_received(struct sw *sw, struct sw_worker *wk, uint16_t port,
 	struct sw_egress *eg = &wk->eg[port];
 	unsigned int prio;
 
+	if (!sw->pfc_on[port])
+		return; /* [port.X] pfc = false: counted, not honoured */
 	aifab_pfc_rx_frame(&eg->pfc_rx, pi->pfc_enable, pi->pfc_time, wk->now);
 	if (sw->wd.enabled == 0)
 		return;
@@ -227,7 +252,7 @@ sw_pfc_received(struct sw *sw, struct sw_worker *wk, uint16_t port,
 			aifab_pfc_wd_feed(&eg->wd, prio, wk->now);
 }
 
-/* Send the PFC frame the ingress accounting of @p port asks for. */
+/* Send PFC frame @p f (bits and timers per 802.1p priority) on @p port. */
 static void
 sw_pfc_send(struct sw *sw, struct sw_worker *wk, uint16_t port,
 	    const struct aifab_pfc_frame *f)
@@ -244,8 +269,41 @@ sw_pfc_send(struct sw *sw, struct sw_worker *wk, uint16_t port,
 	m->data_len = len;
 	m->pkt_len = len;
 	sw_tx(sw, wk, port, m);
-	if (sw->peer_pause)
-		sw_peer_pfc(sw, wk, port, f);
+	if (sw->peer_pause) {
+		/* the peer model pauses its frames by the TC we give them */
+		struct aifab_pfc_frame t = { .enable = 0 };
+		unsigned int prio, tc;
+
+		for (prio = 0; prio < AIFAB_PFC_NUM_PRIO; prio++)
+			if (f->enable & (1u << prio)) {
+				tc = sw->map.pcp_tc[prio] & 7;
+				t.enable |= (uint8_t)(1u << tc);
+				t.quanta[tc] = f->quanta[prio];
+			}
+		sw_peer_pfc(sw, wk, port, &t);
+	}
+}
+
+/*
+ * The ingress accounting's frame is per TC (priority group): XOFF/XON
+ * goes to every 802.1p priority that maps to the TC. False if no
+ * priority maps to any TC in it.
+ */
+static bool
+sw_pfc_to_prios(const struct sw *sw, const struct aifab_pfc_frame *tcf,
+		struct aifab_pfc_frame *f)
+{
+	unsigned int prio, tc;
+
+	memset(f, 0, sizeof(*f));
+	for (prio = 0; prio < AIFAB_PFC_NUM_PRIO; prio++) {
+		tc = sw->map.pcp_tc[prio] & 7;
+		if (tcf->enable & (1u << tc)) {
+			f->enable |= (uint8_t)(1u << prio);
+			f->quanta[prio] = tcf->quanta[tc];
+		}
+	}
+	return f->enable != 0;
 }
 
 /* Free a TC's queue (watchdog drop, or at stop). */
@@ -271,20 +329,25 @@ sw_pfc_poll(struct sw *sw, struct sw_worker *wk, uint16_t port, uint64_t now)
 {
 	struct sw_egress *eg = &wk->eg[port];
 	struct aifab_pfc_wd_events ev;
-	struct aifab_pfc_frame f;
-	uint8_t paused, tc;
+	struct aifab_pfc_frame tcf, f;
+	uint8_t paused, flush, tc;
 
 	if (sw->pfc_gen[port].enabled &&
-	    aifab_pfc_gen_poll(&eg->pfc_gen, sw_free(wk), now, &f))
+	    aifab_pfc_gen_poll(&eg->pfc_gen, sw_free(wk), now, &tcf) &&
+	    sw_pfc_to_prios(sw, &tcf, &f))
 		sw_pfc_send(sw, wk, port, &f);
+	/* Pauses and the watchdog are per priority; queues per TC. */
 	paused = aifab_pfc_rx_paused_mask(&eg->pfc_rx, now);
 	if (sw->wd.enabled &&
 	    aifab_pfc_wd_poll(&eg->wd, now, paused, &ev) > 0 &&
-	    (ev.stormed & sw->wd.drop) != 0)
+	    (ev.stormed & sw->wd.drop) != 0) {
+		flush = sw->tcs_of_prios[ev.stormed & sw->wd.drop];
 		for (tc = 0; tc < AIFAB_QOS_N_TC; tc++)
-			if (ev.stormed & sw->wd.drop & (1u << tc))
+			if (flush & (1u << tc))
 				sw_flush_tc(sw, wk, port, tc, SW_DROP(pfcwd));
-	return (uint8_t)~(paused & ~aifab_pfc_wd_ignore_mask(&eg->wd));
+	}
+	return (uint8_t)~sw->tcs_of_prios[(uint8_t)(paused &
+		~aifab_pfc_wd_ignore_mask(&eg->wd))];
 }
 
 /* ---- scheduler ------------------------------------------------------------ */

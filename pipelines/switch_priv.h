@@ -46,6 +46,15 @@
  */
 #define SW_CELL 256u
 #define SW_CELLS(len) RTE_ALIGN_CEIL((uint32_t)(len), SW_CELL)
+/*
+ * Buffer (in cells) the PFC headroom reserve keeps for @p bytes of
+ * headroom arriving as frames of @p frame bytes (the port's MTU plus
+ * Ethernet and VLAN headers, as the headroom formula assumes): ceil(bytes /
+ * frame) frames of SW_CELLS(frame) each. Smaller frames take more cells
+ * per byte than that.
+ */
+#define SW_HR_CELLS(bytes, frame) \
+	(((uint64_t)(bytes) + (frame) - 1) / (frame) * SW_CELLS(frame))
 #define SW_MAX_GROUPS (AIFAB_MAX_NEIGHS + AIFAB_MAX_ROUTES + 1)
 #define SW_VT_HZ 1000000000ull /* virtual clock: nanoseconds */
 
@@ -155,10 +164,17 @@ struct sw {
 	struct aifab_qos_map map;
 	uint8_t trust[AIFAB_MAX_PORTS];
 	uint8_t lossless;              /* TC mask */
+	/* 802.1p priorities <-> TCs ([qos] pcp_to_tc): a PFC frame's bits
+	 * are priorities, queues and PFC accounting are per TC */
+	uint8_t tcs_of_prios[256];     /* priority mask -> TC mask */
+	uint8_t prios_of_tc[AIFAB_QOS_N_TC]; /* TC -> priority mask */
 	struct aifab_qos_ecn_cfg ecn[AIFAB_QOS_N_TC];
 	struct aifab_qos_shaper_cfg shaper[AIFAB_MAX_PORTS];
 	struct aifab_qos_sched_cfg sched;
 	struct aifab_pfc_gen_config pfc_gen[AIFAB_MAX_PORTS];
+	bool pfc_on[AIFAB_MAX_PORTS];  /* [port.X] pfc */
+	uint64_t hr_pool;              /* per worker: cells kept for PFC
+					* headroom out of the shared buffer */
 	struct aifab_pfc_wd_config wd;
 	struct sw_worker *w;           /* n_workers of them */
 	struct aifab_stats_set *stats; /* "sw": one block per worker */

@@ -89,7 +89,7 @@ uint64_t aifab_pfc_quanta_to_cycles(uint32_t quanta, uint32_t speed_mbps,
 /** How the XOFF threshold of a priority is set. */
 enum aifab_pfc_xoff_mode {
 	AIFAB_PFC_XOFF_STATIC = 0, /**< xoff_bytes */
-	AIFAB_PFC_XOFF_DYNAMIC,    /**< 2^alpha_log2 x free shared buffer */
+	AIFAB_PFC_XOFF_DYNAMIC,    /**< alpha x free shared buffer */
 };
 
 /** How the XON threshold of a priority is set. */
@@ -103,7 +103,10 @@ struct aifab_pfc_gen_prio_params {
 	bool enabled;            /**< lossless: generate PFC for it */
 	uint8_t xoff_mode;       /**< enum aifab_pfc_xoff_mode */
 	uint8_t xon_mode;        /**< enum aifab_pfc_xon_mode */
-	int8_t alpha_log2;       /**< dynamic: -7..3 (SONiC dynamic_th) */
+	int8_t alpha_log2;       /**< dynamic: alpha = 2^-7..2^3 (SONiC
+				  *  dynamic_th), used when alpha_den is 0 */
+	uint32_t alpha_num;      /**< dynamic: alpha = num / den exactly, */
+	uint32_t alpha_den;      /**< 1/128..8, den 1..65536; 0: alpha_log2 */
 	uint32_t xoff_bytes;     /**< static XOFF threshold, >= 1 */
 	uint32_t xon_bytes;      /**< XON threshold, or offset below XOFF */
 	uint32_t headroom_bytes; /**< absorbed above XOFF before dropping */
@@ -124,6 +127,8 @@ struct aifab_pfc_gen_prio_cfg {
 	uint8_t xon_mode;
 	int8_t alpha_log2;
 	uint16_t pause_quanta;
+	uint32_t alpha_num;      /**< 0: 2^alpha_log2 */
+	uint32_t alpha_den;
 	uint32_t xoff_bytes;
 	uint32_t xon_bytes;
 	uint32_t headroom_bytes;
@@ -165,7 +170,8 @@ struct aifab_pfc_frame {
  *
  * Static XOFF needs xoff_bytes >= 1; with XON_ABS xon_bytes < xoff_bytes,
  * with XON_OFFSET 1 <= xon_bytes <= xoff_bytes. Dynamic XOFF needs
- * alpha_log2 in -7..3 and, with XON_OFFSET, xon_bytes >= 1. Refresh must be
+ * alpha_num / alpha_den in 1/128..8 with 1 <= den <= 65536 (or, den 0,
+ * alpha_log2 in -7..3) and, with XON_OFFSET, xon_bytes >= 1. Refresh must be
  * shorter than the pause and at least one TSC cycle.
  *
  * @return 0, or -EINVAL (bad speed, tsc_hz, mode or threshold).
@@ -194,9 +200,23 @@ enum aifab_pfc_verdict aifab_pfc_gen_add(struct aifab_pfc_gen *g,
 					 uint64_t free);
 
 /**
+ * The packet of @p bytes that aifab_pfc_gen_add() just admitted below XOFF
+ * can only be buffered in headroom (the shared buffer is full, e.g. of
+ * lossy traffic): count it as headroom and ask for XOFF (kept until the
+ * headroom is empty again). If the headroom cannot hold it, it is taken
+ * out of the accounting again (no aifab_pfc_gen_sub()), headroom_overflow
+ * is counted and the caller must drop it.
+ *
+ * @return AIFAB_PFC_ADMIT_HEADROOM, AIFAB_PFC_DROP, or AIFAB_PFC_ADMIT for
+ *   a lossy priority (nothing done).
+ */
+enum aifab_pfc_verdict aifab_pfc_gen_spill(struct aifab_pfc_gen *g,
+					   unsigned int prio, uint32_t bytes);
+
+/**
  * Account @p bytes of priority @p prio leaving the buffer (dequeued or
  * dropped after admission). Headroom is released first. Falling to the XON
- * threshold (bytes <= XON) asks for XON.
+ * threshold (bytes <= XON) with no headroom in use asks for XON.
  */
 void aifab_pfc_gen_sub(struct aifab_pfc_gen *g, unsigned int prio,
 		       uint32_t bytes, uint64_t free);
@@ -205,8 +225,8 @@ void aifab_pfc_gen_sub(struct aifab_pfc_gen *g, unsigned int prio,
  * Decide the frame to send now. Re-checks thresholds against @p free, then
  * for each lossless priority: XOFF (pause_quanta) if it newly needs pausing
  * or its refresh is due (every refresh interval while above XON); XON
- * (timer 0) if it was paused and fell to XON. Counts pfc_xoff_sent /
- * pfc_xon_sent per priority in the frame. Call once per poll loop iteration
+ * (timer 0) if it was paused and fell to XON (headroom empty). Counts
+ * pfc_xoff_sent / pfc_xon_sent per priority in the frame. Call once per poll loop iteration
  * (after the burst's adds) so refreshes go out on time.
  *
  * @param f  out: the frame; f->enable == 0 when nothing is due.

@@ -11,6 +11,7 @@
 
 #define ALPHA_LOG2_MIN (-7)
 #define ALPHA_LOG2_MAX 3
+#define ALPHA_MAX_DEN 65536u
 
 static int
 prio_thresholds_valid(const struct aifab_pfc_gen_prio_params *pp)
@@ -19,8 +20,12 @@ prio_thresholds_valid(const struct aifab_pfc_gen_prio_params *pp)
 	    pp->xon_mode != AIFAB_PFC_XON_OFFSET)
 		return 0;
 	if (pp->xoff_mode == AIFAB_PFC_XOFF_DYNAMIC)
-		return pp->alpha_log2 >= ALPHA_LOG2_MIN &&
-		       pp->alpha_log2 <= ALPHA_LOG2_MAX &&
+		return (pp->alpha_den != 0 ?
+			pp->alpha_den <= ALPHA_MAX_DEN &&
+			(uint64_t)pp->alpha_num * 128 >= pp->alpha_den &&
+			pp->alpha_num <= (uint64_t)pp->alpha_den * 8 :
+			pp->alpha_log2 >= ALPHA_LOG2_MIN &&
+			pp->alpha_log2 <= ALPHA_LOG2_MAX) &&
 		       (pp->xon_mode == AIFAB_PFC_XON_ABS || pp->xon_bytes >= 1);
 	if (pp->xoff_mode != AIFAB_PFC_XOFF_STATIC || pp->xoff_bytes == 0)
 		return 0;
@@ -44,6 +49,8 @@ prio_compile(struct aifab_pfc_gen_prio_cfg *pc,
 	pc->xoff_mode = pp->xoff_mode;
 	pc->xon_mode = pp->xon_mode;
 	pc->alpha_log2 = pp->alpha_log2;
+	pc->alpha_num = pp->alpha_den != 0 ? pp->alpha_num : 0;
+	pc->alpha_den = pp->alpha_den;
 	pc->pause_quanta = pause;
 	pc->xoff_bytes = pp->xoff_bytes;
 	pc->xon_bytes = pp->xon_bytes;
@@ -91,7 +98,13 @@ xoff_at(const struct aifab_pfc_gen_prio_cfg *pc, uint64_t free)
 
 	if (pc->xoff_mode == AIFAB_PFC_XOFF_STATIC)
 		return pc->xoff_bytes;
-	if (pc->alpha_log2 < 0)
+	if (pc->alpha_den != 0) {
+		/* floor(free x num / den), without overflow (num <= 2^19) */
+		if (free <= UINT64_MAX / pc->alpha_num)
+			t = free * pc->alpha_num / pc->alpha_den;
+		else
+			t = free / pc->alpha_den * pc->alpha_num;
+	} else if (pc->alpha_log2 < 0)
 		t = free >> -pc->alpha_log2;
 	else if (free > (UINT64_MAX >> pc->alpha_log2))
 		t = UINT64_MAX;
@@ -109,7 +122,8 @@ xon_at(const struct aifab_pfc_gen_prio_cfg *pc, uint64_t xoff)
 	return pc->xon_bytes < xoff ? pc->xon_bytes : xoff - 1;
 }
 
-/* Hysteresis: want XOFF from reaching XOFF until falling to XON. */
+/* Hysteresis: want XOFF from reaching XOFF until falling to XON with the
+ * headroom empty again (it must be free for the next pause's in-flight). */
 static void
 update_want(struct aifab_pfc_gen *g, unsigned int prio, uint64_t free)
 {
@@ -119,7 +133,8 @@ update_want(struct aifab_pfc_gen *g, unsigned int prio, uint64_t free)
 
 	if (!(g->want & bit) && g->bytes[prio] >= xoff)
 		g->want |= bit;
-	else if ((g->want & bit) && g->bytes[prio] <= xon_at(pc, xoff))
+	else if ((g->want & bit) && g->bytes[prio] <= xon_at(pc, xoff) &&
+		 g->headroom[prio] == 0)
 		g->want &= (uint8_t)~bit;
 }
 
@@ -147,6 +162,25 @@ aifab_pfc_gen_add(struct aifab_pfc_gen *g, unsigned int prio, uint32_t bytes,
 	g->bytes[prio] += bytes;
 	update_want(g, prio, free);
 	return v;
+}
+
+enum aifab_pfc_verdict
+aifab_pfc_gen_spill(struct aifab_pfc_gen *g, unsigned int prio,
+		    uint32_t bytes)
+{
+	const struct aifab_pfc_gen_prio_cfg *pc = &g->cfg->prio[prio];
+	uint64_t b = bytes;
+
+	if (!(g->cfg->enabled & (1u << prio)))
+		return AIFAB_PFC_ADMIT;
+	g->want |= (uint8_t)(1u << prio);
+	if (g->headroom[prio] + b > pc->headroom_bytes) {
+		g->stats.v[AIFAB_PFC_CNT_HEADROOM_OVERFLOW][prio]++;
+		g->bytes[prio] -= b < g->bytes[prio] ? b : g->bytes[prio];
+		return AIFAB_PFC_DROP;
+	}
+	g->headroom[prio] += b;
+	return AIFAB_PFC_ADMIT_HEADROOM;
 }
 
 void

@@ -144,6 +144,16 @@ struct aifab_port_params {
 	uint16_t tx_desc;
 	uint8_t trust;              /**< enum aifab_trust */
 	uint32_t cable_m;           /**< cable length, for PFC headroom */
+	/* PFC on this port (aifab_profile_pfc_eff() resolves them) */
+	bool pfc;                   /**< false: no PFC sent or honoured here */
+	bool has_pfc_xoff;          /**< pfc_* set: override [tc.N]'s */
+	bool has_pfc_xon_offset;
+	bool has_pfc_xon;
+	bool has_pfc_headroom;
+	uint32_t pfc_xoff_bytes;
+	uint32_t pfc_xon_offset_bytes;
+	uint32_t pfc_xon_bytes;
+	uint32_t pfc_headroom_bytes;
 	struct aifab_port_fault fault[2]; /**< [AIFAB_FAULT_DIR_RX/TX] */
 };
 
@@ -160,6 +170,7 @@ struct aifab_tc_params {
 	uint32_t ecn_pmax_ppm;      /**< marking probability at Kmax, ppm */
 	uint32_t pfc_xoff_bytes;    /**< 0: dynamic (alpha x free buffer) */
 	uint32_t pfc_xon_offset_bytes; /**< XON = XOFF - this */
+	uint32_t pfc_xon_bytes;     /**< absolute XON; 0: the offset */
 	uint32_t pfc_headroom_bytes;/**< 0: computed from speed, cable, MTU */
 	uint32_t pfc_pause_quanta;  /**< pause time sent in XOFF */
 };
@@ -394,6 +405,23 @@ struct aifab_profile {
 	uint8_t n_switches;
 	struct aifab_switch_params switches[AIFAB_MAX_SWITCHES];
 };
+
+/** PFC of one lossless TC on one port, as the switch applies it. */
+struct aifab_pfc_eff {
+	bool enabled;               /**< TC lossless and [port] pfc on */
+	uint32_t xoff_bytes;        /**< 0: dynamic (alpha x free buffer) */
+	uint32_t xon_bytes;         /**< absolute XON, 0: XOFF - offset */
+	uint32_t xon_offset_bytes;
+	uint32_t headroom_bytes;    /**< 0: computed from speed, cable, MTU */
+};
+
+/**
+ * Resolve TC @p tc's PFC on port @p port: each [port.X] pfc_* key that is
+ * set overrides the [tc.N] one (a port's XON key, absolute or offset,
+ * overrides both of the TC's), [port.X] pfc = false disables it.
+ */
+void aifab_profile_pfc_eff(const struct aifab_profile *p, unsigned int port,
+			   unsigned int tc, struct aifab_pfc_eff *out);
 
 /** Fill @p p with every key's default and no ports/neighbours/routes. */
 void aifab_profile_defaults(struct aifab_profile *p);

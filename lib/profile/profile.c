@@ -1320,8 +1320,8 @@ check_tcs(struct loader *l)
 				    tc->ecn_kmax_bytes,
 				    set_note(l, sect, "ecn_kmax_bytes"));
 		}
-		key = "pfc_xon_offset_bytes";
-		if (tc->pfc_xoff_bytes != 0 &&
+		key = "pfc_xon_offset_bytes"; /* unless XON is absolute */
+		if (tc->pfc_xoff_bytes != 0 && tc->pfc_xon_bytes == 0 &&
 		    tc->pfc_xon_offset_bytes >= tc->pfc_xoff_bytes) {
 			snprintf(allowed, sizeof(allowed), "0..%" PRIu32
 				 " (below a static pfc_xoff_bytes)",
@@ -1333,6 +1333,63 @@ check_tcs(struct loader *l)
 				    "not below pfc_xoff_bytes = %" PRIu32 "%s",
 				    tc->pfc_xoff_bytes,
 				    set_note(l, sect, "pfc_xoff_bytes"));
+		}
+		key = "pfc_xon_bytes";
+		if (tc->pfc_xoff_bytes != 0 && tc->pfc_xon_bytes != 0 &&
+		    tc->pfc_xon_bytes >= tc->pfc_xoff_bytes) {
+			snprintf(allowed, sizeof(allowed), "0 or 1..%" PRIu32
+				 " (below a static pfc_xoff_bytes)",
+				 tc->pfc_xoff_bytes - 1);
+			return fail(l, origin(l, sect, key), sect, key,
+				    text_or_value(l, sect, key,
+						  tc->pfc_xon_bytes, val,
+						  sizeof(val)), allowed,
+				    "not below pfc_xoff_bytes = %" PRIu32 "%s",
+				    tc->pfc_xoff_bytes,
+				    set_note(l, sect, "pfc_xoff_bytes"));
+		}
+	}
+	return 0;
+}
+
+/* A port's PFC overrides: XON below a static XOFF once resolved. */
+static int
+check_ports_pfc(struct loader *l)
+{
+	const struct aifab_profile *p = l->p;
+	char sect[CFG_NAME_LEN], allowed[ALLOWED_LEN], val[32];
+	struct aifab_pfc_eff e;
+	const char *key;
+	unsigned int i, n;
+	uint32_t xon;
+
+	for (i = 0; i < p->n_ports; i++) {
+		const struct aifab_port_params *pp = &p->ports[i];
+
+		if (!pp->has_pfc_xoff && !pp->has_pfc_xon &&
+		    !pp->has_pfc_xon_offset)
+			continue; /* check_tcs() covered the TCs' own */
+		snprintf(sect, sizeof(sect), "port.%s", pp->name);
+		for (n = 0; n < AIFAB_N_TC; n++) {
+			aifab_profile_pfc_eff(p, i, n, &e);
+			if (!e.enabled || e.xoff_bytes == 0)
+				continue;
+			key = e.xon_bytes != 0 ? "pfc_xon_bytes" :
+				"pfc_xon_offset_bytes";
+			xon = e.xon_bytes != 0 ? e.xon_bytes :
+				e.xon_offset_bytes;
+			if (xon < e.xoff_bytes)
+				continue;
+			snprintf(allowed, sizeof(allowed), "%s..%" PRIu32
+				 " (below the port's static pfc_xoff_bytes)",
+				 e.xon_bytes != 0 ? "0 or 1" : "0",
+				 e.xoff_bytes - 1);
+			return fail(l, origin(l, sect, key), sect, key,
+				    text_or_value(l, sect, key, xon, val,
+						  sizeof(val)), allowed,
+				    "not below pfc_xoff_bytes = %" PRIu32
+				    " (lossless [tc.%u]%s)", e.xoff_bytes, n,
+				    pp->has_pfc_xoff ? "" : ": the TC's");
 		}
 	}
 	return 0;
@@ -1407,6 +1464,25 @@ aifab_profile_defaults(struct aifab_profile *p)
 						  profile_key_def(k, idx), why,
 						  sizeof(why));
 	}
+}
+
+void
+aifab_profile_pfc_eff(const struct aifab_profile *p, unsigned int port,
+		      unsigned int tc, struct aifab_pfc_eff *out)
+{
+	const struct aifab_port_params *pp = &p->ports[port];
+	const struct aifab_tc_params *t = &p->tc[tc];
+	bool port_xon = pp->has_pfc_xon || pp->has_pfc_xon_offset;
+
+	out->enabled = t->lossless && pp->pfc;
+	out->xoff_bytes = pp->has_pfc_xoff ? pp->pfc_xoff_bytes :
+		t->pfc_xoff_bytes;
+	out->xon_bytes = !port_xon ? t->pfc_xon_bytes :
+		pp->has_pfc_xon ? pp->pfc_xon_bytes : 0;
+	out->xon_offset_bytes = pp->has_pfc_xon_offset ?
+		pp->pfc_xon_offset_bytes : t->pfc_xon_offset_bytes;
+	out->headroom_bytes = pp->has_pfc_headroom ? pp->pfc_headroom_bytes :
+		t->pfc_headroom_bytes;
 }
 
 int
@@ -1523,6 +1599,8 @@ aifab_profile_load(struct aifab_profile *p, const char *path,
 		rc = check_routes(l);
 	if (rc == 0)
 		rc = check_tcs(l);
+	if (rc == 0)
+		rc = check_ports_pfc(l);
 
 	if (l->cfg != NULL)
 		rte_cfgfile_close(l->cfg);

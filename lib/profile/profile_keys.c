@@ -188,6 +188,42 @@ const struct profile_key profile_keys[] = {
 	  .min = 0, .max = 10000, .def = "3", .unit = "metres",
 	  .help = "Cable length to the peer, for the computed PFC headroom "
 		  "(`[tc.<n>] pfc_headroom_bytes = 0`)." },
+	{ .sect = PROFILE_SECT_PORT, .name = "pfc", .type = PROFILE_T_BOOL,
+	  .off = PP_OFF(pfc), .size = PP_SZ(pfc), .off_has = SIZE_MAX,
+	  .def = "true", .unit = "",
+	  .help = "PFC on this port for the lossless TCs. `false`: no PFC "
+		  "is sent for what arrives here (its lossless traffic may "
+		  "drop), received PFC is counted but not honoured, and no "
+		  "headroom is kept for it." },
+	{ .sect = PROFILE_SECT_PORT, .name = "pfc_xoff_bytes",
+	  .type = PROFILE_T_U32, .off = PP_OFF(pfc_xoff_bytes),
+	  .size = PP_SZ(pfc_xoff_bytes), .off_has = PP_OFF(has_pfc_xoff),
+	  .min = 1024, .max = UINT32_MAX, .zero_ok = true, .def = NULL,
+	  .unit = "bytes",
+	  .help = "This port's `[tc.<n>] pfc_xoff_bytes` for every lossless "
+		  "TC (0 = dynamic); unset: the TC's." },
+	{ .sect = PROFILE_SECT_PORT, .name = "pfc_xon_offset_bytes",
+	  .type = PROFILE_T_U32, .off = PP_OFF(pfc_xon_offset_bytes),
+	  .size = PP_SZ(pfc_xon_offset_bytes),
+	  .off_has = PP_OFF(has_pfc_xon_offset), .min = 0,
+	  .max = UINT32_MAX, .def = NULL, .unit = "bytes",
+	  .help = "This port's `[tc.<n>] pfc_xon_offset_bytes`; setting it "
+		  "or `pfc_xon_bytes` here overrides both XON keys of the "
+		  "TC; unset: the TC's." },
+	{ .sect = PROFILE_SECT_PORT, .name = "pfc_xon_bytes",
+	  .type = PROFILE_T_U32, .off = PP_OFF(pfc_xon_bytes),
+	  .size = PP_SZ(pfc_xon_bytes), .off_has = PP_OFF(has_pfc_xon),
+	  .min = 1, .max = UINT32_MAX, .zero_ok = true, .def = NULL,
+	  .unit = "bytes",
+	  .help = "This port's `[tc.<n>] pfc_xon_bytes` (absolute XON; 0 = "
+		  "the offset); unset: the TC's." },
+	{ .sect = PROFILE_SECT_PORT, .name = "pfc_headroom_bytes",
+	  .type = PROFILE_T_U32, .off = PP_OFF(pfc_headroom_bytes),
+	  .size = PP_SZ(pfc_headroom_bytes),
+	  .off_has = PP_OFF(has_pfc_headroom), .min = 1024,
+	  .max = UINT32_MAX, .zero_ok = true, .def = NULL, .unit = "bytes",
+	  .help = "This port's `[tc.<n>] pfc_headroom_bytes` (0 = computed "
+		  "from its speed, `cable_m` and MTU); unset: the TC's." },
 
 	/* [port.<name>] fault_rx_* / fault_tx_*: one direction's impairments */
 #define LF_U32(d, i, key, field, lo, hi, z, dflt, u, h) \
@@ -265,7 +301,11 @@ const struct profile_key profile_keys[] = {
 	  .help = "Shared packet buffer of the switch, used by every egress "
 		  "queue (a 32-port 100G leaf chip has 16-64 MB: about 1 MB "
 		  "per port). The mbuf pool is sized to hold it full of "
-		  "512-byte packets." },
+		  "512-byte packets. The PFC headroom of every lossless "
+		  "(port, priority) is kept out of it (in 256-byte cells, "
+		  "for frames of the port's MTU): lossy queues share the "
+		  "rest, lossless ones spill into the reserve when it is "
+		  "full." },
 	{ .sect = PROFILE_SECT_QOS, .name = "limit_mode", .type = PROFILE_T_ENUM,
 	  .off = P_OFF(qos.limit_mode), .size = P_SZ(qos.limit_mode),
 	  .off_has = SIZE_MAX, .names = limit_names, .def = "dynamic",
@@ -297,7 +337,10 @@ const struct profile_key profile_keys[] = {
 	  .off_has = SIZE_MAX, .max = AIFAB_N_TC - 1,
 	  .def = "0:0 1:1 2:2 3:3 4:4 5:5 6:6 7:7", .unit = "PCP:TC",
 	  .help = "Traffic class of each 802.1p PCP on `trust = pcp` ports; "
-		  "unlisted PCPs go to TC 0." },
+		  "unlisted PCPs go to TC 0. Also the priority -> TC map of "
+		  "PFC on every port: a received pause for priority p stops "
+		  "TC `pcp_to_tc[p]`, and XOFF for a lossless TC names "
+		  "every priority mapped to it." },
 
 	/* [tc.<n>]: the same keys for every n, defaults per n where marked */
 	{ .sect = PROFILE_SECT_TC, .name = "strict", .type = PROFILE_T_BOOL,
@@ -370,13 +413,25 @@ const struct profile_key profile_keys[] = {
 	  .unit = "bytes",
 	  .help = "XON is sent when use falls to XOFF minus this; below a "
 		  "static `pfc_xoff_bytes`." },
+	{ .sect = PROFILE_SECT_TC, .name = "pfc_xon_bytes",
+	  .type = PROFILE_T_U32,
+	  .off = T_OFF(pfc_xon_bytes), .size = T_SZ(pfc_xon_bytes),
+	  .off_has = SIZE_MAX, .min = 1, .max = UINT32_MAX, .zero_ok = true,
+	  .def = "0", .unit = "bytes",
+	  .help = "Absolute XON threshold: XON is sent when use falls to "
+		  "this; 0 = XOFF minus `pfc_xon_offset_bytes`. Below a "
+		  "static `pfc_xoff_bytes`; under a dynamic XOFF, XON is at "
+		  "most XOFF - 1." },
 	{ .sect = PROFILE_SECT_TC, .name = "pfc_headroom_bytes",
 	  .type = PROFILE_T_U32,
 	  .off = T_OFF(pfc_headroom_bytes), .size = T_SZ(pfc_headroom_bytes),
 	  .off_has = SIZE_MAX, .min = 1024, .max = UINT32_MAX, .zero_ok = true,
 	  .def = "0", .unit = "bytes",
 	  .help = "Buffer kept for what still arrives after XOFF; 0 = "
-		  "computed from the port's speed, `cable_m` and MTU." },
+		  "computed from the port's speed, `cable_m` and MTU. Kept "
+		  "out of `[qos] buffer_bytes` per port for a lossless TC; "
+		  "lossless drops past it (headroom_overflow) are reported "
+		  "on stderr at the end of the run." },
 	{ .sect = PROFILE_SECT_TC, .name = "pfc_pause_quanta",
 	  .type = PROFILE_T_U32,
 	  .off = T_OFF(pfc_pause_quanta), .size = T_SZ(pfc_pause_quanta),
@@ -466,8 +521,13 @@ const struct profile_key profile_keys[] = {
 	  .off = P_OFF(pfc.hw_offload), .size = P_SZ(pfc.hw_offload),
 	  .off_has = SIZE_MAX, .def = "false", .unit = "",
 	  .help = "Also hand PFC to the NIC "
-		  "(`rte_eth_dev_priority_flow_ctrl_set`) where it supports "
-		  "it; the software path runs either way." },
+		  "(`rte_eth_dev_priority_flow_ctrl_set`, per priority of a "
+		  "lossless TC: pause time `pfc_pause_quanta`, high/low water "
+		  "from a static `pfc_xoff_bytes` and XON in KiB) where its "
+		  "PMD supports it, else one line per port says PFC stays in "
+		  "software; the software path runs either way. Without it "
+		  "the NIC is asked to pass MAC control frames up "
+		  "(`mac_ctrl_frame_fwd`; docs/lab.md)." },
 	{ .sect = PROFILE_SECT_PFC, .name = "replay_peer_pause",
 	  .type = PROFILE_T_BOOL,
 	  .off = P_OFF(pfc.replay_peer_pause),
@@ -1376,6 +1436,7 @@ profile_key_parse(const struct profile_key *k, void *basev, const char *val,
 			*(uint16_t *)f = (uint16_t)v;
 		else
 			*(uint32_t *)f = (uint32_t)v;
+		set_has(k, base, true);
 		break;
 	case PROFILE_T_U64:
 		if (parse_uint(val, UINT64_MAX, &v) != 0) {
@@ -1498,9 +1559,10 @@ profile_key_allowed(const struct profile_key *k, char *buf, size_t len)
 
 	switch (k->type) {
 	case PROFILE_T_U32:
-		snprintf(buf, len, "%s%" PRIu64 "..%" PRIu64 "%s",
+		snprintf(buf, len, "%s%" PRIu64 "..%" PRIu64 "%s%s",
 			 k->zero_ok ? "0 or " : "", k->min, k->max,
-			 k->pow2 ? ", a power of two" : "");
+			 k->pow2 ? ", a power of two" : "",
+			 k->off_has != SIZE_MAX ? ", or empty = unset" : "");
 		break;
 	case PROFILE_T_U64:
 		snprintf(buf, len, "%s%" PRIu64 "..%" PRIu64

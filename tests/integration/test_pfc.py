@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """PFC in virtual time: lossless incast, honouring received PFC, watchdog.
 
-Usage: test_pfc.py PATH/TO/dpdk-aifab [incast|pause|watchdog|all]
+Usage: test_pfc.py PATH/TO/dpdk-aifab
+           [incast|pause|long_pause|headroom_short|mixed|prio_map|
+            hw_offload|port_keys|watchdog|hysteresis|small_pool|all]
 
 incast:   10^6 small RoCEv2 frames (122 bytes: 64-byte payload; DSCP 26 ->
           TC3, lossless) from p0, p2 and p3 at line rate into p1, with
@@ -24,6 +26,41 @@ pause:    p0 sends TC3 and p2 TC0 to p1 at line rate (1026-byte frames:
           XON at T3. TC3 departures stop from T1 to T1 + 20000 x 512 / 100e9 s
           and from T2 to T3, TC0 fills the link meanwhile; pfc_rx = 3 and
           paused_ns = 102400 + (T3 - T2) on p1 TC3, 0 on TC0.
+long_pause: p1 at 10G (65535 quanta = 3355392 ns) receives XOFF c3 =
+          65535 every 3 ms for 4.5 s (watchdog off): p1 tc.3.paused_ns lies
+          in [last - first, last - first + 3355392] ns, above 2^32 (a 32-bit
+          sum wraps after 4.29 s), and pfc_rx = the frames sent.
+headroom_short: p0 and p2 send TC3 at line rate into p1 with
+          tc.3.pfc_headroom_bytes = 1024 (far below what a 100G port
+          needs): lossless frames are dropped on headroom overflow, and for
+          each ingress port with headroom_overflow > 0 in the report, stderr
+          carries one WARNING line naming the port, TC 3 (priority 3), the same
+          count and "headroom is misconfigured"; no line for other ports.
+mixed:    lossy TC0 from p0 and p2 and lossless TC3 from p3, all at line
+          rate into p1 with [qos] limit_mode = static (TC0 may fill the
+          whole shared pool) and a static XOFF TC3 never reaches
+          (4000000): TC0 tail-drops on the full buffer, every TC3 frame
+          leaves (the PFC headroom of each lossless (port, priority) is
+          kept out of the shared buffer, TC3 spills into it and p3 is
+          paused), p3 is sent XOFF (tshark), nothing overflows.
+prio_map: [qos] pcp_to_tc swaps priorities 3 and 5 (3 -> TC5, 5 -> TC3);
+          p0 sends TC3 (DSCP 26) and p2 TC0 into p1 at line rate. PFC
+          bits are 802.1p priorities: XOFF c5 = 20000 received on p1 at
+          T1 stops TC3 for 20000 x 5.12 ns; XOFF c3 = 65535 at T2 does not
+          (priority 3 is TC5's); the report's pfc_rx / paused_ns per
+          priority say so; the XOFF/XON p0 is sent (TC3 backs up) carry
+          priority 5 only (tshark: enbv 0x0020, c5 65535 or 0).
+hw_offload: the pause case with --set pfc.hw_offload=true on net_pcap
+          ports, which have no PFC: one line per port says so and that PFC
+          stays in software, and it does (p1 TC3 paused_ns as in pause).
+port_keys: p0 at 100G into p1 at 25G (TC3) with [tc.3] pfc_xoff_bytes =
+          100000 (XON at 80000) overridden for p0 by [port.p0]
+          pfc_xoff_bytes = 600000, pfc_xon_bytes = 200000 (absolute): every
+          frame leaves and each XOFF..XON pause spans >= 400000 bytes
+          leaving (the TC's own thresholds would need only 20000); with
+          [port.p0] pfc = false instead p0 is sent no PFC and TC3 from it
+          tail-drops (no headroom kept or lent for it), forwarded + drops
+          = sent.
 watchdog: a storm of XOFF c3 = 65535 (335.5 us at 100G) every 160 us for
           150 ms on p1 (--set pfc.detection_ms=100 pfc.restoration_ms=100)
           while p0 sends one TC3 frame to p1 every 100 us and p2 one TC0
@@ -654,8 +691,297 @@ def check_small_pool(ck, exe):
             run.keep = True
         run.cleanup()
 
+def check_long_pause(ck, exe):
+    what = "PFC pause of 4.5 s on p1 at 10G"
+    ck.section(what)
+    period, span = 3000 * US, 4500000 * US
+    xoff = pfc_frame(NBR_MAC[1], 0x08, [0, 0, 0, 65535, 0, 0, 0, 0])
+    times = list(range(0, span + 1, period))
+    pause = quanta_ns(65535, 10)                 # 3355392 ns at 10G
+    assert pause > period
+    run = VRun(exe, {1: [(xoff, VT_EPOCH_NS + t) for t in times]},
+               sets=["port.p1.speed_gbps=10", "pfc.watchdog=false"],
+               tag="pfc-long")
+    n_failed = len(ck.failures)
+    try:
+        if not run_ok(ck, run, what):
+            return
+        t3 = run.tc(1, 3)
+        lo, hi = times[-1] - times[0], times[-1] - times[0] + pause
+        got = t3.get("paused_ns")
+        print("%s: paused_ns %s, want %d..%d (2^32 = %d)" %
+              (what, got, lo, hi, 1 << 32))
+        ck.eq(t3.get("pfc_rx"), len(times), "%s: p1 tc.3.pfc_rx" % what)
+        ck.check(isinstance(got, int) and lo <= got <= hi,
+                 "%s: p1 tc.3.paused_ns in [last - first XOFF, + one pause "
+                 "of %d ns] (64-bit: no wrap at 2^32 ns)" % (what, pause),
+                 repr(got))
+        ck.check(lo > 1 << 32, "%s: the case pauses longer than 2^32 ns"
+                 % what)
+    finally:
+        if len(ck.failures) > n_failed:
+            run.keep = True
+        run.cleanup()
+
+def check_headroom_short(ck, exe):
+    import re
+    what = "PFC headroom 1024 bytes"
+    ck.section(what)
+    n = 3000
+    flows = [RoceFlow(port, DST, 0x720 + port, 0xC720 + port, paylen=PAYLEN,
+                      dscp=26, ecn=2) for port in (0, 2)]
+    inputs = {f.port: [(f.frame(k), VT_EPOCH_NS) for k in range(n)]
+              for f in flows}
+    run = VRun(exe, inputs, sets=["tc.3.pfc_headroom_bytes=1024"],
+               tag="pfc-hr")
+    n_failed = len(ck.failures)
+    try:
+        if not run_ok(ck, run, what):
+            return
+        lines = [ln for ln in run.stderr.splitlines()
+                 if "headroom_overflow" in ln]
+        print("%s: stderr lines:\n  %s" % (what, "\n  ".join(lines)))
+        total = 0
+        for port in range(N_PORTS):
+            got = run.tc(port, 3).get("headroom_overflow", 0)
+            total += got
+            pat = re.compile(r"^WARNING: switch: port %s TC 3 \(802\.1p "
+                             r"priorities 0x08\): headroom_overflow = "
+                             r"(\d+): .*headroom is misconfigured" %
+                             PORT_NAMES[port])
+            mine = [int(m.group(1)) for m in map(pat.match, lines) if m]
+            ck.eq(mine, [got] if got else [],
+                  "%s: %s: one stderr warning with the report's "
+                  "headroom_overflow (%d), none if 0" %
+                  (what, PORT_NAMES[port], got))
+        ck.check(total > 0, "%s: some lossless frames overflowed the "
+                 "headroom (the case exercises the warning)" % what)
+        ck.eq(len(lines), sum(1 for port in range(N_PORTS)
+                              if run.tc(port, 3).get("headroom_overflow")),
+              "%s: no other headroom_overflow line" % what)
+    finally:
+        if len(ck.failures) > n_failed:
+            run.keep = True
+        run.cleanup()
+
+def check_mixed(ck, exe):
+    what = "lossy TC0 and lossless TC3 into p1"
+    ck.section(what)
+    n = 6000
+    # Frames of equal arrival time enter in port order: the lossy ones
+    # first, so they take what a departure frees and TC3 finds it full.
+    f3 = RoceFlow(3, DST, 0x743, 0xC743, paylen=PAYLEN, dscp=26, ecn=2)
+    f0 = [RoceFlow(port, DST, 0x740 + port, 0xC740 + port, paylen=PAYLEN,
+                   dscp=0, ecn=2) for port in (0, 2)]
+    flows = [f3] + f0
+    inputs = {f.port: [(f.frame(k), VT_EPOCH_NS) for k in range(n)]
+              for f in flows}
+    # A static XOFF the TC3 queue never reaches: only the full shared
+    # pool (TC0 filled it) can make TC3 spill into its headroom and pause.
+    run = VRun(exe, inputs, sets=["qos.limit_mode=static",
+                                  "tc.3.pfc_xoff_bytes=4000000"],
+               tag="pfc-mixed")
+    n_failed = len(ck.failures)
+    try:
+        if not run_ok(ck, run, what):
+            return
+        m = RoceMatch(flows)
+        m.add_port(1, [fr for _t, fr in run.captures[1]],
+                   {f.dqpn: n for f in flows})
+        m.report_problems(ck, what)
+        t3, t0 = run.tc(1, 3), run.tc(1, 0)
+        print("%s: out TC3 %d, TC0 %d of %d each; p1 tc.0 %r; p1 tc.3 %r" %
+              (what, m.count[f3.dqpn], sum(m.count[f.dqpn] for f in f0), n,
+               t0, t3))
+        ck.eq(m.count[f3.dqpn], n, "%s: every lossless TC3 frame leaves"
+              % what)
+        ck.eq(t3.get("tail_drops"), 0, "%s: p1 tc.3.tail_drops" % what)
+        lost0 = 2 * n - sum(m.count[f.dqpn] for f in f0)
+        ck.check(lost0 > 0, "%s: lossy TC0 at 2x line rate drops" % what)
+        ck.eq(t0.get("tail_drops"), lost0, "%s: p1 tc.0.tail_drops = TC0 "
+              "frames missing" % what)
+        ck.check(t0.get("tail_drop_buffer_full", 0) > 0,
+                 "%s: TC0 filled the shared pool (tail_drop_buffer_full > "
+                 "0)" % what, repr(t0))
+        ck.check(t3.get("headroom_admits", 0) > 0,
+                 "%s: TC3 used the headroom reserve (headroom_admits > 0)"
+                 % what, repr(t3))
+        for port in range(N_PORTS):
+            ck.eq(run.tc(port, 3).get("headroom_overflow"), 0,
+                  "%s: %s tc.3.headroom_overflow" % (what, PORT_NAMES[port]))
+        xoff, _xon = check_pfc_frames(ck, run, 3, what)
+        ck.check(xoff > 0, "%s: p3 was sent XOFF" % what)
+    finally:
+        if len(ck.failures) > n_failed:
+            run.keep = True
+        run.cleanup()
+
+def check_prio_map(ck, exe):
+    what = "pcp_to_tc 3<->5"
+    ck.section("%s: PFC priorities through the priority -> TC map" % what)
+    n = 6000
+    f3 = RoceFlow(0, DST, 0x760, 0xC760, paylen=PAYLEN, dscp=26, ecn=2)
+    f0 = RoceFlow(2, DST, 0x762, 0xC762, paylen=PAYLEN, dscp=0, ecn=2)
+    t1, q1, t2 = 50 * US, 20000, 200 * US
+    pfc = [(pfc_frame(NBR_MAC[1], 0x20, [0, 0, 0, 0, 0, q1, 0, 0]), t1),
+           (pfc_frame(NBR_MAC[1], 0x08, [0, 0, 0, 65535, 0, 0, 0, 0]), t2)]
+    inputs = {0: [(f3.frame(k), VT_EPOCH_NS) for k in range(n)],
+              2: [(f0.frame(k), VT_EPOCH_NS) for k in range(n)],
+              1: [(fr, VT_EPOCH_NS + t) for fr, t in pfc]}
+    run = VRun(exe, inputs, sets=["qos.pcp_to_tc=0:0,1:1,2:2,3:5,4:4,5:3,"
+                                  "6:6,7:7"], tag="pfc-map")
+    n_failed = len(ck.failures)
+    try:
+        if not run_ok(ck, run, what):
+            return
+        cap = [(t - VT_EPOCH_NS, fr) for t, fr in run.captures[1]]
+        m = RoceMatch([f3, f0])
+        m.add_port(1, [fr for _t, fr in cap], {f3.dqpn: n, f0.dqpn: n})
+        m.report_problems(ck, what)
+        ck.eq(m.count[f3.dqpn], n, "%s: every TC3 frame forwarded" % what)
+        tc3 = [t for t, fr in cap if RoceFlow.key(fr)[0] == f3.dqpn]
+        end1 = t1 + quanta_ns(q1, GBPS)
+        inside = [t for t in tc3 if t1 < t < end1]
+        ck.eq(inside, [], "%s: priority 5 XOFF stops TC3 from %d to %.0f ns"
+              % (what, t1, end1))
+        ck.check(any(t < t1 for t in tc3) and any(t >= end1 for t in tc3),
+                 "%s: TC3 departs before and after that pause" % what)
+        end2 = t2 + quanta_ns(65535, GBPS)
+        n2 = sum(1 for t in tc3 if t2 < t < end2)
+        ck.check(n2 > 100, "%s: priority 3 XOFF does not stop TC3: %d TC3 "
+                 "departures in %d..%.0f ns" % (what, n2, t2, end2))
+        r5, r3 = run.tc(1, 5), run.tc(1, 3)
+        ck.eq((r5.get("pfc_rx"), r5.get("paused_ns")),
+              (1, int(quanta_ns(q1, GBPS))),
+              "%s: p1 priority 5: pfc_rx 1, paused_ns 20000 x 5.12" % what)
+        ck.eq((r3.get("pfc_rx"), r3.get("paused_ns")),
+              (1, int(quanta_ns(65535, GBPS))),
+              "%s: p1 priority 3: pfc_rx 1, paused_ns 65535 x 5.12 (floor)"
+              % what)
+        rows = tshark_fields(run.cap_path(0), PFC_FIELDS)
+        xoff = xon = 0
+        bad = []
+        for r in rows:
+            ok = (r["frame.len"] == "60" and r["macc.opcode"] == "0x0101"
+                  and r["eth.dst"] == "01:80:c2:00:00:01"
+                  and r["macc.cbfc.enbv"] == "0x0020"
+                  and all(r["macc.cbfc.pause_time.c%d" % c] == "0"
+                          for c in range(8) if c != 5))
+            c5 = r["macc.cbfc.pause_time.c5"]
+            if ok and c5 == "65535":
+                xoff += 1
+            elif ok and c5 == "0":
+                xon += 1
+            else:
+                bad.append(r)
+        ck.check(rows and not bad, "%s: tshark: every PFC frame sent on p0 "
+                 "(%d) enables priority 5 only (enbv 0x0020), c5 65535 or 0"
+                 % (what, len(rows)), repr(bad[:2]) if bad else "no frames")
+        ck.check(xoff > 0, "%s: p0 was sent XOFF (TC3 backs up)" % what)
+        t0r = run.tc(0, 3)
+        ck.eq((xoff, xon), (t0r.get("pfc_xoff_sent"), t0r.get("pfc_xon_sent")),
+              "%s: tshark XOFF/XON = p0 tc.3 pfc_xoff_sent/xon_sent (per TC)"
+              % what)
+    finally:
+        if len(ck.failures) > n_failed:
+            run.keep = True
+        run.cleanup()
+
+def check_hw_offload(ck, exe):
+    import re
+    what = "[pfc] hw_offload on net_pcap"
+    ck.section(what)
+    _f3, _f0, _n, inputs, windows = pause_case()
+    run = VRun(exe, inputs, sets=["pfc.hw_offload=true"], tag="pfc-hw")
+    n_failed = len(ck.failures)
+    try:
+        if not run_ok(ck, run, what):
+            return
+        for port in range(N_PORTS):
+            pat = re.compile(r"^port %s \(net_pcap%d\): \[pfc\] hw_offload: "
+                             r"the NIC does not take PFC for priority 3 "
+                             r"\(.+\); PFC stays in software$" %
+                             (PORT_NAMES[port], port))
+            got = [ln for ln in run.stdout.splitlines() if pat.match(ln)]
+            ck.eq(len(got), 1, "%s: %s: one line: no NIC PFC, software "
+                  "PFC" % (what, PORT_NAMES[port]))
+        paused = int(sum(b - a for a, b in windows))
+        ck.eq(run.tc(1, 3).get("paused_ns"), paused, "%s: software PFC "
+              "still honours the pauses (p1 tc.3.paused_ns)" % what)
+        ck.check(run.tc(0, 3).get("pfc_xoff_sent", 0) > 0,
+                 "%s: software PFC still sends XOFF to p0" % what)
+    finally:
+        if len(ck.failures) > n_failed:
+            run.keep = True
+        run.cleanup()
+
+def check_port_keys(ck, exe):
+    n = 6000
+    f = RoceFlow(0, DST, 0x780, 0xC780, paylen=PAYLEN, dscp=26, ecn=2)
+    inputs = {0: [(f.frame(k), VT_EPOCH_NS) for k in range(n)]}
+    base = ["port.p1.speed_gbps=25", "tc.3.pfc_xoff_bytes=100000"]
+    what = "[port.p0] XOFF 600000, absolute XON 200000"
+    ck.section(what)
+    run = VRun(exe, inputs, sets=base + ["port.p0.pfc_xoff_bytes=600000",
+                                         "port.p0.pfc_xon_bytes=200000"],
+               tag="pfc-port")
+    n_failed = len(ck.failures)
+    try:
+        if run_ok(ck, run, what):
+            m = RoceMatch([f])
+            m.add_port(1, [fr for _t, fr in run.captures[1]], {f.dqpn: n})
+            m.report_problems(ck, what)
+            ck.eq(m.count[f.dqpn], n, "%s: every frame forwarded" % what)
+            eps = pfc_episodes(run.captures[0])
+            ck.check(len(eps) >= 3, "%s: p0 paused and resumed %d times" %
+                     (what, len(eps)))
+            check_pfc_frames(ck, run, 0, what)
+            deps = Departures()
+            deps.extend(run.captures[1])
+            # XOFF at use >= 600000, XON at use <= 200000, only p0's bytes
+            # are buffered: 400000 bytes leave in between (alpha 0).
+            check_xon_hysteresis(ck, what, 0, eps, deps, offset=400000,
+                                 alpha=0.0)
+    finally:
+        if len(ck.failures) > n_failed:
+            run.keep = True
+        run.cleanup()
+
+    what = "[port.p0] pfc = false"
+    ck.section(what)
+    run = VRun(exe, inputs, sets=base + ["port.p0.pfc=false"],
+               tag="pfc-port-off")
+    n_failed = len(ck.failures)
+    try:
+        if run_ok(ck, run, what):
+            m = RoceMatch([f])
+            m.add_port(1, [fr for _t, fr in run.captures[1]], {f.dqpn: n})
+            m.report_problems(ck, what)
+            t3 = run.tc(1, 3)
+            lost = n - m.count[f.dqpn]
+            ck.eq(run.port_rep(0).get("tx_packets"), 0,
+                  "%s: p0 is sent no PFC frame" % what)
+            ck.eq(run.tc(0, 3).get("pfc_xoff_sent"), 0,
+                  "%s: p0 tc.3.pfc_xoff_sent" % what)
+            ck.check(lost > 0, "%s: TC3 from p0 at 4x the egress drops "
+                     "(%d)" % (what, lost))
+            ck.eq(t3.get("tail_drops"), lost, "%s: p1 tc.3.tail_drops = "
+                  "frames missing" % what)
+            ck.eq(t3.get("headroom_admits"), 0, "%s: no headroom reserve "
+                  "lent to a port without PFC" % what)
+    finally:
+        if len(ck.failures) > n_failed:
+            run.keep = True
+        run.cleanup()
+
 
 SCENARIOS = {"incast": check_incast, "pause": check_pause,
+             "port_keys": check_port_keys,
+             "hw_offload": check_hw_offload,
+             "prio_map": check_prio_map,
+             "mixed": check_mixed,
+             "headroom_short": check_headroom_short,
+             "long_pause": check_long_pause,
              "watchdog": check_watchdog, "hysteresis": check_hysteresis,
              "small_pool": check_small_pool}
 

@@ -3,7 +3,7 @@
 """ECN marking, Not-ECT drops, the marking ramp, determinism and the port
 shaper, in virtual time (--set general.virtual_time=true, --capture).
 
-Usage: test_qos_ecn.py PATH/TO/dpdk-aifab [incast|ramp|shaper|all]
+Usage: test_qos_ecn.py PATH/TO/dpdk-aifab [incast|ramp|static|shaper|all]
 
 All inputs are RoCEv2 frames built with struct + zlib (lib_aifab.RoceFlow:
 ICRC per PROTOCOLS.md) of 1026 bytes, so one frame takes exactly
@@ -30,6 +30,12 @@ ramp:    a burst from p2 builds a standing queue that p0's line-rate stream
          (Kmin 400000, Kmax 1600000, Pmax 20 %) within 4.5 sigma; deeper
          standing queues and higher overload (1.5x, 2x, 3x) give strictly
          more marks.
+static:  [qos] limit_mode = static on lossy TC0, p0 and p2 at line rate into
+         p1 (2x overload, 2000 frames each): with queue_limit_bytes = 0
+         ("no limit but the shared buffer") the standing queue fits the
+         4 MB buffer and every frame leaves; with queue_limit_bytes = 65536
+         frames are tail-dropped (tail_drop_queue_limit) with the queue
+         never above 65536 bytes, and forwarded + drops = sent.
 shaper:  one line-rate 100G input into p1 set to 10G (lossless TC3, PFC
          pauses the input): every frame leaves, at sum(len + 24) x 8 /
          (last - first departure) within 1 % of 10 Gb/s.
@@ -166,8 +172,7 @@ def judge_incast(ck, run, flows, n_of, what):
         if tc == 0 and ecn != 0:
             # ECT on a lossy TC is marked, never dropped for ECN: only a
             # full queue may drop it.
-            ck.check(n_in - n_out <= t0.get("tail_drops", 0) -
-                     t0.get("ecn_drop_not_ect", 0),
+            ck.check(n_in - n_out <= t0.get("tail_drops", 0),
                      "%s: %s: losses within TC0's non-ECN tail drops" %
                      (what, desc))
     ck.section("%s: report vs capture" % what)
@@ -186,8 +191,14 @@ def judge_incast(ck, run, flows, n_of, what):
     ck.check(missing_not_ect_tc0 >= t0.get("ecn_drop_not_ect", 0),
              "%s: TC0 Not-ECT frames missing >= ecn_drop_not_ect" % what,
              "missing %d" % missing_not_ect_tc0)
-    ck.eq(t0.get("tail_drops"), missing[0],
-          "%s: TC0 frames missing from the capture = tc.0.tail_drops" % what)
+    ck.eq(t0.get("tail_drops", 0) + t0.get("ecn_drop_not_ect", 0),
+          missing[0], "%s: TC0 frames missing from the capture = "
+          "tc.0.tail_drops + ecn_drop_not_ect (tail_drops counts no ECN "
+          "drop)" % what)
+    ck.eq(t0.get("tail_drops"), sum(t0.get(k, 0) for k in (
+        "tail_drop_queue_limit", "tail_drop_buffer_full",
+        "tail_drop_headroom_full", "tail_drop_fifo_full")),
+        "%s: tc.0.tail_drops = the sum of the tail_drop_* reasons" % what)
     ck.check(t0.get("ecn_selected", 0) >= marked[0] +
              t0.get("ecn_drop_not_ect", 0),
              "%s: tc.0.ecn_selected >= marked + Not-ECT drops" % what,
@@ -454,9 +465,57 @@ def check_shaper(ck, exe):
             run.keep = True
         run.cleanup()
 
+def check_static_limit(ck, exe):
+    n = 2000
+    flows = [RoceFlow(port, DST, 0x600 + port, 0xC600 + port, paylen=PAYLEN,
+                      dscp=0, ecn=2) for port in (0, 2)]
+    inputs = {f.port: line_rate([(f, k) for k in range(n)]) for f in flows}
+    for limit in (0, 65536):
+        what = "limit_mode=static, tc.0.queue_limit_bytes=%d" % limit
+        ck.section(what)
+        sets = ["qos.limit_mode=static"]
+        if limit:
+            sets.append("tc.0.queue_limit_bytes=%d" % limit)
+        run = VRun(exe, inputs, sets=sets, tag="static%d" % limit)
+        n_failed = len(ck.failures)
+        try:
+            if not run_ok(ck, run, what):
+                continue
+            cap = run.captures[1] or []
+            m = RoceMatch(flows)
+            m.add_port(1, [fr for _t, fr in cap], {f.dqpn: n for f in flows})
+            m.report_problems(ck, what)
+            out = sum(m.count.values())
+            t0 = run.tc(1, 0)
+            ql = t0.get("tail_drop_queue_limit")
+            other = sum(t0.get(k, 0) for k in (
+                "tail_drop_buffer_full", "tail_drop_headroom_full",
+                "tail_drop_fifo_full", "ecn_drop_not_ect"))
+            print("%s: %d of %d frames out, p1 tc.0: %r" %
+                  (what, out, 2 * n, t0))
+            ck.eq(other, 0, "%s: no buffer, headroom, FIFO or ECN drops"
+                  % what)
+            if limit == 0:
+                ck.eq(out, 2 * n, "%s: every frame leaves (0 = no limit "
+                      "but the 4 MB shared buffer; the queue peaks near "
+                      "2000 frames)" % what)
+                ck.eq(ql, 0, "%s: p1 tc.0.tail_drop_queue_limit" % what)
+            else:
+                ck.check(ql is not None and ql > 0,
+                         "%s: p1 tc.0.tail_drop_queue_limit > 0" % what)
+                ck.eq(out + (ql or 0), 2 * n,
+                      "%s: forwarded + tail_drop_queue_limit = sent" % what)
+                hwm = t0.get("queue_hwm_bytes", 1 << 62)
+                ck.check(0 < hwm <= limit, "%s: p1 tc.0 queue_hwm_bytes "
+                         "in 1..%d" % (what, limit), repr(hwm))
+        finally:
+            if len(ck.failures) > n_failed:
+                run.keep = True
+            run.cleanup()
+
 
 SCENARIOS = {"incast": check_incast, "ramp": check_ramp,
-             "shaper": check_shaper}
+             "static": check_static_limit, "shaper": check_shaper}
 
 
 def main():

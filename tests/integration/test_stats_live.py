@@ -10,10 +10,8 @@ plus a PFC frame so PFC counters move) for a few seconds. While it runs:
   `dpdk-telemetry.py -f <prefix>`: every /aifab/... command, lib/stats'
   /aifab/sw and DPDK's own /ethdev/...; two rounds of answers are
   monotonic and, after the run, no larger than the final JSON report;
-* the --prometheus file passes `promtool check metrics`;
-* `dpdk-dumpcap` (a secondary process) captures frames from a port and
-  tshark reads them (only where hugepages are usable: DPDK 22.11
-  secondaries cannot attach to a --no-huge primary; skipped otherwise);
+* the --prometheus file passes `promtool check metrics`
+  (dpdk-dumpcap has its own test, test_dumpcap.py, on hugepages it makes);
 
 and afterwards the --stats-jsonl lines parse and grow, and the
 --report-html page has its SVG charts (html.parser), renders in
@@ -41,7 +39,6 @@ import shutil
 import socket
 import struct
 import subprocess
-import sys
 import tempfile
 import time
 
@@ -488,24 +485,6 @@ def html_gen_check(ck, exe, tmp):
                  "Chromium's DOM: a circle per iteration and series")
 
 
-def dumpcap_check(ck, tmp, prefix):
-    out = os.path.join(tmp, "dump.pcapng")
-    try:
-        r = subprocess.run(["dpdk-dumpcap", "--file-prefix", prefix, "-i",
-                            "net_pcap0", "-c", "10", "-w", out, "-q"],
-                           capture_output=True, text=True, timeout=30)
-    except subprocess.TimeoutExpired:
-        ck.check(False, "dpdk-dumpcap finished within 30 s")
-        return
-    ck.eq(r.returncode, 0, "dpdk-dumpcap exit status (%s)" %
-          (r.stderr.strip()[-200:]))
-    t = subprocess.run(["tshark", "-r", out, "-T", "fields", "-e",
-                        "eth.dst"], capture_output=True, text=True)
-    n = len([x for x in t.stdout.split("\n") if x])
-    ck.check(t.returncode == 0 and n >= 10,
-             "tshark reads >= 10 captured frames", "%d: %s" % (n, t.stderr))
-
-
 def chromium_check(ck, tmp, page):
     exe = shutil.which("chromium") or shutil.which("chromium-browser")
     if exe is None:
@@ -663,13 +642,6 @@ def main():
                   "aifab_lcores_lcore_busy_cycles_total{lcore=\"1\"}"):
             ck.check(m in text, "Prometheus has " + m)
 
-        ck.section("dpdk-dumpcap while running")
-        if huge:
-            dumpcap_check(ck, tmp, prefix)
-        else:
-            print("SKIP  dpdk-dumpcap: no usable hugepages here; DPDK 22.11 "
-                  "secondary processes cannot attach to a --no-huge primary "
-                  "(the app still calls rte_pdump_init())")
         out, err = proc.communicate(timeout=DURATION_S + 60)
     except Exception:
         proc.kill()

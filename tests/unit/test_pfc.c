@@ -146,6 +146,34 @@ test_gen_dynamic_threshold(void **state)
 	aifab_pfc_gen_sub(&g, 4, 999, 1250);   /* 9000 */
 	assert_int_equal(poll_vec(&g, 1250, 4, &f), 0x10);
 	assert_int_equal(f.quanta[4], 0);
+
+	/* Exact alpha num/den, not a power of two: 0.3 (the profile's
+	 * alpha_milli / 1000). free 33333 -> XOFF floor(9999.9) = 9999. */
+	p.prio[4].alpha_num = 300;
+	p.prio[4].alpha_den = 1000;
+	gen_setup(&cfg, &g, &p);
+	aifab_pfc_gen_add(&g, 4, 9998, 33333);
+	assert_int_equal(poll_vec(&g, 33333, 1, &f), 0);
+	aifab_pfc_gen_add(&g, 4, 1, 33333);    /* 9999 = XOFF */
+	assert_int_equal(poll_vec(&g, 33333, 2, &f), 0x10);
+	assert_int_equal(f.quanta[4], 0xFFFF);
+	/* 1.5: free 10000 -> XOFF 15000, XON 14000 */
+	p.prio[4].alpha_num = 3;
+	p.prio[4].alpha_den = 2;
+	gen_setup(&cfg, &g, &p);
+	aifab_pfc_gen_add(&g, 4, 14999, 10000);
+	assert_int_equal(poll_vec(&g, 10000, 1, &f), 0);
+	aifab_pfc_gen_add(&g, 4, 1, 10000);
+	assert_int_equal(poll_vec(&g, 10000, 2, &f), 0x10);
+	aifab_pfc_gen_sub(&g, 4, 999, 10000);  /* 14001 > XON */
+	assert_int_equal(poll_vec(&g, 10000, 3, &f), 0);
+	aifab_pfc_gen_sub(&g, 4, 1, 10000);    /* 14000 = XON */
+	assert_int_equal(poll_vec(&g, 10000, 4, &f), 0x10);
+	assert_int_equal(f.quanta[4], 0);
+	/* A huge free buffer does not overflow: 2^62 x 3/2. */
+	gen_setup(&cfg, &g, &p);
+	aifab_pfc_gen_add(&g, 4, 1, 1ull << 62);
+	assert_int_equal(poll_vec(&g, 1ull << 62, 1, &f), 0);
 }
 
 static void
@@ -189,6 +217,52 @@ test_gen_headroom(void **state)
 	assert_int_equal(aifab_pfc_gen_add(&g, 3, 1500, 0), AIFAB_PFC_DROP);
 	assert_int_equal(poll_vec(&g, 0, 1, &f), 0x08);
 	assert_int_equal(f.quanta[3], 0xFFFF);
+}
+
+/* A packet admitted below XOFF that only fits the buffer's headroom
+ * reserve is moved into headroom: XOFF at once, held until it drains. */
+static void
+test_gen_spill(void **state)
+{
+	struct aifab_pfc_gen_params p =
+		static_params(3, 100000, AIFAB_PFC_XON_ABS, 50000, 3000);
+	struct aifab_pfc_gen_config cfg;
+	struct aifab_pfc_gen g;
+	struct aifab_pfc_frame f;
+
+	(void)state;
+	gen_setup(&cfg, &g, &p);
+	assert_int_equal(aifab_pfc_gen_add(&g, 3, 1000, 0), AIFAB_PFC_ADMIT);
+	assert_int_equal(poll_vec(&g, 0, 1, &f), 0);
+	/* Far below XOFF 100000, but spilled: headroom 1500, XOFF. */
+	assert_int_equal(aifab_pfc_gen_add(&g, 3, 1500, 0), AIFAB_PFC_ADMIT);
+	assert_int_equal(aifab_pfc_gen_spill(&g, 3, 1500),
+			 AIFAB_PFC_ADMIT_HEADROOM);
+	assert_int_equal(g.headroom[3], 1500);
+	assert_int_equal(g.bytes[3], 2500);
+	assert_int_equal(poll_vec(&g, 0, 2, &f), 0x08);
+	assert_int_equal(f.quanta[3], 0xFFFF);
+	/* 1500 more fit (3000), the next one does not: not accounted. */
+	aifab_pfc_gen_add(&g, 3, 1500, 0);
+	assert_int_equal(aifab_pfc_gen_spill(&g, 3, 1500),
+			 AIFAB_PFC_ADMIT_HEADROOM);
+	aifab_pfc_gen_add(&g, 3, 100, 0);
+	assert_int_equal(aifab_pfc_gen_spill(&g, 3, 100), AIFAB_PFC_DROP);
+	assert_int_equal(g.stats.v[AIFAB_PFC_CNT_HEADROOM_OVERFLOW][3], 1);
+	assert_int_equal(g.bytes[3], 4000);
+	assert_int_equal(g.headroom[3], 3000);
+	/* Below XON 50000 all along: XOFF holds while headroom is in use
+	 * (headroom is given back first), XON once it is empty. */
+	aifab_pfc_gen_sub(&g, 3, 2999, 0);
+	assert_int_equal(poll_vec(&g, 0, 3, &f), 0);
+	aifab_pfc_gen_sub(&g, 3, 1, 0);
+	assert_int_equal(g.headroom[3], 0);
+	assert_int_equal(poll_vec(&g, 0, 4, &f), 0x08);
+	assert_int_equal(f.quanta[3], 0);
+	assert_int_equal(g.stats.v[AIFAB_PFC_CNT_XON_SENT][3], 1);
+	/* Lossy priority: nothing to do. */
+	assert_int_equal(aifab_pfc_gen_spill(&g, 0, 1500), AIFAB_PFC_ADMIT);
+	assert_int_equal(g.headroom[0], 0);
 }
 
 static void
@@ -709,6 +783,15 @@ test_config_validation(void **state)
 	     p.prio[3].alpha_log2 = 4));
 	BAD((p.prio[3].xoff_mode = AIFAB_PFC_XOFF_DYNAMIC,
 	     p.prio[3].alpha_log2 = -8));
+	/* exact alpha: 1/128..8, den <= 65536 */
+	BAD((p.prio[3].xoff_mode = AIFAB_PFC_XOFF_DYNAMIC,
+	     p.prio[3].alpha_num = 9, p.prio[3].alpha_den = 1));
+	BAD((p.prio[3].xoff_mode = AIFAB_PFC_XOFF_DYNAMIC,
+	     p.prio[3].alpha_num = 1, p.prio[3].alpha_den = 129));
+	BAD((p.prio[3].xoff_mode = AIFAB_PFC_XOFF_DYNAMIC,
+	     p.prio[3].alpha_num = 0, p.prio[3].alpha_den = 1000));
+	BAD((p.prio[3].xoff_mode = AIFAB_PFC_XOFF_DYNAMIC,
+	     p.prio[3].alpha_num = 65537, p.prio[3].alpha_den = 65537));
 	BAD(p.prio[3].pause_quanta = 1);
 	BAD((p.prio[3].pause_quanta = 100, p.prio[3].refresh_quanta = 100));
 	/* 1 quantum at 400G on a 1 MHz TSC is 0 cycles: no refresh period. */
@@ -777,6 +860,7 @@ main(void)
 		cmocka_unit_test(test_gen_hysteresis_exact_thresholds),
 		cmocka_unit_test(test_gen_dynamic_threshold),
 		cmocka_unit_test(test_gen_headroom),
+		cmocka_unit_test(test_gen_spill),
 		cmocka_unit_test(test_gen_refresh_cadence),
 		cmocka_unit_test(test_gen_one_frame_many_prios),
 		cmocka_unit_test(test_gen_frame_on_the_wire),

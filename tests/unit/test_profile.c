@@ -633,6 +633,61 @@ test_set_tc_over_file(void **state)
 	assert_int_equal(fx->p.tc[4].pfc_xoff_bytes, 50000);
 }
 
+/* [port.X] pfc_* over [tc.N] pfc_*, absolute XON, pfc = false. */
+static void
+test_port_pfc(void **state)
+{
+	static const char *const sets[] = { "port.b.pfc_xoff_bytes=",
+					    "port.c.pfc=false" };
+	struct fixture *fx = *state;
+	struct aifab_pfc_eff e;
+	int a, b, c;
+
+	write_ini(fx, "[port.a]\npfc_xoff_bytes = 0\npfc_headroom_bytes = "
+		  "50000\n[port.b]\npfc_xoff_bytes = 300000\n"
+		  "pfc_xon_bytes = 100000\n[port.c]\n"
+		  "pfc_xon_offset_bytes = 5000\n"
+		  "[tc.3]\npfc_xoff_bytes = 200000\npfc_xon_bytes = 150000\n");
+	assert_int_equal(aifab_profile_load(&fx->p, fx->path, NULL, 0, fx->err,
+					    sizeof(fx->err)), 0);
+	a = aifab_profile_port_index(&fx->p, "a");
+	b = aifab_profile_port_index(&fx->p, "b");
+	c = aifab_profile_port_index(&fx->p, "c");
+	assert_true(a >= 0 && b >= 0 && c >= 0);
+	assert_true(fx->p.ports[a].pfc);
+	assert_true(fx->p.ports[a].has_pfc_xoff);
+	assert_false(fx->p.ports[a].has_pfc_xon);
+	/* a: dynamic XOFF and its headroom, the TC's absolute XON */
+	aifab_profile_pfc_eff(&fx->p, (unsigned int)a, 3, &e);
+	assert_true(e.enabled);
+	assert_int_equal(e.xoff_bytes, 0);
+	assert_int_equal(e.xon_bytes, 150000);
+	assert_int_equal(e.headroom_bytes, 50000);
+	/* b: its own static XOFF and absolute XON */
+	aifab_profile_pfc_eff(&fx->p, (unsigned int)b, 3, &e);
+	assert_int_equal(e.xoff_bytes, 300000);
+	assert_int_equal(e.xon_bytes, 100000);
+	assert_int_equal(e.headroom_bytes, 0);
+	/* c: a port XON offset overrides the TC's absolute XON */
+	aifab_profile_pfc_eff(&fx->p, (unsigned int)c, 3, &e);
+	assert_int_equal(e.xoff_bytes, 200000);
+	assert_int_equal(e.xon_bytes, 0);
+	assert_int_equal(e.xon_offset_bytes, 5000);
+	/* lossy TC 0: never enabled */
+	aifab_profile_pfc_eff(&fx->p, (unsigned int)c, 0, &e);
+	assert_false(e.enabled);
+
+	/* --set: empty unsets a port key, pfc = false disables */
+	assert_int_equal(aifab_profile_load(&fx->p, fx->path, sets, 2,
+					    fx->err, sizeof(fx->err)), 0);
+	assert_false(fx->p.ports[b].has_pfc_xoff);
+	aifab_profile_pfc_eff(&fx->p, (unsigned int)b, 3, &e);
+	assert_int_equal(e.xoff_bytes, 200000);
+	assert_int_equal(e.xon_bytes, 100000);
+	aifab_profile_pfc_eff(&fx->p, (unsigned int)c, 3, &e);
+	assert_false(e.enabled);
+}
+
 static void
 test_set_overrides(void **state)
 {
@@ -898,6 +953,24 @@ static const struct bad_case bad_cases[] = {
 	  { "tc.1.pfc_xon_offset_bytes=90000", "tc.1.pfc_xoff_bytes=9000" },
 	  true, { "[tc.1] pfc_xon_offset_bytes = '90000'",
 		  "pfc_xoff_bytes = 9000 (from --set)" } },
+	{ "absolute xon equals xoff",
+	  BASE "[tc.3]\npfc_xoff_bytes = 20000\npfc_xon_bytes = 20000\n",
+	  {NULL}, false, { "[tc.3] pfc_xon_bytes = '20000'",
+			   "not below pfc_xoff_bytes = 20000", "1..19999" } },
+	{ "port xon above the port's xoff", BASE,
+	  { "port.b.pfc_xoff_bytes=50000", "port.b.pfc_xon_bytes=60000" },
+	  true, { "[port.b] pfc_xon_bytes = '60000'",
+		  "not below pfc_xoff_bytes = 50000", "[tc.3]",
+		  "1..49999" } },
+	{ "port xon offset above the TC's xoff",
+	  BASE "[tc.3]\npfc_xoff_bytes = 80000\n",
+	  { "port.a.pfc_xon_offset_bytes=90000", NULL }, true,
+	  { "[port.a] pfc_xon_offset_bytes = '90000'",
+	    "not below pfc_xoff_bytes = 80000", "the TC's", "0..79999" } },
+	{ "--set port xoff below 1024", BASE,
+	  { "port.a.pfc_xoff_bytes=100", NULL }, true,
+	  { "[port.a] pfc_xoff_bytes = '100'", "0 or 1024..",
+	    "or empty = unset" } },
 	{ "xoff below 1024", BASE "[tc.3]\npfc_xoff_bytes = 100\n", {NULL},
 	  false, { "[tc.3] pfc_xoff_bytes = '100'", "0 or 1024.." } },
 	{ "queue limit above buffer",
@@ -1073,6 +1146,7 @@ main(int argc, char **argv)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_set_tc_over_file, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_port_pfc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_switches, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_docs, setup, teardown),
 	};
