@@ -48,7 +48,9 @@
 #include <rte_ring.h>
 
 #include "aifab_pipeline.h"
+#include "aifab_pkt.h"
 #include "aifab_profile.h"
+#include "aifab_rc.h"
 #include "app.h"
 #include "generator.h"
 #include "fuzz_common.h"
@@ -292,11 +294,62 @@ pool_walk(struct rte_mempool *mp, void *arg)
 struct feed {
 	const struct aifab_pipeline_ops *ops;
 	void *st;
+	const struct aifab_gen_profile *gp;
 	uint64_t now;
 	uint64_t given;        /* frames enqueued into RX rings */
 	uint64_t fuzzed;       /* of those, from the input */
 	uint64_t out;          /* frames taken from TX rings */
 };
+
+/*
+ * What the generator sends is well-formed RoCEv2 over IPv4 (checksum
+ * right): data (RDMA WRITE first / middle / last / only) to a receiver
+ * QPN (odd), at most one IB MTU of payload; ACKs (syndrome ACK or NAK PSN
+ * sequence error) and CNPs to a sender QPN (even) - whatever it was fed.
+ */
+static void
+tx_check(const struct feed *f, const struct rte_mbuf *m)
+{
+	static uint8_t scratch[AIFAB_PKT_HDR_WINDOW];
+	const struct aifab_gen_profile *gp = f->gp;
+	uint32_t base = gp->qpn_base, hdr, n_qpn;
+	struct aifab_pkt_info pi;
+	const uint8_t *syn;
+	uint8_t tmp;
+
+	n_qpn = 2 * gp->ranks * gp->ranks * gp->channels * gp->qps_per_conn;
+	FUZZ_ASSERT(aifab_pkt_parse_mbuf(m, &pi, scratch, true) ==
+		    AIFAB_PKT_ERR_OK);
+	FUZZ_ASSERT(pi.l3 == AIFAB_L3_IPV4 && (pi.flags & AIFAB_PKT_F_ROCE));
+	FUZZ_ASSERT(pi.dqpn >= base && pi.dqpn < base + n_qpn);
+	switch (pi.bth_opcode) {
+	case AIFAB_BTH_OP_WRITE_FIRST:
+	case AIFAB_BTH_OP_WRITE_MIDDLE:
+	case AIFAB_BTH_OP_WRITE_LAST:
+	case AIFAB_BTH_OP_WRITE_ONLY:
+		FUZZ_ASSERT(((pi.dqpn - base) & 1) == 1);
+		hdr = pi.bth_off + AIFAB_BTH_LEN + AIFAB_ICRC_LEN + pi.pad_cnt;
+		if (pi.bth_opcode == AIFAB_BTH_OP_WRITE_FIRST ||
+		    pi.bth_opcode == AIFAB_BTH_OP_WRITE_ONLY)
+			hdr += AIFAB_RETH_LEN;
+		FUZZ_ASSERT(m->pkt_len >= hdr &&
+			    m->pkt_len - hdr <= gp->ib_mtu);
+		break;
+	case AIFAB_BTH_OP_ACK:
+		FUZZ_ASSERT(((pi.dqpn - base) & 1) == 0);
+		syn = rte_pktmbuf_read(m, pi.bth_off + AIFAB_BTH_LEN, 1, &tmp);
+		FUZZ_ASSERT(syn != NULL && ((*syn & 0x60) == 0 ||
+					    *syn == AIFAB_RC_SYN_NAK_PSN_SEQ));
+		break;
+	case AIFAB_BTH_OP_CNP:
+		FUZZ_ASSERT(((pi.dqpn - base) & 1) == 0);
+		break;
+	default:
+		fprintf(stderr, "fuzz_gen: sent opcode 0x%02x\n",
+			pi.bth_opcode);
+		abort();
+	}
+}
 
 /* Take what the generator sent; @p reflect: back into its RX ring. */
 static void
@@ -308,6 +361,7 @@ tx_collect(struct feed *f, bool reflect)
 	for (p = 0; p < N_PORTS; p++)
 		while (rte_ring_sc_dequeue(txr[p], (void **)&m) == 0) {
 			f->out++;
+			tx_check(f, m);
 			if (reflect && rte_ring_sp_enqueue(rxr[p], m) == 0)
 				f->given++;
 			else
@@ -419,6 +473,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	v = fuzz_u8(&in) % N_VARIANTS;
 	t.mask = gen_mask[v];
+	f.gp = &prof[v].gen;
 	for (p = 0; p < N_PORTS; p++)
 		if ((gen_mask[v] >> p) & 1)
 			gp[n_gp++] = (uint8_t)p;
