@@ -17,7 +17,7 @@ build=${AIFAB_FUZZ_BUILD:-$root/build-fuzz}
 secs=${1:-60}
 [ $# -gt 0 ] && shift
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(pkt switch pfc rc profile)
+[ ${#targets[@]} -eq 0 ] && targets=(pkt switch pfc rc profile gen)
 
 "$root/tools/setup.sh" deps
 if [ ! -f "$build/build.ninja" ]; then
@@ -30,7 +30,8 @@ export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/tests/lsan.supp:print_sup
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export AIFAB_SOURCE_ROOT=$root
 
-declare -A max_len=([pkt]=9400 [switch]=20000 [pfc]=4096 [rc]=4096 [profile]=8192)
+declare -A max_len=([pkt]=9400 [switch]=20000 [pfc]=4096 [rc]=4096 [profile]=8192
+	[gen]=20000)
 rc=0
 for t in "${targets[@]}"; do
 	echo "== fuzz_$t: $secs s"

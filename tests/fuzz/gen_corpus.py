@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Seed corpora for the fuzz targets in tests/fuzz, written with scapy.
 
-    gen_corpus.py TARGET OUTDIR      (TARGET: pkt switch pfc rc profile all)
+    gen_corpus.py TARGET OUTDIR  (TARGET: pkt switch pfc rc profile gen all)
 
 Valid frames of every kind the switch and the RoCE endpoints meet
 (IPv4/IPv6 UDP and RoCEv2 data, ACK, NAK, CNP; VLAN, QinQ, IPv4 options,
@@ -259,8 +259,193 @@ def seeds_profile():
     return out
 
 
+# ---- fuzz_gen: frames addressed to the generator's ranks and QPs -----------
+
+M64 = (1 << 64) - 1
+
+
+class Xoshiro:
+    """lib/rng (xoshiro256** seeded by splitmix64), for the QPs' PSNs."""
+
+    def __init__(self, seed, stream):
+        x = (seed ^ (stream * 0xD1B54A32D192ED03)) & M64
+        self.s = []
+        for _ in range(4):
+            x = (x + 0x9E3779B97F4A7C15) & M64
+            z = x
+            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+            self.s.append(z ^ (z >> 31))
+
+    def u64(self):
+        s = self.s
+
+        def rotl(v, k):
+            return ((v << k) | (v >> (64 - k))) & M64
+        res = (rotl((s[1] * 5) & M64, 7) * 9) & M64
+        t = (s[1] << 17) & M64
+        s[2] ^= s[0]
+        s[3] ^= s[1]
+        s[1] ^= s[2]
+        s[0] ^= s[3]
+        s[2] ^= t
+        s[3] = rotl(s[3], 45)
+        return res
+
+    def u32(self):
+        return self.u64() >> 32
+
+
+def gen_qps(n_conns, seed=1):
+    """(start_psn, remote_va, rkey) of connection i, as generator_ctl.c
+    draws them (seed [general] seed, stream 0x9e4)."""
+    r = Xoshiro(seed, 0x9e4)
+    out = []
+    for _ in range(n_conns):
+        psn = r.u32() & 0xffffff
+        va = r.u64() & 0x00007FFFFFFFF000
+        out.append((psn, va, r.u32()))
+    return out
+
+
+# fuzz_gen.c's variants: (ranks, generator ports, QPs per connection,
+# qpn_base, IB MTU, closed loop); ring collectives: connection i (of
+# qps_per_conn QPs) is rank i -> rank i + 1.
+GEN_VARIANTS = [(4, 1, 1, 256, 1024, True), (4, 2, 1, 256, 512, False),
+                (4, 1, 2, 256, 256, True), (2, 2, 1, 256, 1024, True),
+                (4, 2, 1, 4096, 1024, True)]
+
+
+def gen_mac(r):
+    return "02:a1:fa:00:00:%02x" % r
+
+
+def gen_ip(r):
+    return "10.100.0.%d" % (1 + r)
+
+
+def gen_roce(src, dst, opcode, dqpn, psn, extra=b"", payload=b"", ecn=2,
+             dscp=26, ackreq=False, pad=0):
+    """A RoCEv2 frame rank src -> rank dst (ICRC computed)."""
+    p = (Ether(dst=gen_mac(dst), src=gen_mac(src)) /
+         IP(src=gen_ip(src), dst=gen_ip(dst), tos=dscp << 2 | ecn,
+            flags="DF") /
+         UDP(sport=0xc000 | dqpn & 0x3fff, dport=4791, chksum=0) /
+         BTH(opcode=opcode, dqpn=dqpn, psn=psn & 0xffffff,
+             ackreq=int(ackreq), padcount=pad) /
+         Raw(extra + payload + bytes(pad)))
+    return bytes(p) + bytes(p[BTH].compute_icrc(None))
+
+
+def gen_frames(v):
+    """(kind, frame, port) that reach every branch of the generator's RX:
+    the responder's (data of each opcode in order, ahead, behind, CE),
+    the requester's (ACK, NAK of each syndrome, CNP), PFC and PAUSE."""
+    ranks, nports, nq, qpn, mtu, _closed = GEN_VARIANTS[v]
+    qps = gen_qps(ranks * nq)
+    out = []
+    for c in range(min(len(qps), 2 * nq)):
+        src = c // nq
+        dst = (src + 1) % ranks
+        psn, va, rkey = qps[c]
+        rq, sq = qpn + 2 * c + 1, qpn + 2 * c
+        rx_port = dst % nports
+        tx_port = src % nports
+        rth = struct.pack("!QII", va, rkey, 3 * mtu)
+        body = bytes(range(256)) * (mtu // 256)
+        # a three-packet message, a one-packet one, CE-marked, ACK asked
+        out.append(("first", gen_roce(src, dst, 0x06, rq, psn, rth, body),
+                    rx_port))
+        out.append(("middle", gen_roce(src, dst, 0x07, rq, psn + 1,
+                                       payload=body, ecn=3), rx_port))
+        out.append(("last", gen_roce(src, dst, 0x08, rq, psn + 2,
+                                     payload=body[:100], ackreq=True,
+                                     pad=0), rx_port))
+        out.append(("only", gen_roce(src, dst, 0x0a, rq, psn + 3,
+                                     struct.pack("!QII", va, rkey, 61),
+                                     b"o" * 61, pad=3, ackreq=True),
+                    rx_port))
+        out.append(("only_imm", gen_roce(src, dst, 0x0b, rq, psn + 4,
+                                         struct.pack("!QIII", va, rkey, 8,
+                                                     7), b"i" * 8),
+                    rx_port))
+        out.append(("ahead", gen_roce(src, dst, 0x07, rq, psn + 9,
+                                      payload=body), rx_port))
+        out.append(("dup", gen_roce(src, dst, 0x06, rq, psn, rth, body),
+                    rx_port))
+        out.append(("stale", gen_roce(src, dst, 0x07, rq, psn - 5000,
+                                      payload=body), rx_port))
+        out.append(("send", gen_roce(src, dst, 0x04, rq, psn + 5,
+                                     payload=b"s" * 32), rx_port))
+        # to the requester: ACKs (credit syndromes), NAKs, a CNP
+        for k, syn in ((0, 0x1f), (2, 0x1f), (3, 0x00), (1, 0x60),
+                       (2, 0x61), (2, 0x62), (2, 0x63), (2, 0x20),
+                       (1 << 22, 0x1f), (-3, 0x1f)):
+            out.append(("aeth_%02x" % syn, gen_roce(
+                dst, src, 0x11, sq, psn + k,
+                struct.pack("!I", syn << 24 | (k & 0xffffff))), tx_port))
+        out.append(("cnp", gen_roce(dst, src, 0x81, sq, 0, bytes(16),
+                                    dscp=48, ecn=1), tx_port))
+        out.append(("ack_short", gen_roce(dst, src, 0x11, sq, psn)[:-4],
+                    tx_port))
+        out.append(("rdma_read", gen_roce(dst, src, 0x0c, sq, psn, rth),
+                    tx_port))
+    # QPs nobody has, and the other end of a known one
+    out.append(("unknown_rq", gen_roce(0, 1, 0x0a, qpn + 4097, 0,
+                                       reth(), b"u" * 8), 0))
+    out.append(("unknown_sq", gen_roce(1, 0, 0x11, qpn - 2, 0,
+                                       bytes(4)), 0))
+    out.append(("cnp_rq", gen_roce(1, 0, 0x81, qpn + 1, 0, bytes(16)), 0))
+    for p in range(nports):
+        src = "02:bb:00:00:00:%02x" % p
+        out.append(("pfc_xoff_data", pfc(src, 0x08, [0, 0, 0, 0xffff, 0, 0,
+                                                     0, 0]), p))
+        out.append(("pfc_xoff_cnp", pfc(src, 0x40, [0, 0, 0, 0, 0, 0,
+                                                    0xffff, 0]), p))
+        out.append(("pfc_xon", pfc(src, 0xff, [0] * 8), p))
+        out.append(("pause", pause(src, 0xffff), p))
+    return out
+
+
+def rec_gen(port, frame, poll=True, reflect=False, seg=False, step=0):
+    ctl = (port & 1) | (2 if reflect else 0) | (4 if poll else 0) | \
+        (8 if seg else 0) | (step << 4)
+    return bytes([ctl]) + struct.pack("!H", len(frame)) + frame
+
+
+def seeds_gen():
+    out = []
+    for v in range(len(GEN_VARIANTS)):
+        fr = gen_frames(v)
+        # every frame once, polls and clock steps between
+        s = bytes([v])
+        for i, (_k, f, p) in enumerate(fr):
+            s += rec_gen(p, f, poll=i % 2 == 0, seg=i % 7 == 3,
+                         step=(0, 1, 3, 5)[i % 4])
+        out.append(s)
+        # the loop closed (what it sends comes back), then the fuzzed
+        # frames into the running collective, a PFC storm, a long pause
+        s = bytes([v])
+        for i in range(24):
+            s += rec_gen(i, b"", reflect=True, step=1)
+        for i, (_k, f, p) in enumerate(fr):
+            s += rec_gen(p, f, reflect=True, poll=i % 3 != 2, step=2)
+        for i in range(16):
+            s += rec_gen(i, pfc("02:bb:00:00:00:00", 0x48, [0xffff] * 8),
+                         reflect=True, step=3)
+        s += rec_gen(0, b"", reflect=True, step=12)
+        for i in range(16):
+            s += rec_gen(i, b"", reflect=True, step=4)
+        out.append(s)
+    hs = bytes([0])
+    for _n, f in valid_frames() + hostile_frames():
+        hs += rec_gen(0, f, poll=len(hs) % 3 == 0, reflect=True)
+    out.append(hs)
+    return out
+
+
 TARGETS = {"pkt": seeds_pkt, "switch": seeds_switch, "pfc": seeds_pfc,
-           "rc": seeds_rc, "profile": seeds_profile}
+           "rc": seeds_rc, "profile": seeds_profile, "gen": seeds_gen}
 
 
 def generate(target, outdir):
