@@ -50,7 +50,7 @@ static const char *const variant_sets[][16] = {
 	{ NULL },
 	/* 1: tiny static queues, ECN at dequeue on a ramp that starts at 0,
 	 * static PFC thresholds a few frames deep, slow uplinks */
-	{ "qos.buffer_bytes=65536", "qos.limit_mode=static",
+	{ "qos.buffer_bytes=262144", "qos.limit_mode=static",
 	  "qos.ecn_at=dequeue", "tc.0.queue_limit_bytes=4096",
 	  "tc.0.ecn=true", "tc.0.ecn_kmin_bytes=0", "tc.0.ecn_kmax_bytes=3000",
 	  "tc.3.ecn_kmin_bytes=0", "tc.3.ecn_kmax_bytes=3000",
@@ -67,7 +67,7 @@ static const char *const variant_sets[][16] = {
 	/* 3: several lossless TCs with dynamic thresholds, watchdog alert,
 	 * jhash, static limits */
 	{ "tc.0.lossless=true", "tc.5.lossless=true", "tc.5.alpha=0.015",
-	  "pfc.action=alert", "ecmp.hash=jhash", "qos.buffer_bytes=65536",
+	  "pfc.action=alert", "ecmp.hash=jhash", "qos.buffer_bytes=262144",
 	  "port.p0.speed_gbps=0.01", "port.p3.speed_gbps=0.01", NULL },
 };
 #define N_VARIANTS RTE_DIM(variant_sets)
