@@ -351,10 +351,8 @@ rx_latency(struct gen *g, struct gen_port *gp, struct rte_mbuf *m,
 	const uint8_t *t;
 	uint32_t off;
 
-	off = pi->bth_off + AIFAB_BTH_LEN;
-	if (pi->bth_opcode == AIFAB_BTH_OP_WRITE_FIRST ||
-	    pi->bth_opcode == AIFAB_BTH_OP_WRITE_ONLY)
-		off += AIFAB_RETH_LEN;
+	off = pi->bth_off + AIFAB_BTH_LEN + aifab_bth_data_ext_len(
+		pi->bth_opcode);
 	t = off + AIFAB_ROCE_TAG_LEN + AIFAB_ICRC_LEN <= m->pkt_len ?
 		rte_pktmbuf_read(m, off, AIFAB_ROCE_TAG_LEN, tagbuf) : NULL;
 	if (t == NULL || !aifab_roce_tag_read(t, AIFAB_ROCE_TAG_LEN, &ti) ||

@@ -112,10 +112,7 @@ payload_len(const struct rte_mbuf *m, const struct aifab_pkt_info *pi)
 	if (u != NULL)
 		end = RTE_MIN(end, (uint32_t)pi->l4_off +
 			      ((uint32_t)u[0] << 8 | u[1]));
-	if (pi->bth_opcode == AIFAB_BTH_OP_WRITE_FIRST ||
-	    pi->bth_opcode == AIFAB_BTH_OP_WRITE_ONLY ||
-	    pi->bth_opcode == AIFAB_BTH_OP_WRITE_ONLY_IMM)
-		hdr += AIFAB_RETH_LEN;
+	hdr += aifab_bth_data_ext_len(pi->bth_opcode); /* RETH, ImmDt */
 	return end > hdr ? end - hdr : 0;
 }
 

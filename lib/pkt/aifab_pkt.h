@@ -65,6 +65,32 @@ extern "C" {
 #define AIFAB_BTH_OP_READ_RESP_ONLY 0x10
 #define AIFAB_BTH_OP_ACK 0x11
 #define AIFAB_BTH_OP_CNP 0x81
+#define AIFAB_BTH_OP_SEND_LAST_IMM 0x03
+#define AIFAB_BTH_OP_SEND_ONLY_IMM 0x05
+#define AIFAB_IMMDT_LEN 4
+
+/**
+ * Bytes of extension headers between the BTH and the payload of an RC
+ * SEND / RDMA WRITE packet (IBA 9.2): a RETH on WRITE first/only, 4 bytes of
+ * ImmDt on the *_IMM opcodes (after the RETH on WRITE only with immediate).
+ */
+static inline uint32_t
+aifab_bth_data_ext_len(uint8_t opcode)
+{
+	switch (opcode) {
+	case AIFAB_BTH_OP_WRITE_FIRST:
+	case AIFAB_BTH_OP_WRITE_ONLY:
+		return AIFAB_RETH_LEN;
+	case AIFAB_BTH_OP_WRITE_ONLY_IMM:
+		return AIFAB_RETH_LEN + AIFAB_IMMDT_LEN;
+	case AIFAB_BTH_OP_SEND_LAST_IMM:
+	case AIFAB_BTH_OP_SEND_ONLY_IMM:
+	case AIFAB_BTH_OP_WRITE_LAST_IMM:
+		return AIFAB_IMMDT_LEN;
+	default:
+		return 0;
+	}
+}
 
 /* AETH syndromes. */
 #define AIFAB_AETH_ACK 0x1F

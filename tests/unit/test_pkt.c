@@ -231,6 +231,23 @@ test_crc32_raw_vs_rte_net_crc(void **state)
 	}
 }
 
+/* IBA 9.2 (Table 38): extension headers between BTH and payload. */
+static void
+test_bth_data_ext_len(void **state)
+{
+	static const struct { uint8_t op; uint32_t len; } t[] = {
+		{ 0x00, 0 }, { 0x01, 0 }, { 0x02, 0 }, { 0x03, 4 },
+		{ 0x04, 0 }, { 0x05, 4 }, { 0x06, 16 }, { 0x07, 0 },
+		{ 0x08, 0 }, { 0x09, 4 }, { 0x0a, 16 }, { 0x0b, 20 },
+		{ 0x11, 0 }, { 0x81, 0 },
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		assert_int_equal(aifab_bth_data_ext_len(t[i].op), t[i].len);
+}
+
 /* zlib's multmodp, branches and all: the reference for aifab_crc32_mul. */
 static uint32_t
 ref_crc_mul(uint32_t a, uint32_t b)
@@ -1376,6 +1393,7 @@ main(void)
 		cmocka_unit_test(test_icrc_vector),
 		cmocka_unit_test(test_crc32_raw_vs_rte_net_crc),
 		cmocka_unit_test(test_crc32_mul),
+		cmocka_unit_test(test_bth_data_ext_len),
 		cmocka_unit_test(test_icrc_invariant_fields),
 		cmocka_unit_test(test_icrc_combine_random),
 		cmocka_unit_test(test_cksum_rfc1624_example),
