@@ -5,12 +5,16 @@
 # core, beside dpdk-testpmd --forward-mode=txonly --record-core-cycles, on
 # the same vdevs (two net_null sinks), in the same run. A figure, not a test.
 #
-#   bench/generator.sh [-d SECONDS] [-r REPEATS] [-m IB_MTUS] [-w WORKDIR]
+#   bench/generator.sh [-d SECONDS] [-r REPEATS] [-m IB_MTUS] [-n RANKS]
+#                      [-w WORKDIR]
 #
 #   -d  sending time of each run (default 3)
 #   -r  runs per tool per case, interleaved; fewest cycles/packet kept (2)
 #   -m  IB MTUs to try, comma-separated (default 256,4096: frames of
 #       314 B and 4154 B, RDMA WRITE middle)
+#   -n  rank counts for the scaling table, comma-separated (default
+#       8,64,512,4096; "" skips it): halving-doubling AllReduce, whose
+#       N log2(N) QPs are all active, at IB MTU 4096
 #   -w  logs and reports (default /tmp/aifab-bench-gen)
 #
 # The generator runs open loop ([generator] rx = false: nothing comes back
@@ -29,16 +33,18 @@ TESTPMD=${TESTPMD:-dpdk-testpmd}
 DUR=3
 REPS=2
 MTUS=256,4096
+RANKS=8,64,512,4096
 WORK=/tmp/aifab-bench-gen
 LCORES=0,1
 
-while getopts "d:r:m:w:h" o; do
+while getopts "d:r:m:n:w:h" o; do
 	case $o in
 	d) DUR=$OPTARG ;;
 	r) REPS=$OPTARG ;;
 	m) MTUS=$OPTARG ;;
+	n) RANKS=$OPTARG ;;
 	w) WORK=$OPTARG ;;
-	*) sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+	*) sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 	esac
 done
 mkdir -p "$WORK"
@@ -47,8 +53,9 @@ mkdir -p "$WORK"
 # shellcheck disable=SC2054  # commas belong to the devargs
 VDEVS=(--vdev net_null0,no-rx=1 --vdev net_null1,no-rx=1)
 
-profile() {	# ib_mtu -> profile path
-	local p=$WORK/gen-$1.ini
+profile() {	# ib_mtu [ranks collective] -> profile path
+	local ranks=${2:-2} coll=${3:-allreduce_ring}
+	local p=$WORK/gen-$1-$ranks-$coll.ini
 	cat >"$p" <<-EOF
 	; written by bench/generator.sh
 	[general]
@@ -66,8 +73,8 @@ profile() {	# ib_mtu -> profile path
 	[generator]
 	enabled = true
 	ports = p0 p1
-	collective = allreduce_ring
-	ranks = 2
+	collective = $coll
+	ranks = $ranks
 	size_bytes = 4294967296
 	iterations = 1000000
 	warmup = 0
@@ -77,17 +84,21 @@ profile() {	# ib_mtu -> profile path
 	echo "$p"
 }
 
-run_gen() {	# tag ib_mtu -> "cpp mpps_busy mpps_wall frame_bytes"
+run_gen() {	# tag ib_mtu [ranks collective] -> "cpp mpps_busy mpps_wall frame_bytes qps maxrss_kb"
 	local out=$WORK/$1.gen
-	if ! "$AIFAB" -l $LCORES --no-huge -m 1024 --no-pci \
+	if ! /usr/bin/time -f "%M" -o "$out.rss" \
+		"$AIFAB" -l $LCORES --no-huge -m 1024 --no-pci \
 		--file-prefix "aifab-bench-$$-g" "${VDEVS[@]}" -- \
-		--profile "$(profile "$2")" --duration "$DUR" --quiet \
+		--profile "$(profile "$2" "${3:-2}" "${4:-allreduce_ring}")" \
+		--duration "$DUR" --quiet \
 		--report-json "$out.json" >"$out.log" 2>&1; then
 		echo fail; return
 	fi
-	"$PY" - "$out.json" <<-'EOF'
+	"$PY" - "$out.json" "$out.rss" <<-'EOF'
 	import json, sys
 	r = json.load(open(sys.argv[1]))
+	rss = int(open(sys.argv[2]).read().split()[-1])
+	qps = r["generator"].get("per_qp", {}).get("qps", 0)
 	hz = r["tsc_hz"]
 	busy = sum(l["busy_cycles"] for l in r["lcores"].values())
 	pk = sum(l["packets"] for l in r["lcores"].values())
@@ -95,8 +106,8 @@ run_gen() {	# tag ib_mtu -> "cpp mpps_busy mpps_wall frame_bytes"
 	txb = sum(p["tx_bytes"] for p in r["ports"].values())
 	if pk == 0 or busy == 0 or tx == 0:
 	    print("fail"); sys.exit()
-	print("%.1f %.2f %.2f %d" % (busy / pk, pk / (busy / hz) / 1e6,
-	      tx / r["elapsed_s"] / 1e6, round(txb / tx)))
+	print("%.1f %.2f %.2f %d %d %d" % (busy / pk, pk / (busy / hz) / 1e6,
+	      tx / r["elapsed_s"] / 1e6, round(txb / tx), qps, rss))
 	EOF
 }
 
@@ -160,7 +171,7 @@ for mtu in "${mtus[@]}"; do
 		case $g in fail|"") ;; *) len=$(awk '{ print $4 }' <<<"$g") ;; esac
 		t=$(better "$t" "$(run_txonly "mtu${mtu}_$r" "$len")")
 	done
-	read -r gcpp gbusy gwall glen <<<"$g"
+	read -r gcpp gbusy gwall glen _ _ <<<"$g"
 	read -r tcpp tbusy twall <<<"$t"
 	case $g in fail|"") gcpp=failed; gbusy="see $WORK/mtu${mtu}_*.gen.log"; gwall=; glen=$len; status=1 ;; esac
 	case $t in fail|"") tcpp=failed; tbusy="see $WORK/mtu${mtu}_*.testpmd.log"; twall=; status=1 ;; esac
@@ -170,4 +181,36 @@ for mtu in "${mtus[@]}"; do
 done
 echo
 echo "Generator packets are what its poll returns (frames sent; rx is off)."
+
+# Scaling: the same frames from more ranks and QPs. Cost per packet should
+# stay flat; memory grows with the QPs (docs/generator.md, "Scale and
+# memory"): the last column is the peak RSS growth over the smallest run
+# per QP added (EAL's -m 1024 is reserved up front, so RSS counts what is
+# touched: plan, rank tables, QPs, mbufs in flight).
+if [ -n "$RANKS" ]; then
+	echo
+	echo "| ranks | QPs | generator cycles/pkt | generator Mpps/core (busy; wall) | peak RSS MB | RSS per added QP |"
+	echo "|---:|---:|---:|---:|---:|---:|"
+	base_rss='' base_qps=''
+	IFS=, read -ra rank_list <<<"$RANKS"
+	for n in "${rank_list[@]}"; do
+		g=''
+		for r in $(seq 1 "$REPS"); do
+			g=$(better "$g" "$(run_gen "scale${n}_$r" 4096 "$n" allreduce_hd)")
+		done
+		case $g in fail|"")
+			echo "| $n | - | failed (see $WORK/scale${n}_*.gen.log) | - | - | - |"
+			status=1; continue ;;
+		esac
+		read -r gcpp gbusy gwall _ qps rss <<<"$g"
+		per="-"
+		if [ -z "$base_rss" ]; then
+			base_rss=$rss base_qps=$qps
+		elif [ "$qps" -gt "$base_qps" ]; then
+			per=$(awk -v a="$rss" -v b="$base_rss" -v q="$qps" -v p="$base_qps" \
+				'BEGIN { printf "%.0f B", (a - b) * 1024 / (q - p) }')
+		fi
+		echo "| $n | $qps | $gcpp | $gbusy; $gwall | $(( rss / 1024 )) | $per |"
+	done
+fi
 exit $status
