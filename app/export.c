@@ -446,12 +446,42 @@ console_table(struct app_stats *s, double t, double dt,
 {
 	char line[256];
 
+	uint64_t gen_ports = 0;
+	unsigned int p;
+
+	for (p = 0; p < s->env->n_ports && p < 64; p++)
+		if (s->env->ports[p].gen_owned)
+			gen_ports |= UINT64_C(1) << p;
 	printf("\033[H\033[2Jdpdk-aifab  t=%.1f s  (%s; Ctrl-C stops)\n\n", t,
 	       s->env->prof->name);
 	if (s->sw >= 0) {
 		const struct app_set *w = &s->set[s->sw];
 
-		aifab_stats_console(stdout, w->set, w->prev, w->cur, NULL, 0);
+		/* the generator's ports have their own table below */
+		aifab_stats_console_ports(stdout, w->set, w->prev, w->cur,
+					  NULL, 0, s->gen_set >= 0 ?
+					  ~gen_ports : UINT64_MAX);
+	}
+	if (s->gen_set >= 0) {
+		/* The NICs of the ranks: what they sent and received, the
+		 * congestion they saw (CE, CNPs) and the pauses they obeyed. */
+		static const struct aifab_stats_col gen_cols[] = {
+			{ "rx Mpps", "rx_pkts", AIFAB_STATS_COL_MPPS },
+			{ "rx Gb/s", "rx_bytes", AIFAB_STATS_COL_GBPS },
+			{ "tx Mpps", "tx_pkts", AIFAB_STATS_COL_MPPS },
+			{ "tx Gb/s", "tx_bytes", AIFAB_STATS_COL_GBPS },
+			{ "CE rx", "rx_ce", AIFAB_STATS_COL_DELTA },
+			{ "CNP tx", "tx_cnp", AIFAB_STATS_COL_DELTA },
+			{ "PFC rx", "pfc_rx", AIFAB_STATS_COL_DELTA },
+			{ "paused ms", "pfc_paused_cycles",
+			  AIFAB_STATS_COL_MS },
+		};
+		const struct app_set *w = &s->set[s->gen_set];
+
+		printf("\ngenerator ports (the ranks' NICs)\n");
+		aifab_stats_console_ports(stdout, w->set, w->prev, w->cur,
+					  gen_cols, RTE_DIM(gen_cols),
+					  gen_ports);
 	}
 	if (g != NULL) {
 		gen_line(s, g, gp, dt, line, sizeof(line));

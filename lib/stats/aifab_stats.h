@@ -434,6 +434,13 @@ int aifab_stats_console(FILE *f, const struct aifab_stats_set *set,
 			const struct aifab_stats_snap *b,
 			const struct aifab_stats_col *cols, unsigned int n_cols);
 
+/** aifab_stats_console() for the ports whose bit is set in @p ports. */
+int aifab_stats_console_ports(FILE *f, const struct aifab_stats_set *set,
+			      const struct aifab_stats_snap *a,
+			      const struct aifab_stats_snap *b,
+			      const struct aifab_stats_col *cols,
+			      unsigned int n_cols, uint64_t ports);
+
 /** How a chart groups instances into series. */
 enum aifab_stats_split {
 	AIFAB_STATS_SPLIT_INSTANCE, /**< one series per instance */

@@ -100,6 +100,16 @@ aifab_stats_console(FILE *f, const struct aifab_stats_set *s,
 		    const struct aifab_stats_snap *b,
 		    const struct aifab_stats_col *cols, unsigned int n_cols)
 {
+	return aifab_stats_console_ports(f, s, a, b, cols, n_cols, UINT64_MAX);
+}
+
+int
+aifab_stats_console_ports(FILE *f, const struct aifab_stats_set *s,
+			  const struct aifab_stats_snap *a,
+			  const struct aifab_stats_snap *b,
+			  const struct aifab_stats_col *cols,
+			  unsigned int n_cols, uint64_t ports)
+{
 	double hz = s->tsc_hz != 0 ? (double)s->tsc_hz : 1.0, dt;
 	unsigned int p, c;
 	uint64_t v;
@@ -117,6 +127,8 @@ aifab_stats_console(FILE *f, const struct aifab_stats_set *s,
 		fprintf(f, " %10.10s", cols[c].title);
 	fputc('\n', f);
 	for (p = 0; p < s->n_ports; p++) {
+		if (p < 64 && !(ports >> p & 1))
+			continue;
 		fprintf(f, "%-8.8s", s->port_names[p]);
 		for (c = 0; c < n_cols; c++) {
 			found = col_sum(s, &cols[c], a, b, p, &v);
