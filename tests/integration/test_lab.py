@@ -561,9 +561,13 @@ try:
         ck.check(a["bytes_to_first_xoff"] >= 65536,
                  "pfc: no XOFF before the 64 KB threshold could be reached",
                  str(a))
-        ck.check(abs(d1["paused_ns"] / 1e6 - 50) <= 10,
+        # Paused from the XOFF it acted on to the XON it acted on: late
+        # processing (a descheduled lcore on a loaded CI box) only moves
+        # the XON later, so the bound above is loose; below, our own
+        # refreshes keep it paused for the whole hold.
+        ck.check(40 <= d1["paused_ns"] / 1e6 <= 50 + 60,
                  "pfc: the DUT's egress was paused for our 50 ms hold "
-                 "(its own count)", str(d1))
+                 "(its own count: 40..110 ms)", str(d1))
         ck.check(b["frames_before"] > 0 and
                  b["bytes_after_xoff"] <= b["bound_bytes"] and
                  b["bound_quanta"] == 67,
