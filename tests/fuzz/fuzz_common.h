@@ -142,4 +142,54 @@ fail:
 	return NULL;
 }
 
+#ifdef FUZZ_RING_PORTS
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_ring.h>
+
+/*
+ * @p n started ethdevs made with rte_eth_from_rings(), one RX and one TX
+ * ring each (@p ring_sz slots, names from @p tag): the target enqueues
+ * frames into rxr[p] and takes what the pipeline sent out of txr[p].
+ * Aborts on any failure (a set-up error, not a finding).
+ */
+static inline void
+fuzz_ring_ports(unsigned int n, const char *tag, struct rte_mempool *pool,
+		unsigned int ring_sz, struct rte_ring **rxr,
+		struct rte_ring **txr, uint16_t *port_id)
+{
+	struct rte_eth_conf conf = { 0 };
+	char name[32];
+	unsigned int p;
+
+	for (p = 0; p < n; p++) {
+		int id;
+
+		snprintf(name, sizeof(name), "%srx%u", tag, p);
+		rxr[p] = rte_ring_create(name, ring_sz, (int)rte_socket_id(),
+					 RING_F_SP_ENQ | RING_F_SC_DEQ);
+		snprintf(name, sizeof(name), "%stx%u", tag, p);
+		txr[p] = rte_ring_create(name, ring_sz, (int)rte_socket_id(),
+					 RING_F_SP_ENQ | RING_F_SC_DEQ);
+		snprintf(name, sizeof(name), "%s%u", tag, p);
+		id = rxr[p] == NULL || txr[p] == NULL ? -1 :
+			rte_eth_from_rings(name, &rxr[p], 1, &txr[p], 1,
+					   rte_socket_id());
+		if (id < 0 ||
+		    rte_eth_dev_configure((uint16_t)id, 1, 1, &conf) != 0 ||
+		    rte_eth_rx_queue_setup((uint16_t)id, 0, (uint16_t)ring_sz,
+					   0, NULL, pool) != 0 ||
+		    rte_eth_tx_queue_setup((uint16_t)id, 0, (uint16_t)ring_sz,
+					   0, NULL) != 0 ||
+		    rte_eth_dev_start((uint16_t)id) != 0) {
+			fprintf(stderr, "fuzz: port %s: %s\n", name,
+				rte_strerror(rte_errno));
+			abort();
+		}
+		port_id[p] = (uint16_t)id;
+	}
+}
+#endif
+
 #endif /* AIFAB_FUZZ_COMMON_H */

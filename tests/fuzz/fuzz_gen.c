@@ -53,6 +53,7 @@
 #include "aifab_rc.h"
 #include "app.h"
 #include "generator.h"
+#define FUZZ_RING_PORTS
 #include "fuzz_common.h"
 
 #define N_PORTS 2
@@ -116,39 +117,6 @@ die(const char *what, const char *detail)
 	abort();
 }
 
-static void
-ports_create(void)
-{
-	struct rte_eth_conf conf = { 0 };
-	char name[32];
-	unsigned int p;
-
-	for (p = 0; p < N_PORTS; p++) {
-		int id;
-
-		snprintf(name, sizeof(name), "fgrx%u", p);
-		rxr[p] = rte_ring_create(name, RING_SZ, (int)rte_socket_id(),
-					 RING_F_SP_ENQ | RING_F_SC_DEQ);
-		snprintf(name, sizeof(name), "fgtx%u", p);
-		txr[p] = rte_ring_create(name, RING_SZ, (int)rte_socket_id(),
-					 RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (rxr[p] == NULL || txr[p] == NULL)
-			die("rings", rte_strerror(rte_errno));
-		snprintf(name, sizeof(name), "fg%u", p);
-		id = rte_eth_from_rings(name, &rxr[p], 1, &txr[p], 1,
-					rte_socket_id());
-		if (id < 0)
-			die("rte_eth_from_rings", rte_strerror(rte_errno));
-		port_id[p] = (uint16_t)id;
-		if (rte_eth_dev_configure(port_id[p], 1, 1, &conf) != 0 ||
-		    rte_eth_rx_queue_setup(port_id[p], 0, RING_SZ, 0, NULL,
-					   pool) != 0 ||
-		    rte_eth_tx_queue_setup(port_id[p], 0, RING_SZ, 0, NULL) != 0 ||
-		    rte_eth_dev_start(port_id[p]) != 0)
-			die("port start", name);
-	}
-}
-
 /* The base profile in a temporary file (aifab_profile_load reads files). */
 static void
 profiles_load(void)
@@ -201,7 +169,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	/* As the app does: departure stamps use the RX timestamp field. */
 	if (rte_mbuf_dyn_rx_timestamp_register(&ts_off, &ts_flag) != 0)
 		die("timestamp field", rte_strerror(rte_errno));
-	ports_create();
+	fuzz_ring_ports(N_PORTS, "fg", pool, RING_SZ, rxr, txr, port_id);
 	devnull = fopen("/dev/null", "w");
 	return 0;
 }
