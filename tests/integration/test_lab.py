@@ -205,6 +205,7 @@ src_ip = 10.1.0.2/24
 dst_ip = 10.200.0.1/16
 dscp = 26
 rate_gbps = 0.02
+dut_rate_gbps = 0.02
 step_ms = 100
 settle_ms = 500
 """
@@ -481,8 +482,9 @@ try:
         sw = json.load(open(os.path.join(d, "dutinc.json")))
         lab = rep["lab"]
         print("     incast %s" % {k: lab[k] for k in
-                                  ("lost", "reordered", "time_ms",
-                                   "goodput_mbps", "latency_us")})
+                                  ("lost", "reordered", "completion_ms",
+                                   "ideal_ms", "goodput_mbps",
+                                   "latency_us", "pauses")})
         ck.check(len(lab["senders"]) == 2 and
                  all(s["sent"] > 0 for s in lab["senders"].values()),
                  "incast: both senders sent", str(lab["senders"]))
@@ -504,6 +506,37 @@ try:
         ck.check(15 <= lab["goodput_mbps"] <= 20.5,
                  "incast: goodput is the 20 Mb/s egress (wire bytes aside)",
                  str(lab["goodput_mbps"]))
+        # the N:1 collective (a gather): complete when every sender's
+        # message is delivered whole, no sooner than the egress could carry
+        # every frame (wire bytes = frame + FCS, preamble, IFG: 24)
+        snd = lab["senders"].values()
+        each = lab["frames_each"]
+        ck.check(lab["completed"] and
+                 all(s["received"] == each for s in snd),
+                 "incast: every sender's message (%d frames) delivered"
+                 % each, str(lab["senders"]))
+        ideal = 2 * each * (lab["frame_bytes"] + 24) * 8 / 20e6 * 1e3
+        ck.check(lab["ideal_ms"] is not None and
+                 abs(lab["ideal_ms"] - ideal) < 1e-3,
+                 "incast: ideal = all wire bytes / 20 Mb/s (%.3f ms)" % ideal,
+                 str(lab["ideal_ms"]))
+        done = [s["delivered_ms"] for s in snd]
+        # (lower bound only; 10% for the DUT shaper's token bucket)
+        ck.check(lab["completion_ms"] is not None and
+                 lab["completion_ms"] >= 0.9 * ideal and
+                 abs(lab["completion_ms"] - max(done)) < 1e-3 and
+                 min(done) > 0,
+                 "incast: completion = the last message delivered, "
+                 ">= 0.9 x ideal", "%s vs %s, ideal %.3f"
+                 % (lab["completion_ms"], done, ideal))
+        lat = lab["latency_us"]
+        ck.check(0 < lat["p50"] <= lat["p99"] <= lat["p999"] <= lat["max"],
+                 "incast: latency p50 <= p99 <= p999 <= max", str(lat))
+        ck.check(lab["pauses"]["pfc_rx"] ==
+                 sum(s["pfc_rx"] for s in snd) and
+                 abs(lab["pauses"]["paused_ms"] -
+                     sum(s["paused_ms"] for s in snd)) < 1e-3,
+                 "incast: pauses = the senders' sums", str(lab["pauses"]))
         ck.eq(lab["verdict"], "PASS", "incast: verdict")
 
         # ---- ECN marking curve --------------------------------------------
