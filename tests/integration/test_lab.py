@@ -15,11 +15,12 @@ The recipe's frames are judged by scapy (ICRC, scapy.contrib.roce) and the
 IPv4 checksum from --capture. Needs root (network namespaces); traffic
 stays inside the namespaces the test creates.
 
-test_lab.py EXE [lab|kernel_ecn]: `lab` (the default, meson test 'lab') runs
-the checks above and the incast, ECN and PFC recipes against our switch and
-the kernel; `kernel_ecn` (meson test 'lab_kernel_ecn') the ECN curve
-recipe against the kernel's RED, and exits 77 (SKIP) where the kernel has
-no RED qdisc."""
+test_lab.py EXE [lab|kernel_ecn|sweep]: `lab` (the default, meson test
+'lab') runs the checks above, the collective time sweep (tools/sweep.py)
+and the incast, ECN and PFC recipes against our switch and the kernel;
+`sweep` only the sweep against our switch; `kernel_ecn` (meson test
+'lab_kernel_ecn') the ECN curve recipe against the kernel's RED, and exits
+77 (SKIP) where the kernel has no RED qdisc."""
 import json
 import math
 import os
