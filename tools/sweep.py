@@ -188,9 +188,10 @@ def svg_chart(title, unit, xs, series, logy):
         ticks = [10 ** k for k in range(int(y_lo), int(y_hi) + 1)]
     else:
         ticks = [y_lo + (y_hi - y_lo) * k / 4 for k in range(5)]
+    fmt = "%g" if logy else "%.3g"
     for t in ticks:
         o.append('<text x="%d" y="%.1f" font-size="10" text-anchor="end">'
-                 '%s</text>' % (X0 - 4, py(t) + 3, "%g" % t))
+                 '%s</text>' % (X0 - 4, py(t) + 3, fmt % t))
     o.append('<text x="8" y="%d" font-size="10">%s</text>'
              % (Y0 + PH // 2, html.escape(unit)))
     step = max(1, len(xs) // 8)
