@@ -455,9 +455,11 @@ def sweep_dut(d, gw):
     gen = os.path.join(d, "sweep.ini")
     with open(gen, "w") as f:
         f.write(SWEEP_GEN_INI.format(tab=tab, gw0=gw, gw1=mac(D, "d1")))
+    # (a limit load cannot fail: 1e-05 GB/s is 39 s for 256K; the FAIL
+    # side is an impossible 1 us --max-time below)
     lim = os.path.join(d, "limits.ini")
     with open(lim, "w") as f:
-        f.write("[sweep]\nmin_busbw = 0.0005\nbusbw_from = 64K\n")
+        f.write("[sweep]\nmin_busbw = 0.00001\nbusbw_from = 64K\n")
     tool = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
         os.path.abspath(__file__)))), "tools", "sweep.py")
 
@@ -510,7 +512,7 @@ def sweep_dut(d, gw):
                  [c["check"] for c in r["checks"]] ==
                  ["the collective completed", "every mbuf returned",
                   "busbw (GB/s)"] and all(c["pass"] for c in r["checks"]),
-                 "sweep %d B: completed, mbufs back, busbw >= 0.0005 "
+                 "sweep %d B: completed, mbufs back, busbw >= 1e-05 "
                  "(--limits): PASS" % S, str(r["checks"]))
     ck.eq(res["verdict"], "PASS", "sweep: overall verdict")
     ck.check("# sweep: PASS" in p.stdout and "# verdict" in p.stdout,
@@ -533,9 +535,11 @@ def sweep_dut(d, gw):
              html[:300])
     pts = svg_points(html, "Collective time vs size") or []
     ts = [r["time_us"] for r in rows]
+    # (times within 2% of each other may share a pixel row)
     ck.check(len(pts) == 3 and all(
-        (pts[i][1] < pts[j][1]) == (ts[i] > ts[j])
-        for i in range(3) for j in range(3) if ts[i] != ts[j]) and
+        (pts[i][1] < pts[j][1]) if ts[i] > 1.02 * ts[j] else
+        abs(pts[i][1] - pts[j][1]) <= 1 or ts[i] < ts[j]
+        for i in range(3) for j in range(3) if i != j) and
         pts[0][0] < pts[1][0] < pts[2][0],
         "sweep: the time chart plots one point per size, in order",
         "%s vs %s" % (pts, ts))
