@@ -1143,13 +1143,15 @@ cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Nearest-rank percentile (q in 1/1000) of @p n sorted latencies, us. */
-static double
-lat_pct_us(const uint32_t *sorted, uint32_t n, uint32_t q)
+double
+aifab_lab_pct_us(const uint32_t *sorted, uint32_t n, uint32_t permille)
 {
-	uint64_t k = ((uint64_t)n * q + 999) / 1000;   /* ceil(n q) */
+	uint64_t k = ((uint64_t)n * permille + 999) / 1000; /* ceil(n q) */
 
-	return (sorted[k ? k - 1 : 0] & 0x7fffffffu) / 1e3;
+	if (n == 0)
+		return 0;
+	k = RTE_MIN(RTE_MAX(k, 1u), (uint64_t)n);
+	return (sorted[k - 1] & 0x7fffffffu) / 1e3;
 }
 
 /*
@@ -1203,9 +1205,9 @@ result_incast(const struct lab *l, struct aifab_lab_result *r)
 	if (sorted != NULL) {
 		memcpy(sorted, l->lat, sizeof(*sorted) * n);
 		qsort(sorted, n, sizeof(*sorted), cmp_u32);
-		x->lat_p50_us = lat_pct_us(sorted, n, 500);
-		x->lat_p99_us = lat_pct_us(sorted, n, 990);
-		x->lat_p999_us = lat_pct_us(sorted, n, 999);
+		x->lat_p50_us = aifab_lab_pct_us(sorted, n, 500);
+		x->lat_p99_us = aifab_lab_pct_us(sorted, n, 990);
+		x->lat_p999_us = aifab_lab_pct_us(sorted, n, 999);
 		x->lat_max_us = (sorted[n - 1] & 0x7fffffffu) / 1e3;
 		free(sorted);
 	}

@@ -208,6 +208,15 @@ void aifab_lab_infer_red(const struct aifab_lab_bin *bins, unsigned int n,
 			 uint32_t bin_bytes, uint32_t min_frames,
 			 struct aifab_lab_result *r);
 
+/**
+ * Pure: the nearest-rank percentile of @p n latencies sorted ascending
+ * (ns; bit 31, a CE flag, ignored), in us: the value of rank
+ * ceil(n x permille / 1000), at least 1 (p50: 500, p99: 990, p999: 999).
+ * 0 when n is 0.
+ */
+double aifab_lab_pct_us(const uint32_t *sorted, uint32_t n,
+			uint32_t permille);
+
 extern const struct aifab_pipeline_ops aifab_lab_ops;
 
 /** Name of a recipe ("ecmp"), of a field ("sport"); NULL if out of range. */
