@@ -81,6 +81,7 @@ struct lab {
 	uint64_t s_sent[AIFAB_MAX_PORTS], s_next[AIFAB_MAX_PORTS];
 	uint64_t s_recv[AIFAB_MAX_PORTS], s_expect[AIFAB_MAX_PORTS];
 	uint64_t s_reorder, first_tx, last_rx, rx_bytes_data;
+	uint64_t s_done[AIFAB_MAX_PORTS];  /* its whole message delivered */
 	uint64_t last_now;                 /* clock of the last poll */
 };
 
@@ -341,7 +342,8 @@ rx_one(struct lab *l, uint16_t port, struct rte_mbuf *m, uint64_t now)
 		if (seq != l->s_expect[flow])
 			l->s_reorder++;
 		l->s_expect[flow] = (uint64_t)seq + 1;
-		l->s_recv[flow]++;
+		if (++l->s_recv[flow] == l->sent[1] && l->s_done[flow] == 0)
+			l->s_done[flow] = now;
 		l->received[0]++;
 		l->rx_bytes_data += m->pkt_len;
 		l->last_rx = now;
@@ -1141,15 +1143,34 @@ cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* incast: loss, order, pauses, latency percentiles, time. */
+double
+aifab_lab_pct_us(const uint32_t *sorted, uint32_t n, uint32_t permille)
+{
+	uint64_t k = ((uint64_t)n * permille + 999) / 1000; /* ceil(n q) */
+
+	if (n == 0)
+		return 0;
+	k = RTE_MIN(RTE_MAX(k, 1u), (uint64_t)n);
+	return (sorted[k - 1] & 0x7fffffffu) / 1e3;
+}
+
+/*
+ * incast as an N:1 collective (a gather): sender s's message is its
+ * `each` frames; the collective completes when every sender's message has
+ * been delivered whole (the last of its frames arrived). Completion time:
+ * first frame out to that moment. Plus loss, order, pauses, latency.
+ */
 static void
 result_incast(const struct lab *l, struct aifab_lab_result *r)
 {
 	struct aifab_lab_incast *x = &r->incast;
 	double hz = (double)l->env.tsc_hz;
 	uint32_t *sorted, s, n = l->n_lat;
+	uint64_t last_done = 0;
 
 	x->n_senders = l->n_tx;
+	x->frames_each = l->sent[1];
+	x->completed = l->n_tx > 0;
 	for (s = 0; s < l->n_tx; s++) {
 		x->sent[s] = l->s_sent[s];
 		x->received[s] = l->s_recv[s];
@@ -1158,24 +1179,39 @@ result_incast(const struct lab *l, struct aifab_lab_result *r)
 		x->pfc_rx[s] = l->pfc_frames[s];
 		x->paused_ms[s] = aifab_pfc_rx_paused_ns(&l->pfc_in[s],
 			l->p.pfc_prio, l->last_now) / 1e6;
+		x->pfc_rx_total += x->pfc_rx[s];
+		x->paused_ms_total += x->paused_ms[s];
+		if (l->s_done[s] == 0 || l->s_done[s] < l->first_tx) {
+			x->completed = false;
+			x->done_ms[s] = -1;
+			continue;
+		}
+		x->done_ms[s] = (double)(l->s_done[s] - l->first_tx) / hz * 1e3;
+		last_done = RTE_MAX(last_done, l->s_done[s]);
 	}
 	x->reordered = l->s_reorder;
-	if (l->last_rx > l->first_tx) {
-		x->time_ms = (double)(l->last_rx - l->first_tx) / hz * 1e3;
+	if (x->completed) {
+		x->completion_ms = (double)(last_done - l->first_tx) / hz * 1e3;
 		x->goodput_mbps = (double)l->rx_bytes_data * 8.0 /
-			(x->time_ms * 1e3);
+			(x->completion_ms * 1e3);
+	}
+	if (l->p.dut_rate_mbps) {
+		/* every frame's wire bytes through the one egress port */
+		x->ideal_ms = (double)l->sent[1] * l->n_tx *
+			(l->p.frame_bytes + LAB_WIRE_EXTRA) * 8.0 /
+			((double)l->p.dut_rate_mbps * 1e3);
 	}
 	sorted = n ? malloc(sizeof(*sorted) * n) : NULL;
 	if (sorted != NULL) {
 		memcpy(sorted, l->lat, sizeof(*sorted) * n);
 		qsort(sorted, n, sizeof(*sorted), cmp_u32);
-		x->lat_p50_us = (sorted[n / 2] & 0x7fffffffu) / 1e3;
-		x->lat_p99_us = (sorted[(uint64_t)n * 99 / 100] & 0x7fffffffu) /
-			1e3;
+		x->lat_p50_us = aifab_lab_pct_us(sorted, n, 500);
+		x->lat_p99_us = aifab_lab_pct_us(sorted, n, 990);
+		x->lat_p999_us = aifab_lab_pct_us(sorted, n, 999);
 		x->lat_max_us = (sorted[n - 1] & 0x7fffffffu) / 1e3;
 		free(sorted);
 	}
-	r->pass = x->lost == 0 && x->reordered == 0 &&
+	r->pass = x->completed && x->lost == 0 && x->reordered == 0 &&
 		(l->p.max_p99_us == 0 || x->lat_p99_us <= l->p.max_p99_us);
 }
 
@@ -1352,19 +1388,40 @@ print_incast(const struct lab *l, const struct aifab_lab_result *r, FILE *f)
 	const struct aifab_lab_incast *x = &r->incast;
 	uint32_t s;
 
-	fprintf(f, "\n# lab incast: %u senders x %.3f Gb/s for %u ms into %s "
-		"(priority %u honoured as lossless)\n# %-8s %9s %9s %9s %11s\n",
-		x->n_senders, l->p.rate_mbps / 1000.0, l->p.step_ms,
-		l->env.ports[l->p.rx_ports[0]].name, l->p.pfc_prio, "sender",
-		"sent", "back", "PFC rx", "paused ms");
-	for (s = 0; s < x->n_senders; s++)
-		fprintf(f, "  %-8s %9" PRIu64 " %9" PRIu64 " %9" PRIu64
-			" %11.3f\n", l->env.ports[l->tx_of[s]].name, x->sent[s],
-			x->received[s], x->pfc_rx[s], x->paused_ms[s]);
-	fprintf(f, "# time %.3f ms (first frame out to last in), goodput %.1f "
-		"Mb/s; latency us p50 %.1f p99 %.1f max %.1f\n# verdict\n",
-		x->time_ms, x->goodput_mbps, x->lat_p50_us, x->lat_p99_us,
-		x->lat_max_us);
+	fprintf(f, "\n# lab incast: %u:1 gather, each sender's message %"
+		PRIu64 " frames of %u bytes at %.3f Gb/s into %s (priority %u "
+		"honoured as lossless)\n# %-8s %9s %9s %12s %9s %11s\n",
+		x->n_senders, x->frames_each, l->p.frame_bytes,
+		l->p.rate_mbps / 1000.0, l->env.ports[l->p.rx_ports[0]].name,
+		l->p.pfc_prio, "sender", "sent", "back", "delivered ms",
+		"PFC rx", "paused ms");
+	for (s = 0; s < x->n_senders; s++) {
+		fprintf(f, "  %-8s %9" PRIu64 " %9" PRIu64 " ",
+			l->env.ports[l->tx_of[s]].name, x->sent[s],
+			x->received[s]);
+		if (x->done_ms[s] >= 0)
+			fprintf(f, "%12.3f", x->done_ms[s]);
+		else
+			fprintf(f, "%12s", "never");
+		fprintf(f, " %9" PRIu64 " %11.3f\n", x->pfc_rx[s],
+			x->paused_ms[s]);
+	}
+	if (x->completed)
+		fprintf(f, "# completion %.3f ms (first frame out to every "
+			"message delivered)", x->completion_ms);
+	else
+		fprintf(f, "# completion: never (a message was not delivered "
+			"whole)");
+	if (x->ideal_ms > 0)
+		fprintf(f, "; ideal %.3f ms (all wire bytes at %.3f Gb/s)",
+			x->ideal_ms, l->p.dut_rate_mbps / 1000.0);
+	fprintf(f, "; goodput %.1f Mb/s\n# latency us p50 %.1f p99 %.1f "
+		"p999 %.1f max %.1f; pauses: %" PRIu64 " PFC frames, %.3f ms "
+		"held back (all senders)\n# verdict\n", x->goodput_mbps,
+		x->lat_p50_us, x->lat_p99_us, x->lat_p999_us, x->lat_max_us,
+		x->pfc_rx_total, x->paused_ms_total);
+	fprintf(f, "  every message delivered whole %30s %s\n", "",
+		pf(x->completed));
 	fprintf(f, "  lost %-10" PRIu64 " == 0 %35s %s\n", x->lost, "",
 		pf(x->lost == 0));
 	fprintf(f, "  sequence breaks %-10" PRIu64 " == 0 %24s %s\n",
@@ -1518,21 +1575,40 @@ json_incast(const struct lab *l, const struct aifab_lab_result *r, FILE *f)
 	uint32_t s;
 
 	fprintf(f, "{\"recipe\": \"incast\", \"rx_port\": \"%s\", "
-		"\"priority\": %u, \"senders\": {",
-		l->env.ports[l->p.rx_ports[0]].name, l->p.pfc_prio);
-	for (s = 0; s < x->n_senders; s++)
+		"\"priority\": %u, \"frames_each\": %" PRIu64 ", "
+		"\"frame_bytes\": %u, \"senders\": {",
+		l->env.ports[l->p.rx_ports[0]].name, l->p.pfc_prio,
+		x->frames_each, l->p.frame_bytes);
+	for (s = 0; s < x->n_senders; s++) {
 		fprintf(f, "%s\n    \"%s\": {\"sent\": %" PRIu64 ", "
 			"\"received\": %" PRIu64 ", \"pfc_rx\": %" PRIu64
-			", \"paused_ms\": %.6f}", s ? "," : "",
+			", \"paused_ms\": %.6f, \"delivered_ms\": ", s ? "," : "",
 			l->env.ports[l->tx_of[s]].name, x->sent[s],
 			x->received[s], x->pfc_rx[s], x->paused_ms[s]);
+		if (x->done_ms[s] >= 0)
+			fprintf(f, "%.6f}", x->done_ms[s]);
+		else
+			fprintf(f, "null}");
+	}
 	fprintf(f, "},\n   \"lost\": %" PRIu64 ", \"reordered\": %" PRIu64
-		", \"time_ms\": %.6f, \"goodput_mbps\": %.3f, "
-		"\"latency_us\": {\"p50\": %.3f, \"p99\": %.3f, "
-		"\"max\": %.3f}, \"rx_other\": %" PRIu64 ", \"verdict\": "
-		"\"%s\"}", x->lost, x->reordered, x->time_ms, x->goodput_mbps,
-		x->lat_p50_us, x->lat_p99_us, x->lat_max_us, r->rx_other,
-		pf(r->pass));
+		", \"completed\": %s, \"completion_ms\": ", x->lost,
+		x->reordered, x->completed ? "true" : "false");
+	if (x->completed)
+		fprintf(f, "%.6f", x->completion_ms);
+	else
+		fprintf(f, "null");
+	fprintf(f, ", \"ideal_ms\": ");
+	if (x->ideal_ms > 0)
+		fprintf(f, "%.6f", x->ideal_ms);
+	else
+		fprintf(f, "null");
+	fprintf(f, ", \"goodput_mbps\": %.3f, \"latency_us\": {\"p50\": "
+		"%.3f, \"p99\": %.3f, \"p999\": %.3f, \"max\": %.3f}, "
+		"\"pauses\": {\"pfc_rx\": %" PRIu64 ", \"paused_ms\": %.6f}, "
+		"\"rx_other\": %" PRIu64 ", \"verdict\": \"%s\"}",
+		x->goodput_mbps, x->lat_p50_us, x->lat_p99_us, x->lat_p999_us,
+		x->lat_max_us, x->pfc_rx_total, x->paused_ms_total,
+		r->rx_other, pf(r->pass));
 }
 
 void

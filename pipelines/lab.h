@@ -102,17 +102,30 @@ struct aifab_lab_params {
 	uint32_t max_p99_us;          /**< verdict; 0: not judged */
 };
 
-/** incast: per sender and in all. */
+/**
+ * incast, as an N:1 collective (a gather): every sender delivers a message
+ * of frames_each frames to the one receiver; the collective completes when
+ * the last sender's message has arrived whole.
+ */
 struct aifab_lab_incast {
 	uint32_t n_senders;
+	uint64_t frames_each;         /**< each sender's message, frames */
 	uint64_t sent[AIFAB_MAX_PORTS], received[AIFAB_MAX_PORTS];
 	uint64_t pfc_rx[AIFAB_MAX_PORTS];   /**< XOFF+XON the DUT sent it */
 	double paused_ms[AIFAB_MAX_PORTS];  /**< time it was held back */
+	double done_ms[AIFAB_MAX_PORTS];    /**< its message delivered, from
+					     * the first frame out; -1: never */
+	uint64_t pfc_rx_total;
+	double paused_ms_total;
 	uint64_t lost;
 	uint64_t reordered;           /**< sequence breaks (gap or reorder) */
-	double time_ms;               /**< first frame out to last frame in */
-	double goodput_mbps;          /**< received bytes / time */
-	double lat_p50_us, lat_p99_us, lat_max_us;
+	bool completed;               /**< every message delivered whole */
+	double completion_ms;         /**< first frame out to the last
+				       * message delivered (if completed) */
+	double ideal_ms;              /**< all wire bytes / dut_rate; 0:
+				       * dut_rate_gbps not given */
+	double goodput_mbps;          /**< received bytes / completion */
+	double lat_p50_us, lat_p99_us, lat_p999_us, lat_max_us;
 };
 
 /** pfc: what was measured (see lab.c). */
@@ -194,6 +207,15 @@ struct aifab_lab_result {
 void aifab_lab_infer_red(const struct aifab_lab_bin *bins, unsigned int n,
 			 uint32_t bin_bytes, uint32_t min_frames,
 			 struct aifab_lab_result *r);
+
+/**
+ * Pure: the nearest-rank percentile of @p n latencies sorted ascending
+ * (ns; bit 31, a CE flag, ignored), in us: the value of rank
+ * ceil(n x permille / 1000), at least 1 (p50: 500, p99: 990, p999: 999).
+ * 0 when n is 0.
+ */
+double aifab_lab_pct_us(const uint32_t *sorted, uint32_t n,
+			uint32_t permille);
 
 extern const struct aifab_pipeline_ops aifab_lab_ops;
 

@@ -15,11 +15,12 @@ The recipe's frames are judged by scapy (ICRC, scapy.contrib.roce) and the
 IPv4 checksum from --capture. Needs root (network namespaces); traffic
 stays inside the namespaces the test creates.
 
-test_lab.py EXE [lab|kernel_ecn]: `lab` (the default, meson test 'lab') runs
-the checks above and the incast, ECN and PFC recipes against our switch and
-the kernel; `kernel_ecn` (meson test 'lab_kernel_ecn') the ECN curve
-recipe against the kernel's RED, and exits 77 (SKIP) where the kernel has
-no RED qdisc."""
+test_lab.py EXE [lab|kernel_ecn|sweep]: `lab` (the default, meson test
+'lab') runs the checks above, the collective time sweep (tools/sweep.py)
+and the incast, ECN and PFC recipes against our switch and the kernel;
+`sweep` only the sweep against our switch; `kernel_ecn` (meson test
+'lab_kernel_ecn') the ECN curve recipe against the kernel's RED, and exits
+77 (SKIP) where the kernel has no RED qdisc."""
 import json
 import math
 import os
@@ -205,6 +206,7 @@ src_ip = 10.1.0.2/24
 dst_ip = 10.200.0.1/16
 dscp = 26
 rate_gbps = 0.02
+dut_rate_gbps = 0.02
 step_ms = 100
 settle_ms = 500
 """
@@ -387,6 +389,174 @@ def kernel_red_ecn(d, gw):
     judge_ecn("kernel RED", rep, 0.3)
 
 
+SWEEP_RANKS = [  # rank, IPv4, our port: ring neighbours on other ports
+    (0, "10.100.0.1", "t0"), (1, "10.100.1.2", "r0"),
+    (2, "10.100.0.3", "t0"), (3, "10.100.1.4", "r0")]
+SWEEP_RATE_GBPS = 0.1           # per rank ([generator] rate_gbps)
+SWEEP_ITERS = (3, 1)            # iterations, warmup
+
+SWEEP_GEN_INI = lab_head("lab-sweep", ["t0", "r0"]) + """[generator]
+enabled = true
+ports = t0 r0
+ranks = 4
+rank_table = {tab}
+gateway_macs = {gw0} {gw1}
+collective = allreduce_ring
+ib_mtu = 1024
+iterations = %d
+warmup = %d
+closed_loop = true
+rate_gbps = %s
+""" % (SWEEP_ITERS + (SWEEP_RATE_GBPS,))
+
+SWEEP_DUT_INI = """[general]
+name = lab-dut-sweep
+[port.d0]
+device = net_af_packet0
+ipv4 = 10.100.0.254/24
+speed_gbps = 10
+[port.d1]
+device = net_af_packet1
+ipv4 = 10.100.1.254/24
+speed_gbps = 10
+mac = {d1}
+[neighbors]
+""" + "".join("%s = 02:a1:fa:00:00:%02x\n" % (ip, r)
+              for r, ip, _ in SWEEP_RANKS)
+
+
+def svg_points(page, title):
+    """The points of the first polyline of the chart titled @p title."""
+    import xml.etree.ElementTree as ET
+    for chunk in page.split("<svg ")[1:]:
+        svg = ET.fromstring("<svg " + chunk[:chunk.index("</svg>") + 6])
+        if svg.get("aria-label") == title:
+            pl = svg.find("{http://www.w3.org/2000/svg}polyline")
+            return [tuple(map(float, q.split(",")))
+                    for q in pl.get("points").split()]
+    return None
+
+
+def sweep_dut(d, gw):
+    """tools/sweep.py (nccl-tests' -b -e -f) against our switch as the DUT
+    in a second process: 4 ranks of ring AllReduce, 2 behind each of two
+    DUT ports (every ring hop crosses the DUT), closed loop, frames
+    addressed to the DUT's MACs (gateway_macs); the DUT routes them on its
+    connected subnets. Numbers judged with nccl-tests' formulas and the
+    rate the ranks are paced at; the DUT's own counters must show the
+    collective's bytes."""
+    ck.section("collective time sweep (tools/sweep.py), our switch as the "
+               "DUT: ring AllReduce, 4 ranks over 2 DUT ports")
+    N = len(SWEEP_RANKS)
+    tab = os.path.join(d, "ranks.txt")
+    with open(tab, "w") as f:
+        for r, ip, port in SWEEP_RANKS:
+            f.write("%d 02:a1:fa:00:00:%02x %s %s\n" % (r, r, ip, port))
+    gen = os.path.join(d, "sweep.ini")
+    with open(gen, "w") as f:
+        f.write(SWEEP_GEN_INI.format(tab=tab, gw0=gw, gw1=mac(D, "d1")))
+    # (a limit load cannot fail: 1e-05 GB/s is 39 s for 256K; the FAIL
+    # side is an impossible 1 us --max-time below)
+    lim = os.path.join(d, "limits.ini")
+    with open(lim, "w") as f:
+        f.write("[sweep]\nmin_busbw = 0.00001\nbusbw_from = 64K\n")
+    tool = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "tools", "sweep.py")
+
+    def sweep(name, args):
+        cmd = ["ip", "netns", "exec", G, sys.executable, tool, "--exe", exe,
+               "--profile", gen, "--duration", "40"] + args + \
+            ["--", "--no-huge", "-m", "512", "--no-pci", "--lcores",
+             "0@1,1@0", "--file-prefix", "lab%s%s" % (tag, name)] + \
+            vdevs(["t0", "r0"])
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
+        print(p.stdout, p.stderr[-800:], flush=True)
+        return p
+
+    dut = start_dut(d, "labdutsweep", SWEEP_DUT_INI.format(d1=mac(D, "d1")),
+                    ["d0", "d1"], gw, os.path.join(d, "dutsweep.json"))
+    out, page = os.path.join(d, "sweep.json"), os.path.join(d, "sweep.html")
+    p = sweep("sw", ["-b", "64K", "-e", "256K", "-f", "2", "--limits", lim,
+                     "--json", out, "--html", page])
+    # one size with an impossible time limit: that size FAILs, exit 1
+    pf = sweep("swf", ["-b", "64K", "-e", "64K", "--max-time", "64K=1",
+                       "--json", out + ".f"])
+    stop_dut(dut, "sweep")
+    ck.eq(p.returncode, 0, "sweep: exit 0 (every run completed, PASS)")
+    try:
+        res = json.load(open(out))
+    except (OSError, ValueError) as e:
+        ck.fatal("sweep: JSON report readable", str(e))
+    rows = res["rows"]
+    ck.eq([r["size"] for r in rows], [65536, 131072, 262144],
+          "sweep: sizes 64K, 128K, 256K (-b 64K -e 256K -f 2)")
+    ck.check(res["op"] == "allreduce" and res["ranks"] == N and
+             res["closed_loop"], "sweep: ring AllReduce, 4 ranks, closed "
+             "loop", str({k: res[k] for k in ("op", "ranks",
+                                              "closed_loop")}))
+    cap = SWEEP_RATE_GBPS / 8       # GB/s a rank may send
+    for r in rows:
+        S, t = r["size"], r["time_us"] * 1e-6
+        algbw = S / t / 1e9
+        busbw = algbw * 2 * (N - 1) / N
+        ck.check(abs(r["algbw_gbps"] - algbw) <= 1e-3 * algbw + 1e-5 and
+                 abs(r["busbw_gbps"] - busbw) <= 1e-3 * busbw + 1e-5,
+                 "sweep %d B: algbw = S / t, busbw = algbw x 2(N-1)/N"
+                 % S, "%s vs %.6f %.6f" % (r, algbw, busbw))
+        # each rank sends 2(N-1)/N x S bytes at most at its paced rate:
+        # t >= that / rate, i.e. busbw <= the rank's rate
+        ck.check(0 < r["busbw_gbps"] <= cap,
+                 "sweep %d B: busbw <= a rank's paced rate (%.4f GB/s)"
+                 % (S, cap), str(r["busbw_gbps"]))
+        ck.check(r["finished"] and r["verdict"] == "PASS" and
+                 [c["check"] for c in r["checks"]] ==
+                 ["the collective completed", "every mbuf returned",
+                  "busbw (GB/s)"] and all(c["pass"] for c in r["checks"]),
+                 "sweep %d B: completed, mbufs back, busbw >= 1e-05 "
+                 "(--limits): PASS" % S, str(r["checks"]))
+    ck.eq(res["verdict"], "PASS", "sweep: overall verdict")
+    ck.check("# sweep: PASS" in p.stdout and "# verdict" in p.stdout,
+             "sweep: the console verdict table", p.stdout[-400:])
+    # the DUT carried the collective: every rank's 2(N-1) chunks of S/N
+    # per iteration (warmup included) crossed it, plus headers and ACKs
+    sw = json.load(open(os.path.join(d, "dutsweep.json")))
+    fwd = sw["ports"]["d0"]["tx_bytes"] + sw["ports"]["d1"]["tx_bytes"]
+    need = sum(sum(SWEEP_ITERS) * N * 2 * (N - 1) * (s // N)
+               for s in (65536, 131072, 262144, 65536))
+    ck.check(fwd >= need, "sweep: the DUT forwarded at least the "
+             "collectives' payload (%d bytes)" % need, str(fwd))
+    # the HTML page: self-contained, the verdict, and charts whose points
+    # follow the numbers (y grows downwards in SVG)
+    html = open(page).read() if os.path.exists(page) else ""
+    ck.check("<script" not in html and "</html>" in html and
+             'class="PASS">PASS</span>' in html and
+             all("<td>%d</td>" % r["size"] in html for r in rows),
+             "sweep: --html page with the verdict and every size",
+             html[:300])
+    pts = svg_points(html, "Collective time vs size") or []
+    ts = [r["time_us"] for r in rows]
+    # (times within 2% of each other may share a pixel row)
+    ck.check(len(pts) == 3 and all(
+        (pts[i][1] < pts[j][1]) if ts[i] > 1.02 * ts[j] else
+        abs(pts[i][1] - pts[j][1]) <= 1 or ts[i] < ts[j]
+        for i in range(3) for j in range(3) if i != j) and
+        pts[0][0] < pts[1][0] < pts[2][0],
+        "sweep: the time chart plots one point per size, in order",
+        "%s vs %s" % (pts, ts))
+    ck.check(pf.returncode == 1, "sweep: exit 1 on a FAIL verdict",
+             pf.returncode)
+    try:
+        resf = json.load(open(out + ".f"))
+    except (OSError, ValueError) as e:
+        ck.fatal("sweep FAIL run: JSON report readable", str(e))
+    ck.check(resf["verdict"] == "FAIL" and len(resf["rows"]) == 1 and
+             [c["pass"] for c in resf["rows"][0]["checks"]] ==
+             [True, True, False] and
+             resf["rows"][0]["checks"][-1]["check"] == "time (us)",
+             "sweep: 64K over its 1 us --max-time: that check FAILs, the "
+             "rest PASS", str(resf["rows"]))
+
+
 def judge_frames(capdir):
     """The recipe's frames, by scapy and the IPv4 checksum definition."""
     pcap = os.path.join(capdir, "tx_t0.pcap")
@@ -404,14 +574,17 @@ def judge_frames(capdir):
 
 
 MODE = sys.argv[2] if len(sys.argv) > 2 else "lab"
-if MODE not in ("lab", "kernel_ecn"):
-    sys.exit("test_lab.py: mode %r; allowed: lab, kernel_ecn" % MODE)
+if MODE not in ("lab", "kernel_ecn", "sweep"):
+    sys.exit("test_lab.py: mode %r; allowed: lab, kernel_ecn, sweep" % MODE)
 try:
     setup()
     with tempfile.TemporaryDirectory() as d:
         gw = mac(D, "d0")
         if MODE == "kernel_ecn":
             kernel_red_ecn(d, gw)
+            ck.finish()
+        if MODE == "sweep":
+            sweep_dut(d, gw)
             ck.finish()
         ck.section("kernel DUT, fib_multipath_hash_policy=1 (L4)")
         kernel_dut(1)
@@ -457,6 +630,8 @@ try:
                      "%s: what the DUT forwarded over its uplinks is what "
                      "came back" % name, "%d vs %d" % (fwd, back))
 
+        sweep_dut(d, gw)
+
         # ---- lossless incast -----------------------------------------------
         # t0 (-> d0) and r1 (-> d2) each send 20 Mb/s to r0 behind d1 at
         # 20 Mb/s: 2:1 on the lossless priority. Our switch pauses both
@@ -481,8 +656,9 @@ try:
         sw = json.load(open(os.path.join(d, "dutinc.json")))
         lab = rep["lab"]
         print("     incast %s" % {k: lab[k] for k in
-                                  ("lost", "reordered", "time_ms",
-                                   "goodput_mbps", "latency_us")})
+                                  ("lost", "reordered", "completion_ms",
+                                   "ideal_ms", "goodput_mbps",
+                                   "latency_us", "pauses")})
         ck.check(len(lab["senders"]) == 2 and
                  all(s["sent"] > 0 for s in lab["senders"].values()),
                  "incast: both senders sent", str(lab["senders"]))
@@ -504,6 +680,37 @@ try:
         ck.check(15 <= lab["goodput_mbps"] <= 20.5,
                  "incast: goodput is the 20 Mb/s egress (wire bytes aside)",
                  str(lab["goodput_mbps"]))
+        # the N:1 collective (a gather): complete when every sender's
+        # message is delivered whole, no sooner than the egress could carry
+        # every frame (wire bytes = frame + FCS, preamble, IFG: 24)
+        snd = lab["senders"].values()
+        each = lab["frames_each"]
+        ck.check(lab["completed"] and
+                 all(s["received"] == each for s in snd),
+                 "incast: every sender's message (%d frames) delivered"
+                 % each, str(lab["senders"]))
+        ideal = 2 * each * (lab["frame_bytes"] + 24) * 8 / 20e6 * 1e3
+        ck.check(lab["ideal_ms"] is not None and
+                 abs(lab["ideal_ms"] - ideal) < 1e-3,
+                 "incast: ideal = all wire bytes / 20 Mb/s (%.3f ms)" % ideal,
+                 str(lab["ideal_ms"]))
+        done = [s["delivered_ms"] for s in snd]
+        # (lower bound only; 10% for the DUT shaper's token bucket)
+        ck.check(lab["completion_ms"] is not None and
+                 lab["completion_ms"] >= 0.9 * ideal and
+                 abs(lab["completion_ms"] - max(done)) < 1e-3 and
+                 min(done) > 0,
+                 "incast: completion = the last message delivered, "
+                 ">= 0.9 x ideal", "%s vs %s, ideal %.3f"
+                 % (lab["completion_ms"], done, ideal))
+        lat = lab["latency_us"]
+        ck.check(0 < lat["p50"] <= lat["p99"] <= lat["p999"] <= lat["max"],
+                 "incast: latency p50 <= p99 <= p999 <= max", str(lat))
+        ck.check(lab["pauses"]["pfc_rx"] ==
+                 sum(s["pfc_rx"] for s in snd) and
+                 abs(lab["pauses"]["paused_ms"] -
+                     sum(s["paused_ms"] for s in snd)) < 1e-3,
+                 "incast: pauses = the senders' sums", str(lab["pauses"]))
         ck.eq(lab["verdict"], "PASS", "incast: verdict")
 
         # ---- ECN marking curve --------------------------------------------

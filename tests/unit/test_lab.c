@@ -6,6 +6,8 @@
  * RED inference: bins filled from the RED ramp itself (0 below Kmin, Pmax
  * x (d - Kmin) / (Kmax - Kmin) up to Kmax, 1 above) must give back Kmin,
  * Kmax within one bin and Pmax within 0.01.
+ * Percentiles: nearest rank, the value of rank ceil(n q) (incast's
+ * p50/p99/p999), on latencies whose rank is their value.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -95,12 +97,39 @@ test_infer_red(void **state)
 	assert_false(r.has_kmin || r.has_kmax);
 }
 
+static void
+test_percentile(void **state)
+{
+	static uint32_t v[1000];
+	uint32_t i, seven[7] = { 10, 20, 30, 40, 50, 60, 70 };
+
+	(void)state;
+	for (i = 0; i < 1000; i++)
+		v[i] = (i + 1) * 1000u;      /* rank r: r us */
+	assert_true(aifab_lab_pct_us(v, 1000, 500) == 500.0);
+	assert_true(aifab_lab_pct_us(v, 1000, 990) == 990.0);
+	assert_true(aifab_lab_pct_us(v, 1000, 999) == 999.0);
+	assert_true(aifab_lab_pct_us(v, 1000, 1000) == 1000.0);
+	/* 999 values: p999 is rank ceil(998.001) = 999 */
+	assert_true(aifab_lab_pct_us(v, 999, 999) == 999.0);
+	/* 7 values: p50 rank ceil(3.5) = 4, p99 and p999 rank 7 */
+	assert_true(aifab_lab_pct_us(seven, 7, 500) == 0.04);
+	assert_true(aifab_lab_pct_us(seven, 7, 990) == 0.07);
+	assert_true(aifab_lab_pct_us(seven, 7, 999) == 0.07);
+	assert_true(aifab_lab_pct_us(seven, 1, 999) == 0.01);
+	assert_true(aifab_lab_pct_us(seven, 0, 500) == 0);
+	/* the CE flag (bit 31) is not part of the latency */
+	seven[3] |= 0x80000000u;
+	assert_true(aifab_lab_pct_us(seven, 7, 500) == 0.04);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_spread),
 		cmocka_unit_test(test_infer_red),
+		cmocka_unit_test(test_percentile),
 	};
 
 	return cmocka_run_group_tests_name("lab", tests, NULL, NULL);
