@@ -294,10 +294,14 @@ check(lat["min"] >= 100000, "jitter: every frame to g1 >= 100 us late", lat)
 check(lat["p50"] >= 150000,
       "jitter: the median >= 100 us + 1/4 of the 200 us jitter", lat)
 psn = r["ports"]["g1"]["rx_psn"]
-check(psn["reordered"] == 0 and psn["duplicates"] == 0 and
-      r["generator"]["rc"]["retx_packets"] == 0,
-      "jitter: the delay line keeps FIFO order (nothing reordered or "
-      "re-sent)", (psn, r["generator"]["rc"]))
+# Order is the property; a loaded machine may fire a spurious retransmit
+# timer (the receiver then sees duplicates, never a gap or a reordering),
+# so duplicates are allowed only as many as frames were re-sent.
+rc_ = r["generator"]["rc"]
+check(psn["reordered"] == 0 and psn["gap"] == 0 and psn["lost"] == 0 and
+      psn["duplicates"] <= rc_["retx_packets"] and rc_["naks_tx"] == 0,
+      "jitter: the delay line keeps FIFO order (no reordering, no gap, no "
+      "NAK; duplicates only from timer re-sends)", (psn, rc_))
 check(r["ports"]["s1"]["fault"]["delayed"] ==
       r["ports"]["s1"]["tx_packets"],
       "jitter: every frame s1 sent went through its delay line",
