@@ -291,8 +291,8 @@ def build_link_down():
 
 def link_down_case(ck, exe, sets, what):
     """p2 (an uplink, member of the default route's group) goes down at
-    400 us for 400 us, counted from the first frame through its TX fault
-    stage. Judged from the capture (virtual departure stamps, ns) and the
+    400 us for 400 us, counted from its TX fault stage's origin (the
+    worker's first egress run, at the first arrival). Judged from the capture (virtual departure stamps, ns) and the
     input times of the (QP, PSN) each output frame carries."""
     flows, inputs, t_in = build_link_down()
     sets = ["port.p2.fault_tx_down_at_us=%d" % LD_AT_US,
