@@ -69,7 +69,11 @@ struct app {
 	struct app_stats *stats;    /* live counters and their exporters */
 	bool pdump;                 /* rte_pdump_init() done */
 	volatile int quit;          /* tells worker lcores to stop */
+	/* [port] the NIC's link is down (env.link_down), for the switches */
+	uint8_t link_down[AIFAB_MAX_PORTS];
 };
+
+#define APP_LINK_POLL_MS 100 /* NIC link status read this often */
 
 static volatile sig_atomic_t got_signal;
 
@@ -152,6 +156,34 @@ switch_wanted(const struct aifab_profile *p, uint32_t gen_mask, unsigned int k)
 	return false;
 }
 
+/*
+ * The NIC link status of every switch port, published for the switch
+ * workers (env.link_down), which take an ECMP member whose port is down
+ * out of its groups. rte_eth_link_get_nowait() does not block; a port
+ * that cannot tell (-ENOTSUP) counts as up.
+ */
+static void
+app_link_poll(struct app *app)
+{
+	struct rte_eth_link l;
+	unsigned int p;
+
+	for (p = 0; p < app->env.n_ports; p++) {
+		uint8_t down;
+
+		if (app->env.ports[p].gen_owned)
+			continue;
+		memset(&l, 0, sizeof(l));
+		if (rte_eth_link_get_nowait(app->env.ports[p].port_id, &l) != 0)
+			continue;
+		down = l.link_status == RTE_ETH_LINK_DOWN;
+		if (down != app->link_down[p])
+			printf("port %s: link %s\n", app->env.ports[p].name,
+			       down ? "down" : "up");
+		__atomic_store_n(&app->link_down[p], down, __ATOMIC_RELAXED);
+	}
+}
+
 /* One switch pipeline per instance, all on the switch lcores. */
 static int
 app_start_switches(struct app *app, const unsigned int *ids, unsigned int n,
@@ -226,6 +258,8 @@ app_start(struct app *app, char *err, size_t errlen)
 	if (app_ports_setup(prof, &app->args, (unsigned int)n, gen_mask,
 			    &app->env, err, errlen) != 0)
 		return -1;
+	app->env.link_down = app->link_down;
+	app_link_poll(app); /* the state the workers start from */
 	/* Departure stamps for captures: the RX timestamp field, registered
 	 * here when no port driver did. */
 	if (rte_mbuf_dyn_rx_timestamp_register(&ts_off, &ts_flag) != 0) {
@@ -349,6 +383,8 @@ app_loop(struct app *app, double *elapsed)
 {
 	struct lcore_plan *mine = &app->plan[rte_get_main_lcore()];
 	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), next_tick, tick;
+	uint64_t link_every = hz / 1000 * APP_LINK_POLL_MS;
+	uint64_t next_link = start + link_every;
 	enum app_end end;
 
 	tick = (uint64_t)(app->args.stats_interval_s * (double)hz);
@@ -373,6 +409,10 @@ app_loop(struct app *app, double *elapsed)
 		if (app_done(app)) {
 			end = APP_END_CONSUMED;
 			break;
+		}
+		if (now >= next_link) {
+			app_link_poll(app);
+			next_link = now + link_every;
 		}
 		if (now >= next_tick) {
 			app_stats_tick(app->stats, now);

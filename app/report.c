@@ -39,6 +39,8 @@ struct rep_ecmp {
 	char group[48];
 	char member[96];
 	uint64_t packets, bytes;
+	/* link events: the member's port going down; the group's remaps */
+	uint64_t down_events, remaps, remap_buckets;
 };
 
 struct rep_lcore {
@@ -118,6 +120,21 @@ rep_ecmp_member(void *ctx, const char *group, const char *member,
 }
 
 static void
+rep_ecmp_member_link(void *ctx, uint64_t down_events, uint64_t remaps,
+		     uint64_t remap_buckets)
+{
+	struct app_report *r = ctx;
+	struct rep_ecmp *e;
+
+	if (r->n_ecmp == 0)
+		return;
+	e = &r->ecmp[r->n_ecmp - 1];
+	e->down_events = down_events;
+	e->remaps = remaps;
+	e->remap_buckets = remap_buckets;
+}
+
+static void
 rep_switch_begin(void *ctx, const char *sw)
 {
 	struct app_report *r = ctx;
@@ -137,6 +154,7 @@ app_report_new(const struct aifab_env *env)
 	r->sink.port_u64 = rep_port_u64;
 	r->sink.port_tc_u64 = rep_port_tc_u64;
 	r->sink.ecmp_member = rep_ecmp_member;
+	r->sink.ecmp_member_link = rep_ecmp_member_link;
 	r->sink.switch_begin = rep_switch_begin;
 	return r;
 }
@@ -485,13 +503,16 @@ json_ecmp_groups(FILE *f, const struct app_report *r, const char *sw,
 			fprintf(f, "%s\n%s      ", k > i ? "," : "", ind);
 			json_str(f, r->ecmp[k].member);
 			fprintf(f, ": {\"packets\": %" PRIu64 ", \"bytes\": %"
-				PRIu64 "}", r->ecmp[k].packets,
-				r->ecmp[k].bytes);
+				PRIu64 ", \"down_events\": %" PRIu64 "}",
+				r->ecmp[k].packets, r->ecmp[k].bytes,
+				r->ecmp[k].down_events);
 		}
 		fprintf(f, "\n%s    },\n%s    \"imbalance\": %.6f,\n%s    "
-			"\"imbalance_packets\": %.6f\n%s  }", ind, ind,
-			ecmp_imb(r, i, end, false), ind,
-			ecmp_imb(r, i, end, true), ind);
+			"\"imbalance_packets\": %.6f,\n%s    \"remaps\": %"
+			PRIu64 ",\n%s    \"remap_buckets\": %" PRIu64 "\n%s  }",
+			ind, ind, ecmp_imb(r, i, end, false), ind,
+			ecmp_imb(r, i, end, true), ind, r->ecmp[i].remaps, ind,
+			r->ecmp[i].remap_buckets, ind);
 		if (end - i > 1)
 			*max = RTE_MAX(*max, ecmp_imb(r, i, end, true));
 	}

@@ -60,6 +60,10 @@ struct aifab_env {
 	 * its name ("" = the default switch). */
 	uint8_t sw_index;
 	char sw_name[AIFAB_NAME_LEN];
+	/** [port]: 1 while the port's NIC reports its link down, written by
+	 * the app's control loop (about every 100 ms, atomic byte stores);
+	 * workers read it once per poll. NULL: no NIC link state. */
+	const uint8_t *link_down;
 };
 
 /** Port @p p is another pipeline's: the generator's or another switch's. */
@@ -87,6 +91,11 @@ struct aifab_report_sink {
 	/** One member of an ECMP group (a route), with what it carried. */
 	void (*ecmp_member)(void *ctx, const char *group, const char *member,
 			    uint64_t packets, uint64_t bytes);
+	/** Optional (NULL: ignored): link events of the member just given
+	 * by ecmp_member(): times its port went down, and its group's remaps
+	 * (link events that changed the group) and the buckets they moved. */
+	void (*ecmp_member_link)(void *ctx, uint64_t down_events,
+				 uint64_t remaps, uint64_t remap_buckets);
 	/** Optional (NULL: ignored): the ecmp_member() calls that follow are
 	 * switch instance @p sw's ("" = the default switch). */
 	void (*switch_begin)(void *ctx, const char *sw);

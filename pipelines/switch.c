@@ -138,9 +138,11 @@ fib_build(struct sw *sw, int socket, char *err, size_t errlen)
 		const struct aifab_neigh_params *n = &prof->neighs[i];
 
 		rc = aifab_fib_nh_add(sw->fib, n->port, &n->mac);
-		if (rc < 0)
+		if (rc < 0 || rc >= AIFAB_MAX_NEIGHS)
 			goto fail;
 		nh_of[i] = (uint16_t)rc;
+		sw->nh_port[rc] = n->port;
+		sw->n_nh = RTE_MAX(sw->n_nh, (uint32_t)rc + 1);
 		g = group_add(sw, &nh_of[i], 1);
 		if (g < 0 || fib_add_route(sw->fib, n->family, n->addr,
 			     n->family == AF_INET ? 32 : 128, (uint32_t)g) != 0)
@@ -184,6 +186,106 @@ ecmp_setup(struct sw *sw, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
+}
+
+/* ---- link state into ECMP ------------------------------------------------ */
+
+/* A fault stage whose down window may take port @p p down. */
+static bool
+link_may_go_down(const struct sw *sw, unsigned int p)
+{
+	const struct aifab_port_fault *f = sw->env.prof->ports[p].fault;
+
+	return f[AIFAB_FAULT_DIR_RX].down_for_us != 0 ||
+	       f[AIFAB_FAULT_DIR_TX].down_for_us != 0;
+}
+
+/*
+ * The groups of several members (a single next hop is left alone: frames
+ * to its down port are lost at the fault stage or the NIC) and the ports
+ * whose link state the workers follow: this switch's ports with a
+ * fault-stage down window, or all of them when the app publishes the
+ * NICs' link state.
+ */
+static int
+link_watch_setup(struct sw *sw, int socket, char *err, size_t errlen)
+{
+	unsigned int g, p;
+
+	sw->multi = rte_zmalloc_socket("aifab_sw_multi",
+		sizeof(*sw->multi) * RTE_MAX(sw->n_groups, 1u), 0, socket);
+	if (sw->multi == NULL) {
+		snprintf(err, errlen, "switch: out of memory (raise -m)");
+		return -1;
+	}
+	for (g = 0; g < sw->n_groups; g++)
+		if (sw->groups[g].n_members > 1)
+			sw->multi[sw->n_multi++] = g;
+	for (p = 0; p < sw->env.n_ports; p++)
+		if (!aifab_env_port_foreign(&sw->env, p) &&
+		    (sw->env.link_down != NULL || link_may_go_down(sw, p)))
+			sw->watch[sw->n_watch++] = (uint16_t)p;
+	return 0;
+}
+
+/*
+ * Port @p p as worker @p wk sees it now: down while the NIC says so, or
+ * inside the down window of the port's RX or TX fault stage. A stage no
+ * frame has passed yet has no origin: up (asking would set the origin).
+ */
+static bool
+sw_port_down(const struct sw *sw, const struct sw_worker *wk, uint16_t p,
+	     uint64_t ns)
+{
+	unsigned int d;
+
+	if (sw->env.link_down != NULL &&
+	    __atomic_load_n(&sw->env.link_down[p], __ATOMIC_RELAXED) != 0)
+		return true;
+	for (d = 0; d < 2; d++) {
+		struct aifab_link *l = wk->link[p][d];
+
+		if (l != NULL && l->p.down_for_ns != 0 && l->started &&
+		    aifab_link_down(l, ns))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Follow the watched ports' link state in this worker's copy of the
+ * groups: a member whose port went down leaves its groups (resilient:
+ * only its buckets move; plain: hash mod the live members), and comes
+ * back when the port does. Once per poll (real time) or per arrival
+ * (virtual time), on the worker's own clock.
+ */
+void
+sw_link_state(struct sw *sw, struct sw_worker *wk)
+{
+	uint64_t ns = sw_ns(sw, wk->now);
+	unsigned int i, k, s;
+
+	for (i = 0; i < sw->n_watch; i++) {
+		uint16_t p = sw->watch[i];
+		bool down = sw_port_down(sw, wk, p, ns);
+
+		if (down == (wk->port_down[p] != 0))
+			continue;
+		wk->port_down[p] = down;
+		wk->port_down_events[p] += down;
+		for (k = 0; k < sw->n_multi; k++) {
+			uint32_t g = sw->multi[k], slots = 0;
+			int moved = aifab_ecmp_group_port_set(&wk->groups[g],
+				sw->nh_port, sw->n_nh, p, !down, &slots);
+
+			if (slots == 0)
+				continue;
+			wk->ecmp[g].remaps++;
+			wk->ecmp[g].remap_buckets += (uint64_t)RTE_MAX(moved, 0);
+			for (s = 0; down && s < AIFAB_FIB_MAX_MEMBERS; s++)
+				wk->ecmp[g].down_events[s] += (slots >> s) & 1;
+		}
+	}
 }
 
 /* ---- queues, shaper, scheduler, ECN, PFC --------------------------------- */
@@ -549,9 +651,12 @@ worker_setup(struct sw *sw, struct sw_worker *wk, unsigned int w, int socket)
 	wk->ecmp = rte_zmalloc_socket("aifab_sw_ecmp",
 				      sizeof(*wk->ecmp) * SW_MAX_GROUPS, 0,
 				      socket);
-	if (wk->buf == NULL || wk->ecmp == NULL ||
+	wk->groups = rte_malloc_socket("aifab_sw_wgrp",
+		sizeof(*wk->groups) * RTE_MAX(sw->n_groups, 1u), 0, socket);
+	if (wk->buf == NULL || wk->ecmp == NULL || wk->groups == NULL ||
 	    aifab_qos_buf_init(wk->buf, &bp, &why) != 0)
 		return -1;
+	memcpy(wk->groups, sw->groups, sizeof(*wk->groups) * sw->n_groups);
 	for (p = 0; p < sw->env.n_ports; p++) {
 		struct sw_egress *eg = &wk->eg[p];
 		/* Another instance's port is never routed to: smallest FIFOs. */
@@ -622,6 +727,7 @@ worker_free(struct sw *sw, struct sw_worker *wk)
 	link_free(wk);
 	rte_free(wk->buf);
 	rte_free(wk->ecmp);
+	rte_free(wk->groups);
 }
 
 /* ---- poll loop ------------------------------------------------------------ */
@@ -678,6 +784,8 @@ sw_poll_real(struct sw *sw, struct sw_worker *wk, uint64_t now)
 	uint16_t n;
 
 	wk->now = now;
+	if (unlikely(sw->n_watch != 0))
+		sw_link_state(sw, wk);
 	for (q = 0; q < wk->n_rxq; q++) {
 		struct sw_rxq *rq = &wk->rxq[q];
 		uint32_t budget = sw->burst;
@@ -854,6 +962,9 @@ sw_poll_virtual(struct sw *sw, struct sw_worker *wk)
 		best->head_tc = -1;
 		sw_link_busy(sw, &wk->peer[best->port], best->port,
 			     RTE_MAX(best_t, wk->now), m->pkt_len);
+		/* link state as of this arrival */
+		if (unlikely(sw->n_watch != 0))
+			sw_link_state(sw, wk);
 		sw_ingress(sw, wk, best->port, &m, 1);
 		if (++handled >= sw->burst)
 			return handled;
@@ -1205,6 +1316,7 @@ sw_init(const struct aifab_env *env, unsigned int n_workers, char *err,
 	    link_check(sw, err, errlen) != 0 ||
 	    fib_build(sw, socket, err, errlen) != 0 ||
 	    ecmp_setup(sw, err, errlen) != 0 ||
+	    link_watch_setup(sw, socket, err, errlen) != 0 ||
 	    qos_setup(sw, err, errlen) != 0 ||
 	    pfc_setup(sw, err, errlen) != 0)
 		goto fail;
@@ -1321,16 +1433,25 @@ report_ecmp(const struct sw *sw, const struct aifab_report_sink *sink)
 		for (k = 0; k < rt->n_nh; k++) {
 			const struct aifab_neigh_params *n =
 				&prof->neighs[rt->nh_neigh[k]];
-			uint64_t pk = 0, by = 0;
+			uint64_t pk = 0, by = 0, down = 0, rm = 0, rb = 0;
 
+			/* Each worker follows every link event itself: the
+			 * events are the most any worker saw, not a sum. */
 			for (w = 0; w < sw->n_workers; w++) {
-				pk += sw->w[w].ecmp[g].packets[k];
-				by += sw->w[w].ecmp[g].bytes[k];
+				const struct sw_ecmp_ctr *c = &sw->w[w].ecmp[g];
+
+				pk += c->packets[k];
+				by += c->bytes[k];
+				down = RTE_MAX(down, c->down_events[k]);
+				rm = RTE_MAX(rm, c->remaps);
+				rb = RTE_MAX(rb, c->remap_buckets);
 			}
 			inet_ntop(n->family, n->addr, a, sizeof(a));
 			snprintf(member, sizeof(member), "%s via %s",
 				 prof->ports[n->port].name, a);
 			sink->ecmp_member(sink->ctx, name, member, pk, by);
+			if (sink->ecmp_member_link != NULL)
+				sink->ecmp_member_link(sink->ctx, down, rm, rb);
 		}
 	}
 }
@@ -1339,7 +1460,8 @@ static void
 sw_report(const void *st, const struct aifab_report_sink *sink)
 {
 	const struct sw *sw = st;
-	unsigned int p, id;
+	unsigned int p, id, w;
+	uint64_t v;
 
 	if (sink->switch_begin != NULL)
 		sink->switch_begin(sink->ctx, sw->env.sw_name);
@@ -1362,6 +1484,11 @@ sw_report(const void *st, const struct aifab_report_sink *sink)
 				sink->port_u64(sink->ctx, (uint16_t)p, "fault",
 					       sw_st_descs[id].name + 6,
 					       sw_sum(sw, id, p));
+		for (w = 0, v = 0; w < sw->n_workers; w++)
+			v = RTE_MAX(v, sw->w[w].port_down_events[p]);
+		if (v != 0) /* the most any worker saw (each sees every one) */
+			sink->port_u64(sink->ctx, (uint16_t)p, "link",
+				       "down_events", v);
 		report_tc(sw, p, sink);
 	}
 	report_ecmp(sw, sink);
@@ -1435,6 +1562,7 @@ sw_fini(void *st)
 	aifab_fib_free(sw->fib);
 	aifab_stats_free(sw->stats);
 	rte_free(sw->groups);
+	rte_free(sw->multi);
 	rte_free(sw->w);
 	rte_free(sw);
 }

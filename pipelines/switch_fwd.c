@@ -80,7 +80,7 @@ static int
 sw_member(const struct sw *sw, struct sw_worker *wk, uint32_t target,
 	  const uint8_t *hdr, const struct aifab_pkt_info *pi)
 {
-	const struct aifab_ecmp_group *g = &sw->groups[target];
+	const struct aifab_ecmp_group *g = &wk->groups[target];
 	struct aifab_ecmp_flow flow;
 	unsigned int slot;
 

@@ -79,10 +79,13 @@
 #endif
 #define SW_INC(wk, id, port) SW_ADD(wk, id, port, 1)
 
-/* Per-member ECMP counters of one group. */
+/* Per-member ECMP counters of one group, and its link events. */
 struct sw_ecmp_ctr {
 	uint64_t packets[AIFAB_FIB_MAX_MEMBERS];
 	uint64_t bytes[AIFAB_FIB_MAX_MEMBERS];
+	uint64_t down_events[AIFAB_FIB_MAX_MEMBERS]; /* member's port went down */
+	uint64_t remaps;         /* link events that changed the group */
+	uint64_t remap_buckets;  /* buckets those moved */
 };
 
 struct sw_rxq {
@@ -132,6 +135,10 @@ struct sw_worker {
 	struct aifab_qos_buf *buf;    /* this worker's share */
 	struct sw_peer peer[AIFAB_MAX_PORTS];
 	struct sw_ecmp_ctr *ecmp;     /* [n_groups] */
+	/* This worker's copy of the groups: its link events change it. */
+	struct aifab_ecmp_group *groups; /* [n_groups] */
+	uint8_t port_down[AIFAB_MAX_PORTS]; /* as this worker last saw it */
+	uint64_t port_down_events[AIFAB_MAX_PORTS];
 	struct aifab_rng rng;
 	/* [port] fault_rx_* / fault_tx_*: NULL where none is configured */
 	struct aifab_link *link[AIFAB_MAX_PORTS][2];
@@ -148,8 +155,17 @@ struct sw {
 	struct aifab_env env;
 	struct aifab_fib *fib;
 	struct aifab_ecmp_cfg ecmp_cfg;
-	struct aifab_ecmp_group *groups; /* parallel to the FIB's groups */
+	struct aifab_ecmp_group *groups; /* parallel to the FIB's groups;
+					  * workers select from their copy */
 	uint32_t n_groups;
+	/* Link state into ECMP (sw_link_state): next hop -> port, the groups
+	 * of several members, and the ports whose state is watched. */
+	uint16_t nh_port[AIFAB_MAX_NEIGHS];
+	uint32_t n_nh;
+	uint32_t *multi;               /* group ids with n_members > 1 */
+	uint32_t n_multi;
+	uint16_t watch[AIFAB_MAX_PORTS];
+	uint16_t n_watch;
 	unsigned int n_workers;
 	uint32_t burst;
 	bool check_csum;
@@ -186,6 +202,7 @@ void sw_ingress(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 		struct rte_mbuf **pkts, uint16_t n);
 
 /* switch.c */
+void sw_link_state(struct sw *sw, struct sw_worker *wk);
 void sw_peer_pfc(struct sw *sw, struct sw_worker *wk, uint16_t port,
 		 const struct aifab_pfc_frame *f);
 

@@ -194,7 +194,7 @@ int aifab_ecmp_fields_parse(const char *text, uint32_t *fields);
 
 /**
  * A next-hop group: members (slot -> caller's id, e.g. a FIB next-hop
- * index), which are active, and the bucket table. About 1.1 KB; plain
+ * index), which are active, and the bucket table. About 2.1 KB; plain
  * values, may live in an array. Read the fields only through the calls.
  */
 struct aifab_ecmp_group {
@@ -207,6 +207,7 @@ struct aifab_ecmp_group {
 	uint16_t member[AIFAB_ECMP_MAX_MEMBERS];     /**< slot -> id */
 	uint16_t n_owned[AIFAB_ECMP_MAX_MEMBERS];    /**< buckets per slot */
 	uint8_t bucket[AIFAB_ECMP_MAX_BUCKETS];      /**< bucket -> slot */
+	uint8_t home[AIFAB_ECMP_MAX_BUCKETS];        /**< slot at init */
 };
 
 /**
@@ -232,7 +233,13 @@ int aifab_ecmp_group_init(struct aifab_ecmp_group *g, const uint16_t *members,
  * currently least-loaded active member (so all end with floor or ceil of
  * n_buckets / n_active); coming back, the member takes floor(n_buckets /
  * n_active) buckets, one at a time from the most-loaded members, and
- * nothing else moves. Plain: the active list changes, so hash mod n_active
+ * nothing else moves. Of each donor's buckets it takes its own first (the
+ * ones it owned at init), then those of members that are down. When the
+ * group is whole again (every member active), the initial table comes
+ * back: with one member away at a time that moves exactly the returning
+ * member's buckets (its flows return, nobody else's move); after several
+ * overlapping changes a few buckets members swapped meanwhile go home
+ * too. Plain: the active list changes, so hash mod n_active
  * remaps most flows (roughly (n-1)/n of them for n -> n-1).
  *
  * Updates are plain single-byte stores, not atomic as a whole: a reader on
@@ -249,6 +256,22 @@ int aifab_ecmp_group_init(struct aifab_ecmp_group *g, const uint16_t *members,
  */
 int aifab_ecmp_member_set_active(struct aifab_ecmp_group *g,
 				 unsigned int slot, bool active);
+
+/**
+ * A port went down or came back: set every member of @p g whose id maps
+ * to @p port inactive / active (aifab_ecmp_member_set_active() for each,
+ * in slot order; several slots on one port: a weighted member).
+ *
+ * @param port_of  member id -> port, for ids below @p n_ids (other ids
+ *                 are on no port and never change).
+ * @param slots    if not NULL, the bit of every slot whose state changed
+ *                 is ORed in.
+ * @return the buckets moved, summed over the changed slots (0 when no
+ *   member is on @p port or all were already so).
+ */
+int aifab_ecmp_group_port_set(struct aifab_ecmp_group *g,
+			      const uint16_t *port_of, unsigned int n_ids,
+			      uint16_t port, bool active, uint32_t *slots);
 
 /**
  * Slot of the member a hash selects (fast path).

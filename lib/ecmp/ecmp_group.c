@@ -48,6 +48,7 @@ aifab_ecmp_group_init(struct aifab_ecmp_group *g, const uint16_t *members,
 	memset(g->bucket, AIFAB_ECMP_NONE, sizeof(g->bucket));
 	for (i = 0; i < n_buckets; i++) {
 		g->bucket[i] = (uint8_t)(i % n);
+		g->home[i] = (uint8_t)(i % n);
 		g->n_owned[i % n]++;
 	}
 	return 0;
@@ -90,19 +91,40 @@ resilient_down(struct aifab_ecmp_group *g, unsigned int slot)
 	return moved;
 }
 
+/* Every bucket back on its initial slot (all members active again). */
+static int
+resilient_home(struct aifab_ecmp_group *g)
+{
+	unsigned int b;
+	int moved = 0;
+
+	memset(g->n_owned, 0, sizeof(g->n_owned));
+	for (b = 0; b < g->n_buckets; b++) {
+		moved += g->bucket[b] != g->home[b];
+		g->bucket[b] = g->home[b];
+		g->n_owned[g->home[b]]++;
+	}
+	return moved;
+}
+
 /*
  * @p slot takes orphaned buckets (there are some only if it is the sole
  * active member), then floor(n_buckets / n_active) in all, one at a time
- * from whichever member owns the most.
+ * from whichever member owns the most. Of each donor's buckets it takes
+ * its own (home) ones first, then those whose home member is down (they
+ * move again when it returns), then any. When this makes the group whole
+ * again, the initial table comes back instead.
  */
 static int
 resilient_up(struct aifab_ecmp_group *g, unsigned int slot)
 {
 	uint16_t give[AIFAB_ECMP_MAX_MEMBERS] = { 0 };
-	unsigned int b, d, target = g->n_buckets / g->n_active;
+	unsigned int b, d, pass, target = g->n_buckets / g->n_active;
 	unsigned int owner, taken = 0;
 	int moved = 0;
 
+	if (g->n_active == g->n_members)
+		return resilient_home(g);
 	/* Decide how many each donor gives, on counts only. */
 	while (taken < target) {
 		d = slot_by_load(g, true, slot);
@@ -112,19 +134,24 @@ resilient_up(struct aifab_ecmp_group *g, unsigned int slot)
 		give[d]++;
 		taken++;
 	}
-	for (b = 0; b < g->n_buckets; b++) {
-		owner = g->bucket[b];
-		if (owner == AIFAB_ECMP_NONE) {
-			g->bucket[b] = (uint8_t)slot;
-		} else if (give[owner] > 0) {
-			give[owner]--;
-			g->bucket[b] = (uint8_t)slot;
-		} else {
-			continue;
+	for (pass = 0; pass < 3; pass++)
+		for (b = 0; b < g->n_buckets; b++) {
+			owner = g->bucket[b];
+			if (owner == slot ||
+			    (pass == 0 && g->home[b] != slot) ||
+			    (pass == 1 && g->active[g->home[b]]))
+				continue;
+			if (owner == AIFAB_ECMP_NONE) {
+				g->bucket[b] = (uint8_t)slot;
+			} else if (give[owner] > 0) {
+				give[owner]--;
+				g->bucket[b] = (uint8_t)slot;
+			} else {
+				continue;
+			}
+			g->n_owned[slot]++;
+			moved++;
 		}
-		g->n_owned[slot]++;
-		moved++;
-	}
 	return moved;
 }
 
@@ -165,6 +192,30 @@ aifab_ecmp_member_set_active(struct aifab_ecmp_group *g, unsigned int slot,
 	g->active[slot] = active;
 	active_list_build(g);
 	return active ? resilient_up(g, slot) : resilient_down(g, slot);
+}
+
+int
+aifab_ecmp_group_port_set(struct aifab_ecmp_group *g, const uint16_t *port_of,
+			  unsigned int n_ids, uint16_t port, bool active,
+			  uint32_t *slots)
+{
+	unsigned int s;
+	int moved = 0, rc;
+
+	for (s = 0; s < g->n_members; s++) {
+		uint16_t id = g->member[s];
+
+		if (id >= n_ids || port_of[id] != port ||
+		    (g->active[s] != 0) == active)
+			continue;
+		rc = aifab_ecmp_member_set_active(g, s, active);
+		if (rc < 0)
+			return rc;
+		moved += rc;
+		if (slots != NULL)
+			*slots |= 1u << s;
+	}
+	return moved;
 }
 
 bool

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Several switch instances in one process, cabled in memory.
 
-Usage: test_clos.py PATH/TO/dpdk-aifab clos|polarization|config|pfc
+Usage: test_clos.py PATH/TO/dpdk-aifab clos|polarization|config|pfc|link_down
 
 clos: profiles/clos.ini (8 ranks, two leaves, two spines, ring AllReduce
   in closed loop) runs to completion by itself; no frame dropped; every
@@ -22,6 +22,9 @@ pfc: profiles/clos.ini with TC 3 lossless and the spines' links down to
   leaf1 at 1 Gb/s: a spine XOFFs leaf0, leaf0 XOFFs the host whose
   traffic is held back (PFC propagates across tiers), nothing is lost;
   with every link fast, (almost) no pause.
+link_down: leaf0's uplink l0s0 goes down for good in real time: leaf0's
+  ECMP group leaves it (down_events, remaps), l0s1 carries the rest, RC
+  re-sends what l0s0 lost, the collective completes.
 config: bad several-switch profiles fail with one line naming the file
   (or --set), section, key, value and what is allowed.
 """
@@ -335,7 +338,51 @@ def test_pfc():
           (fast_xoff, spine_xoff))
 
 
+def test_link_down():
+    """profiles/clos.ini, real time, with leaf0's uplink to spine0 (l0s0)
+    down from 2 ms after the worker's first poll (the TX stage's origin)
+    to the end of the run: leaf0's ECMP group 10.100.4.0/22 drops that member and
+    sends everything over l0s1; RC re-sends the frames that were queued
+    to l0s0 when it went down; the collective completes, nothing lost."""
+    prof = profile("clos.ini")
+    r, _out = run(prof, ["port.l0s0.fault_tx_down_at_us=2000",
+                         "port.l0s0.fault_tx_down_for_us=4294967295"])
+    g = r["generator"]
+    check(g["collective"]["iterations"] == 3 and g["qps"]["lost"] == 0,
+          "link down: the collective completed, no PSN lost end to end",
+          (g["collective"]["iterations"], g["qps"]))
+    grp = r["switches"]["leaf0"]["ecmp"].get("10.100.4.0/22", {})
+    mem = grp.get("members", {})
+    down = {m: v.get("down_events") for m, v in mem.items()}
+    check(down == {"l0s0 via 10.200.0.2": 1, "l0s1 via 10.200.1.2": 0},
+          "leaf0 10.100.4.0/22: l0s0's member went down once, l0s1's never",
+          down)
+    check(grp.get("remaps") == 1 and grp.get("remap_buckets") == 128,
+          "leaf0 10.100.4.0/22: one remap (down, never up) moving l0s0's "
+          "128 of 256 buckets", (grp.get("remaps"), grp.get("remap_buckets")))
+    l0s0, l0s1 = r["ports"]["l0s0"], r["ports"]["l0s1"]
+    check(l0s0.get("link", {}).get("down_events") == 1,
+          "ports.l0s0.link.down_events = 1", l0s0.get("link"))
+    # Frames hashed to l0s0 = what left it + what its stage lost (only
+    # those queued when it went down).
+    hashed = mem.get("l0s0 via 10.200.0.2", {}).get("packets")
+    lost = l0s0["drops"]["link_down"]
+    check(hashed == l0s0["tx_packets"] + lost,
+          "l0s0 member packets = l0s0 tx_packets + drops.link_down",
+          (hashed, l0s0["tx_packets"], lost))
+    check(lost == 0 or g["rc"]["retx_packets"] > 0,
+          "frames l0s0 lost at the edge were re-sent (RC)",
+          (lost, g["rc"]))
+    print("l0s0 carried %d frames before it went down" % hashed)
+    rest = mem.get("l0s1 via 10.200.1.2", {}).get("packets", 0)
+    check(rest > hashed, "l0s1 carries leaf0's upward traffic", (rest,
+                                                                 hashed))
+    check(r["ports"]["s0l0"]["rx_packets"] == l0s0["tx_packets"],
+          "spine0 received from leaf0 only what l0s0 sent before going down",
+          (r["ports"]["s0l0"]["rx_packets"], l0s0["tx_packets"]))
+
+
 {"clos": test_clos, "polarization": test_polarization,
- "config": test_config, "pfc": test_pfc}[mode]()
+ "config": test_config, "pfc": test_pfc, "link_down": test_link_down}[mode]()
 print("test_clos %s: %d failed" % (mode, len(fails)))
 sys.exit(1 if fails else 0)

@@ -21,8 +21,19 @@ Runs: the defaults (crc32c, seed 0, sip,dip,proto,sport,dport);
 --set ecmp.seed=2654435761 (a different, still consistent split); and
 --set ecmp.fields=sip,dip (every flow of one source/destination pair takes
 one path, while the default run spreads the flows of each pair).
+
+Usage: test_ecmp.py PATH/TO/dpdk-aifab link_down
+
+An uplink's link goes down and comes back ([port.p2] fault_tx_down_at_us /
+_for_us): judged from the capture's virtual departure stamps and each
+output's (QP, PSN) -> input time: nothing leaves p2 inside the window;
+flows on p3 never move; p2's flows go to p3 while it is down and return
+after; nothing is lost but frames in flight at an edge (= p2's
+drops.link_down); the report's down_events / remaps. Resilient and plain
+groups (with two members both re-hash alike).
 """
 import struct
+import sys
 
 from lib_aifab import (N_PORTS, NBR_IP6, NBR_MAC, PORT_MAC,
                        PORT_NAMES, UPLINKS, VT_EPOCH_NS, Checks, RoceFlow,
@@ -245,8 +256,179 @@ def run_case(ck, exe, inputs, flows4, flows6, sets, what):
         run.cleanup()
 
 
+# ---- link down of an ECMP member ([port.p2] fault_tx_down_*) ---------------
+
+LD_FLOWS_PER_PORT = 40
+LD_SPAN_NS = 1_200_000     # inputs over 1.2 ms, one frame per us per port
+LD_AT_US, LD_FOR_US = 400, 400
+EDGE_NS = 20_000           # frames this close to a window edge: not judged
+
+
+def build_link_down():
+    """IPv4 RoCE flows from p0 and p1, frames round robin, one per us per
+    port. Returns (flows, inputs, t_in: (dqpn, psn) -> input time)."""
+    flows, inputs, t_in = [], {}, {}
+    q = 0x3000
+    for p in SRC_PORTS:
+        fl = []
+        for k in range(LD_FLOWS_PER_PORT):
+            q += 1
+            fl.append(RoceFlow(p, FAR4[k % len(FAR4)], q,
+                               linux_sport(0x21 + k, q), paylen=128))
+        flows += fl
+        lst, psn, t = [], {f.dqpn: 0 for f in fl}, VT_EPOCH_NS
+        i = 0
+        while t < VT_EPOCH_NS + LD_SPAN_NS:
+            f = fl[i % len(fl)]
+            lst.append((f.frame(psn[f.dqpn]), t))
+            t_in[(f.dqpn, psn[f.dqpn])] = t
+            psn[f.dqpn] += 1
+            t += SPACING_NS
+            i += 1
+        inputs[p] = lst
+    return flows, inputs, t_in
+
+
+def link_down_case(ck, exe, sets, what):
+    """p2 (an uplink, member of the default route's group) goes down at
+    400 us for 400 us, counted from its TX fault stage's origin (the
+    worker's first egress run, at the first arrival). Judged from the capture (virtual departure stamps, ns) and the
+    input times of the (QP, PSN) each output frame carries."""
+    flows, inputs, t_in = build_link_down()
+    sets = ["port.p2.fault_tx_down_at_us=%d" % LD_AT_US,
+            "port.p2.fault_tx_down_for_us=%d" % LD_FOR_US] + sets
+    run = VRun(exe, inputs, sets=sets, tag="ecmpld")
+    n_failed = len(ck.failures)
+    try:
+        ck.section(what)
+        if not run_ok(ck, run, what):
+            return
+        caps = run.captures
+        for p in SRC_PORTS:
+            ck.eq(len(caps[p] or []), 0, "%s: nothing leaves on %s" %
+                  (what, PORT_NAMES[p]))
+        m4 = RoceMatch(flows)
+        out = {}                        # (dqpn, psn) -> (port, t_out)
+        for e in UPLINKS:
+            m4.add_port(e, [fr for _t, fr in caps[e]])
+            for t, fr in caps[e]:
+                out[RoceFlow.key(fr)] = (e, t)
+        m4.report_problems(ck, what)
+        p2_times = [t for t, _fr in caps[2]]
+        if not ck.check(p2_times, "%s: p2 carries frames" % what):
+            return
+        # The stage's origin lies between the first input and the first
+        # frame out of p2: the window is known to within that.
+        o_lo, o_hi = VT_EPOCH_NS, min(p2_times)
+        down_lo, down_hi = o_lo + LD_AT_US * 1000, o_hi + LD_AT_US * 1000
+        up_lo = o_lo + (LD_AT_US + LD_FOR_US) * 1000
+        up_hi = o_hi + (LD_AT_US + LD_FOR_US) * 1000
+        print("%s: origin within [0, %d] ns of the first input" %
+              (what, o_hi - o_lo))
+        inside = [t for t in p2_times if down_hi <= t < up_lo]
+        ck.check(not inside, "%s: no frame leaves p2 while it is down "
+                 "([%d, %d) ns after the first input)" %
+                 (what, down_hi - VT_EPOCH_NS, up_lo - VT_EPOCH_NS),
+                 "%d frames, first at +%d ns" % (
+                     len(inside), (min(inside) if inside else 0) -
+                     VT_EPOCH_NS))
+        # Per flow: its port before, during and after the window.
+        phase = {}
+        missing = []
+        for k, t in t_in.items():
+            if t < down_lo - EDGE_NS:
+                ph = "before"
+            elif down_hi + EDGE_NS <= t < up_lo - EDGE_NS:
+                ph = "down"
+            elif t >= up_hi + EDGE_NS:
+                ph = "after"
+            else:
+                ph = None
+            if k not in out:
+                missing.append((k, ph))
+                continue
+            if ph is not None:
+                phase.setdefault(k[0], {}).setdefault(ph, set()).add(
+                    out[k][0])
+        judged_lost = [k for k, ph in missing if ph is not None]
+        ck.check(not judged_lost, "%s: no frame lost away from the "
+                 "window's edges" % what, repr(judged_lost[:5]))
+        rep = run.report or {}
+        p2 = run.port_rep(2)
+        ck.eq(p2.get("drops", {}).get("link_down", 0), len(missing),
+              "%s: frames missing (%d, in flight at an edge) = p2 "
+              "drops.link_down" % (what, len(missing)))
+        one = [q for q, d in phase.items()
+               if any(len(v) != 1 for v in d.values())]
+        ck.check(not one, "%s: each flow on one port per phase" % what,
+                 repr([hex(q) for q in one[:5]]))
+        if one:
+            return
+        at = {q: {ph: min(v) for ph, v in d.items()}
+              for q, d in phase.items()}
+        full = [q for q in at if len(at[q]) == 3]
+        ck.eq(len(full), len(flows), "%s: every flow has frames in every "
+              "phase" % what)
+        on2 = [q for q in full if at[q]["before"] == 2]
+        on3 = [q for q in full if at[q]["before"] == 3]
+        print("%s: before the link-down %d flows on p2, %d on p3" %
+              (what, len(on2), len(on3)))
+        ck.check(on2 and on3, "%s: both uplinks carry flows before" % what)
+        moved3 = [q for q in on3 if at[q]["down"] != 3 or at[q]["after"] != 3]
+        ck.check(not moved3, "%s: flows on the live member p3 never move "
+                 "(%d flows)" % (what, len(on3)),
+                 repr([hex(q) for q in moved3[:5]]))
+        stay2 = [q for q in on2 if at[q]["down"] != 3]
+        ck.check(not stay2, "%s: p2's %d flows move to p3 while p2 is "
+                 "down" % (what, len(on2)), repr([hex(q) for q in stay2[:5]]))
+        back2 = [q for q in on2 if at[q]["after"] != 2]
+        ck.check(not back2, "%s: p2's flows return to p2 when it is back"
+                 % what, repr([hex(q) for q in back2[:5]]))
+        grp = rep.get("ecmp", {}).get(ROUTE4, {})
+        mem = grp.get("members", {})
+        ck.eq(mem.get(MEMBERS4[2], {}).get("down_events"), 1,
+              "%s: ecmp.%s.members.%s.down_events" % (what, ROUTE4,
+                                                      MEMBERS4[2]))
+        ck.eq(mem.get(MEMBERS4[3], {}).get("down_events"), 0,
+              "%s: ecmp.%s.members.%s.down_events" % (what, ROUTE4,
+                                                      MEMBERS4[3]))
+        ck.eq(grp.get("remaps"), 2, "%s: ecmp.%s.remaps (down, up)" %
+              (what, ROUTE4))
+        # A member counts the frames hashed to it, those its port's fault
+        # stage then lost at the edge included.
+        for e in UPLINKS:
+            lost = len(missing) if e == 2 else 0
+            ck.eq(mem.get(MEMBERS4[e], {}).get("packets"),
+                  len(caps[e]) + lost,
+                  "%s: ecmp member %s packets = capture of %s + %d lost" %
+                  (what, MEMBERS4[e], PORT_NAMES[e], lost))
+        ck.eq(p2.get("link", {}).get("down_events"), 1,
+              "%s: ports.p2.link.down_events" % what)
+        ck.eq(run.port_rep(3).get("link", {}).get("down_events", 0), 0,
+              "%s: p3 never went down" % what)
+        return grp
+    finally:
+        if len(ck.failures) > n_failed:
+            run.keep = True
+        run.cleanup()
+
+
+def main_link_down(exe):
+    ck = Checks("test_ecmp_link_down")
+    grp = link_down_case(ck, exe, [], "resilient (256 buckets)")
+    if grp:
+        # p2 had 128 of 256 buckets: they go to p3, then come back.
+        ck.eq(grp.get("remap_buckets"), 256, "resilient: remap_buckets = "
+              "128 down + 128 up")
+    link_down_case(ck, exe, ["ecmp.resilient=false"], "plain (hash mod n)")
+    ck.finish()
+
+
 def main():
     exe = exe_path()
+    if len(sys.argv) > 2 and sys.argv[2] == "link_down":
+        main_link_down(exe)
+        return
     ck = Checks("test_ecmp")
     flows4, flows6, inputs, pair_of = build()
     print("%d IPv4 + %d IPv6 flows, %d frames each, from p0 and p1" %

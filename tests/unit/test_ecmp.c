@@ -941,6 +941,115 @@ test_bad_params(void **state)
 	assert_false(aifab_ecmp_member_active(&g, 3));
 }
 
+/* ---- link events: members by port ---------------------------------------- */
+
+/*
+ * Ids 20..24 (slots 0..4) on ports 2, 3, 2, 5, 6: port 2 carries two
+ * slots (a weight). port_of is indexed by id; id 24 is past n_ids, so it
+ * is on no port. The bucket table is read through aifab_ecmp_select()
+ * only.
+ */
+static void
+test_port_events(void **state)
+{
+	static const uint16_t mem[5] = { 20, 21, 22, 23, 24 };
+	uint16_t port_of[24] = { 0 };
+	uint8_t init[256], mid[256], end[256];
+	struct aifab_ecmp_group g;
+	unsigned int b, n_on_port = 0;
+	uint32_t slots;
+	int moved;
+
+	(void)state;
+	port_of[20] = 2;
+	port_of[21] = 3;
+	port_of[22] = 2;
+	port_of[23] = 5;
+	assert_int_equal(aifab_ecmp_group_init(&g, mem, 5, 256, true), 0);
+	for (b = 0; b < 256; b++) {
+		init[b] = (uint8_t)aifab_ecmp_select(&g, b);
+		n_on_port += init[b] == 0 || init[b] == 2;
+	}
+	/* A port no member is on, and id 24 (past n_ids): nothing moves. */
+	slots = 0;
+	assert_int_equal(aifab_ecmp_group_port_set(&g, port_of, 24, 7, false,
+						   &slots), 0);
+	assert_int_equal(slots, 0);
+	assert_int_equal(aifab_ecmp_group_port_set(&g, port_of, 24, 0, false,
+						   &slots), 0);
+	assert_true(aifab_ecmp_member_active(&g, 4));
+
+	/* Port 2 down: slots 0 and 2 leave; no bucket of 1, 3, 4 moves, each
+	 * of theirs goes to 1, 3 or 4. */
+	moved = aifab_ecmp_group_port_set(&g, port_of, 24, 2, false, &slots);
+	assert_int_equal(slots, (1u << 0) | (1u << 2));
+	assert_false(aifab_ecmp_member_active(&g, 0));
+	assert_false(aifab_ecmp_member_active(&g, 2));
+	/* At least each of their buckets once (some of slot 0's go to
+	 * slot 2 first, then move again). */
+	assert_true(moved >= (int)n_on_port);
+	for (b = 0; b < 256; b++) {
+		mid[b] = (uint8_t)aifab_ecmp_select(&g, b);
+		if (init[b] != 0 && init[b] != 2)
+			assert_int_equal(mid[b], init[b]);
+		else
+			assert_true(mid[b] == 1 || mid[b] == 3 || mid[b] == 4);
+	}
+	/* Again down: already so. */
+	slots = 0;
+	assert_int_equal(aifab_ecmp_group_port_set(&g, port_of, 24, 2, false,
+						   &slots), 0);
+	assert_int_equal(slots, 0);
+
+	/* Back up: every bucket returns home, so each flow is where it was
+	 * before the link went down (its own and everybody else's). */
+	moved = aifab_ecmp_group_port_set(&g, port_of, 24, 2, true, &slots);
+	assert_int_equal(slots, (1u << 0) | (1u << 2));
+	/* Slot 0 first (4 active: 64 buckets, its 52 home ones and 12 of
+	 * slot 2's), then slot 2 makes the group whole: its 51 home. */
+	assert_int_equal(moved, 52 + 12 + 51);
+	assert_int_equal(n_on_port, 52 + 51);
+	for (b = 0; b < 256; b++) {
+		end[b] = (uint8_t)aifab_ecmp_select(&g, b);
+		assert_int_equal(end[b], init[b]);
+	}
+
+	/* Every port down. */
+	aifab_ecmp_group_port_set(&g, port_of, 24, 2, false, NULL);
+	aifab_ecmp_group_port_set(&g, port_of, 24, 3, false, NULL);
+	aifab_ecmp_group_port_set(&g, port_of, 24, 5, false, NULL);
+	/* id 24 is on no port: it alone is left, with every bucket. */
+	for (b = 0; b < 256; b++)
+		assert_int_equal(aifab_ecmp_select(&g, b), 4);
+}
+
+/* Plain group: a port down re-hashes over the live members, in slot
+ * order: hash mod 2 picks slot 1 or 3 (by hand), back up: mod 4 again. */
+static void
+test_port_events_plain(void **state)
+{
+	static const uint16_t mem[4] = { 0, 1, 2, 3 };
+	static const uint16_t port_of[4] = { 2, 3, 2, 5 };
+	struct aifab_ecmp_group g;
+	uint32_t h, slots = 0;
+
+	(void)state;
+	assert_int_equal(aifab_ecmp_group_init(&g, mem, 4, 0, false), 0);
+	assert_true(aifab_ecmp_group_port_set(&g, port_of, 4, 2, false,
+					      &slots) > 0);
+	assert_int_equal(slots, 0x5u);
+	for (h = 0; h < 1000; h++)
+		assert_int_equal(aifab_ecmp_select(&g, h), h % 2 ? 3 : 1);
+	aifab_ecmp_group_port_set(&g, port_of, 4, 3, false, NULL);
+	aifab_ecmp_group_port_set(&g, port_of, 4, 5, false, NULL);
+	assert_int_equal(aifab_ecmp_select(&g, 9), AIFAB_ECMP_NONE);
+	aifab_ecmp_group_port_set(&g, port_of, 4, 3, true, NULL);
+	aifab_ecmp_group_port_set(&g, port_of, 4, 5, true, NULL);
+	aifab_ecmp_group_port_set(&g, port_of, 4, 2, true, NULL);
+	for (h = 0; h < 1000; h++)
+		assert_int_equal(aifab_ecmp_select(&g, h), h % 4);
+}
+
 int
 main(void)
 {
@@ -953,6 +1062,8 @@ main(void)
 		cmocka_unit_test(test_resilient_remove_readd),
 		cmocka_unit_test(test_resilient_edges),
 		cmocka_unit_test(test_plain_remaps_many),
+		cmocka_unit_test(test_port_events),
+		cmocka_unit_test(test_port_events_plain),
 		cmocka_unit_test(test_polarization),
 		cmocka_unit_test(test_raw_crc_seed_is_xor),
 		cmocka_unit_test(test_flow_from_pkt),
