@@ -221,9 +221,7 @@ sw_tx(struct sw *sw, struct sw_worker *wk, uint16_t port, struct rte_mbuf *m)
 	struct sw_txbuf *tb = &wk->tx[port];
 
 	if (sw->ts_off >= 0) {
-		*RTE_MBUF_DYNFIELD(m, sw->ts_off, uint64_t *) =
-			sw->virtual_time ? wk->now :
-			wk->now * 1000000000ull / sw->hz;
+		*RTE_MBUF_DYNFIELD(m, sw->ts_off, uint64_t *) = wk->now_ns;
 		m->ol_flags |= sw->ts_flag;
 	}
 #if AIFAB_SW_STATS
@@ -455,6 +453,9 @@ sw_egress_run(struct sw *sw, struct sw_worker *wk, uint64_t now)
 	uint16_t p;
 
 	wk->now = now;
+	/* departure stamps: once per pass, without overflow (TSC x 10^9
+	 * wraps 64 bits within seconds of TSC time) */
+	wk->now_ns = sw_ns(sw, now);
 	for (p = 0; p < sw->env.n_ports; p++) {
 		uint8_t eligible;
 

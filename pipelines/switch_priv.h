@@ -142,6 +142,7 @@ struct sw_worker {
 	struct aifab_link *link[AIFAB_MAX_PORTS][2];
 	uint32_t n_links;             /* non-NULL entries of link[][] */
 	uint64_t now;                 /* last clock value used */
+	uint64_t now_ns;              /* sw_ns(now) of the egress pass */
 	uint16_t n_rxq;
 	uint16_t txq;
 	struct sw_rxq rxq[SW_MAX_RXQ];
