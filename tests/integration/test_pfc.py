@@ -1022,7 +1022,9 @@ class MRun(Run):
                          tx_null=True)
         self.rx = rx                      # port -> [[frames of queue q]]
         self.cap_dir = self.path("cap")
-        self.app_args = ["--capture", self.cap_dir]
+        # every input fits in the pool: arrivals are never held back
+        self.app_args = ["--capture", self.cap_dir,
+                         "--set", "general.mbufs=8192"]
         for x in sets:
             self.app_args += ["--set", x]
         self.captures = None
