@@ -28,6 +28,8 @@ static_assert(AIFAB_HF_SIP == AIFAB_ECMP_F_SIP &&
 	      AIFAB_HF_DPORT == AIFAB_ECMP_F_DPORT &&
 	      AIFAB_HF_DQPN == AIFAB_ECMP_F_DQPN,
 	      "profile ECMP field bits must match lib/ecmp's");
+static_assert(AIFAB_MAX_WORKERS <= AIFAB_PFC_SHARE_MAX_WORKERS,
+	      "a port's PFC share has one XOFF bit per worker");
 static_assert(AIFAB_N_TC == AIFAB_QOS_N_TC &&
 	      AIFAB_N_TC == AIFAB_PFC_NUM_PRIO, "8 TCs everywhere");
 
@@ -707,6 +709,8 @@ worker_setup(struct sw *sw, struct sw_worker *wk, unsigned int w, int socket)
 			return -1;
 		aifab_pfc_wd_init(&eg->wd, &sw->wd);
 		aifab_pfc_gen_init(&eg->pfc_gen, &sw->pfc_gen[p]);
+		/* one XOFF/XON decision per port over the workers' shards */
+		aifab_pfc_gen_share(&eg->pfc_gen, &sw->pfc_share[p], w);
 	}
 	return link_setup(sw, wk, w, socket);
 }
@@ -1309,8 +1313,13 @@ sw_init(const struct aifab_env *env, unsigned int n_workers, char *err,
 		sizeof(*sw->groups) * SW_MAX_GROUPS, 0, socket);
 	sw->w = rte_zmalloc_socket("aifab_switch_w", sizeof(*sw->w) * n_workers,
 				   RTE_CACHE_LINE_SIZE, socket);
-	if (sw->w == NULL || sw->groups == NULL)
+	sw->pfc_share = rte_zmalloc_socket("aifab_sw_pfc_share",
+		sizeof(*sw->pfc_share) * AIFAB_MAX_PORTS, RTE_CACHE_LINE_SIZE,
+		socket);
+	if (sw->w == NULL || sw->groups == NULL || sw->pfc_share == NULL)
 		goto nomem;
+	for (w = 0; w < AIFAB_MAX_PORTS; w++)
+		aifab_pfc_share_init(&sw->pfc_share[w]);
 	if (sw_stats_setup(sw, err, errlen) != 0 ||
 	    rxq_assign(sw, err, errlen) != 0 ||
 	    link_check(sw, err, errlen) != 0 ||
@@ -1563,6 +1572,7 @@ sw_fini(void *st)
 	aifab_stats_free(sw->stats);
 	rte_free(sw->groups);
 	rte_free(sw->multi);
+	rte_free(sw->pfc_share);
 	rte_free(sw->w);
 	rte_free(sw);
 }

@@ -89,7 +89,8 @@ sw_enqueue(struct sw *sw, struct sw_worker *wk, uint16_t out_port,
 	int r;
 
 	m->l2_len = l3_off;
-	if (sw->tcs_of_prios[aifab_pfc_wd_drop_mask(&eg->wd)] & (1u << tc)) {
+	if (sw->tcs_of_prios[aifab_pfc_share_stormed(&sw->pfc_share[out_port]) &
+			     sw->wd.drop] & (1u << tc)) {
 		SW_ADD_TC(wk, sw_st_pfcwd_drops, out_port, tc, 1);
 		sw_drop(wk, out_port, SW_DROP(pfcwd), m);
 		return;
@@ -220,9 +221,7 @@ sw_tx(struct sw *sw, struct sw_worker *wk, uint16_t port, struct rte_mbuf *m)
 	struct sw_txbuf *tb = &wk->tx[port];
 
 	if (sw->ts_off >= 0) {
-		*RTE_MBUF_DYNFIELD(m, sw->ts_off, uint64_t *) =
-			sw->virtual_time ? wk->now :
-			wk->now * 1000000000ull / sw->hz;
+		*RTE_MBUF_DYNFIELD(m, sw->ts_off, uint64_t *) = wk->now_ns;
 		m->ol_flags |= sw->ts_flag;
 	}
 #if AIFAB_SW_STATS
@@ -244,8 +243,15 @@ sw_pfc_received(struct sw *sw, struct sw_worker *wk, uint16_t port,
 
 	if (!sw->pfc_on[port])
 		return; /* [port.X] pfc = false: counted, not honoured */
+	/* Counted and timed here (this worker's pfc_rx: RSS puts every
+	 * non-IP frame of a port on one queue, so one worker accounts a
+	 * port's paused time), honoured by every worker (the share). */
 	aifab_pfc_rx_frame(&eg->pfc_rx, pi->pfc_enable, pi->pfc_time, wk->now);
-	if (sw->wd.enabled == 0)
+	aifab_pfc_share_rx(&sw->pfc_share[port], &eg->pfc_rx, pi->pfc_enable,
+			   wk->now);
+	/* The watchdog owner feeds itself; others' frames reach it through
+	 * the share's last_rx (aifab_pfc_share_wd_feed()). */
+	if (sw->wd.enabled == 0 || !sw_wd_owner(sw, wk))
 		return;
 	for (prio = 0; prio < AIFAB_PFC_NUM_PRIO; prio++)
 		if (pi->pfc_enable & (1u << prio))
@@ -328,26 +334,36 @@ static uint8_t
 sw_pfc_poll(struct sw *sw, struct sw_worker *wk, uint16_t port, uint64_t now)
 {
 	struct sw_egress *eg = &wk->eg[port];
-	struct aifab_pfc_wd_events ev;
+	struct aifab_pfc_share *sh = &sw->pfc_share[port];
 	struct aifab_pfc_frame tcf, f;
-	uint8_t paused, flush, tc;
+	uint8_t paused, stormed = 0, flush, tc;
 
 	if (sw->pfc_gen[port].enabled &&
 	    aifab_pfc_gen_poll(&eg->pfc_gen, sw_free(wk), now, &tcf) &&
 	    sw_pfc_to_prios(sw, &tcf, &f))
 		sw_pfc_send(sw, wk, port, &f);
-	/* Pauses and the watchdog are per priority; queues per TC. */
-	paused = aifab_pfc_rx_paused_mask(&eg->pfc_rx, now);
-	if (sw->wd.enabled &&
-	    aifab_pfc_wd_poll(&eg->wd, now, paused, &ev) > 0 &&
-	    (ev.stormed & sw->wd.drop) != 0) {
-		flush = sw->tcs_of_prios[ev.stormed & sw->wd.drop];
-		for (tc = 0; tc < AIFAB_QOS_N_TC; tc++)
+	/* Pauses and the watchdog are per priority; queues per TC. The
+	 * pause is the port's, whichever worker received the frame. */
+	paused = aifab_pfc_share_paused_mask(sh, now);
+	if (sw->wd.enabled) {
+		/* One watchdog per port decides; every worker flushes its
+		 * own queues of a priority newly stormed with action drop. */
+		if (sw_wd_owner(sw, wk)) {
+			if (sw->n_workers > 1)
+				aifab_pfc_share_wd_feed(sh, &eg->wd, now);
+			if (aifab_pfc_wd_poll(&eg->wd, now, paused, NULL) > 0)
+				aifab_pfc_share_set_stormed(sh, eg->wd.stormed);
+		}
+		stormed = aifab_pfc_share_stormed(sh);
+		flush = sw->tcs_of_prios[stormed & ~eg->stormed_seen &
+					 sw->wd.drop];
+		eg->stormed_seen = stormed;
+		for (tc = 0; flush != 0 && tc < AIFAB_QOS_N_TC; tc++)
 			if (flush & (1u << tc))
 				sw_flush_tc(sw, wk, port, tc, SW_DROP(pfcwd));
 	}
 	return (uint8_t)~sw->tcs_of_prios[(uint8_t)(paused &
-		~aifab_pfc_wd_ignore_mask(&eg->wd))];
+		~(stormed & (sw->wd.drop | sw->wd.forward)))];
 }
 
 /* ---- scheduler ------------------------------------------------------------ */
@@ -413,8 +429,8 @@ sw_link_storms(struct sw *sw, struct sw_worker *wk, uint16_t port)
 	/* RX: a stuck peer's pause never lapses, even when this lcore was
 	 * not scheduled for longer than the pause: re-apply it if it did */
 	if (rx != NULL &&
-	    aifab_link_storm(rx, ns, (aifab_pfc_rx_paused_mask(
-			&wk->eg[port].pfc_rx, wk->now) & rx->p.storm_prio) !=
+	    aifab_link_storm(rx, ns, (aifab_pfc_share_paused_mask(
+			&sw->pfc_share[port], wk->now) & rx->p.storm_prio) !=
 			rx->p.storm_prio, &prio)) {
 		struct aifab_pkt_info pi = { .pfc_enable = prio };
 
@@ -437,6 +453,9 @@ sw_egress_run(struct sw *sw, struct sw_worker *wk, uint64_t now)
 	uint16_t p;
 
 	wk->now = now;
+	/* departure stamps: once per pass, without overflow (TSC x 10^9
+	 * wraps 64 bits within seconds of TSC time) */
+	wk->now_ns = sw_ns(sw, now);
 	for (p = 0; p < sw->env.n_ports; p++) {
 		uint8_t eligible;
 

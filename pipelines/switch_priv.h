@@ -7,8 +7,12 @@
  *
  * Each worker owns a complete egress model over its share of the traffic
  * (RSS spreads flows over workers): queues, a shaper at port speed / n,
- * a slice of the shared buffer, PFC state. Nothing is shared between
- * workers, so nothing is locked; with one worker the model is exact.
+ * a slice of the shared buffer, PFC byte counts on 1/n of the thresholds.
+ * What makes a port one PFC device is shared, without locks, through one
+ * struct aifab_pfc_share per port (atomics): the received pause every
+ * worker's scheduler honours, the workers above XOFF (XON only when none
+ * is), the watchdog's stormed mask (worker 0 decides). With one worker the
+ * model is exact.
  */
 #ifndef SWITCH_PRIV_H
 #define SWITCH_PRIV_H
@@ -124,6 +128,7 @@ struct sw_egress {
 	struct aifab_pfc_wd wd;
 	struct aifab_pfc_gen pfc_gen; /* as an ingress port: XOFF we send */
 	uint8_t nonempty;
+	uint8_t stormed_seen;         /* share's stormed mask at last poll */
 };
 
 struct sw_worker {
@@ -144,6 +149,7 @@ struct sw_worker {
 	struct aifab_link *link[AIFAB_MAX_PORTS][2];
 	uint32_t n_links;             /* non-NULL entries of link[][] */
 	uint64_t now;                 /* last clock value used */
+	uint64_t now_ns;              /* sw_ns(now) of the egress pass */
 	uint16_t n_rxq;
 	uint16_t txq;
 	struct sw_rxq rxq[SW_MAX_RXQ];
@@ -192,6 +198,9 @@ struct sw {
 	uint64_t hr_pool;              /* per worker: cells kept for PFC
 					* headroom out of the shared buffer */
 	struct aifab_pfc_wd_config wd;
+	/* [port]: the one mutable part, shared by the workers through
+	 * atomics only (received pause, XOFF mask, stormed mask) */
+	struct aifab_pfc_share *pfc_share;
 	struct sw_worker *w;           /* n_workers of them */
 	struct aifab_stats_set *stats; /* "sw": one block per worker */
 	uint64_t sync_cycles;          /* TSC between stats mirrors */
@@ -217,6 +226,13 @@ void sw_flush_queues(struct sw *sw, struct sw_worker *wk);
 void sw_link_rx_release(struct sw *sw, struct sw_worker *wk);
 void sw_link_drain(struct sw *sw, struct sw_worker *wk);
 bool sw_queues_empty(const struct sw *sw, const struct sw_worker *wk);
+
+/* The worker that runs a port's PFC watchdog for all of them. */
+static inline bool
+sw_wd_owner(const struct sw *sw, const struct sw_worker *wk)
+{
+	return wk == &sw->w[0];
+}
 
 /* The clock in ns (the virtual clock already is). */
 static inline uint64_t

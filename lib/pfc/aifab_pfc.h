@@ -22,6 +22,7 @@
  * call on one object. Priority arguments must be below AIFAB_PFC_NUM_PRIO
  * (not checked on the fast path). Nothing here reads a clock, allocates, locks or keeps
  * globals. Each object belongs to one lcore; counters are plain increments.
+ * Only struct aifab_pfc_share is meant for several lcores (atomics).
  */
 #ifndef AIFAB_PFC_H
 #define AIFAB_PFC_H
@@ -141,9 +142,13 @@ struct aifab_pfc_gen_config {
 	struct aifab_pfc_gen_prio_cfg prio[AIFAB_PFC_NUM_PRIO];
 };
 
+struct aifab_pfc_share;
+
 /** Run-time generation state of one ingress port. */
 struct aifab_pfc_gen {
 	const struct aifab_pfc_gen_config *cfg;
+	struct aifab_pfc_share *share; /**< NULL: this object decides alone */
+	uint64_t wbit;           /**< this worker's bit in share->above[] */
 	uint64_t bytes[AIFAB_PFC_NUM_PRIO];    /**< buffered, all of it */
 	uint64_t headroom[AIFAB_PFC_NUM_PRIO]; /**< of which in headroom */
 	uint64_t next_refresh[AIFAB_PFC_NUM_PRIO]; /**< TSC of next XOFF */
@@ -429,6 +434,102 @@ static inline uint8_t
 aifab_pfc_wd_drop_mask(const struct aifab_pfc_wd *wd)
 {
 	return wd->stormed & wd->cfg->drop;
+}
+
+/* ---- one port's PFC shared by several workers --------------------------- */
+
+/** Largest number of workers sharing one port (bits of a uint64_t). */
+#define AIFAB_PFC_SHARE_MAX_WORKERS 64
+
+/**
+ * What the workers of one switch instance share about one port, so that
+ * the port acts as one PFC device while each worker keeps its own queues
+ * and byte counts (1/n of the thresholds). Written and read only with
+ * __atomic builtins, never locked:
+ *
+ * - until / last_rx: received PFC (honouring). Whichever worker parses a
+ *   PFC frame stores the pause end (XON: 0; a new frame replaces); every
+ *   worker's scheduler loads it (aifab_pfc_share_paused_mask()).
+ * - above / next_refresh: generation. A worker whose shard crosses XOFF
+ *   sets its bit in above[prio] and sends XOFF; refreshes are due for the
+ *   port, not per worker (one sender per interval: compare-and-swap on
+ *   next_refresh); a worker falling to XON clears its bit and sends XON
+ *   only if it was the last bit (the peer resumes only when every shard is
+ *   at or below XON).
+ * - stormed: the watchdog's state, decided by one worker (the caller's
+ *   choice), read by all.
+ *
+ * Residual race: worker A clears the last bit and builds XON while worker
+ * B sets its bit and builds XOFF; the two frames leave on different TX
+ * queues and may reach the peer in either order. If XON lands last, the
+ * peer resumes while B is above XOFF. A, after building its XON, sees
+ * above[] non-zero again and makes the refresh due at once (next_refresh
+ * = 0), so B re-sends XOFF on its next poll: the peer sends at most about
+ * one poll loop (plus one frame) into B's headroom, which is sized for
+ * far longer (the peer's response time). Without that, the periodic
+ * refresh (every refresh_quanta, at most half the pause) would bound it.
+ */
+struct aifab_pfc_share {
+	uint64_t until[AIFAB_PFC_NUM_PRIO];   /**< paused while now < until */
+	uint64_t last_rx[AIFAB_PFC_NUM_PRIO]; /**< last PFC frame, 0: none */
+	uint64_t above[AIFAB_PFC_NUM_PRIO];   /**< workers above XOFF */
+	uint64_t next_refresh[AIFAB_PFC_NUM_PRIO]; /**< next XOFF refresh */
+	uint8_t stormed;                      /**< watchdog: stormed prios */
+} __attribute__((aligned(64))); /* one cache line set per port */
+
+/** Reset @p s: nothing paused, nobody above XOFF, nothing stormed. */
+void aifab_pfc_share_init(struct aifab_pfc_share *s);
+
+/**
+ * Make @p g one of the workers of @p s: its XOFF/XON decisions become the
+ * port's (see struct aifab_pfc_share). @p worker < 64. With @p s NULL,
+ * @p g decides alone (exactly as without sharing).
+ */
+void aifab_pfc_gen_share(struct aifab_pfc_gen *g, struct aifab_pfc_share *s,
+			 unsigned int worker);
+
+/**
+ * Publish the received PFC frame that @p rx just applied
+ * (aifab_pfc_rx_frame() at @p now): for each enabled class, the pause end
+ * (0 for XON) and @p now as the last frame time.
+ */
+void aifab_pfc_share_rx(struct aifab_pfc_share *s,
+			const struct aifab_pfc_rx *rx, uint16_t enable,
+			uint64_t now);
+
+/** Priorities paused at @p now by the port's last received PFC frames. */
+static inline uint8_t
+aifab_pfc_share_paused_mask(const struct aifab_pfc_share *s, uint64_t now)
+{
+	uint8_t m = 0;
+	unsigned int i;
+
+	for (i = 0; i < AIFAB_PFC_NUM_PRIO; i++)
+		m |= (uint8_t)((now < __atomic_load_n(&s->until[i],
+						      __ATOMIC_RELAXED)) << i);
+	return m;
+}
+
+/**
+ * Watchdog owner: feed @p wd with the PFC frames other workers received
+ * since it last looked (share->last_rx newer than wd's last feed, taken
+ * as no later than @p now), so one watchdog sees every frame of the port.
+ */
+void aifab_pfc_share_wd_feed(const struct aifab_pfc_share *s,
+			     struct aifab_pfc_wd *wd, uint64_t now);
+
+/** Stormed priorities as the watchdog owner last published them. */
+static inline uint8_t
+aifab_pfc_share_stormed(const struct aifab_pfc_share *s)
+{
+	return __atomic_load_n(&s->stormed, __ATOMIC_RELAXED);
+}
+
+/** Watchdog owner: publish @p stormed (aifab_pfc_wd stormed mask). */
+static inline void
+aifab_pfc_share_set_stormed(struct aifab_pfc_share *s, uint8_t stormed)
+{
+	__atomic_store_n(&s->stormed, stormed, __ATOMIC_RELAXED);
 }
 
 #ifdef __cplusplus

@@ -3,6 +3,8 @@
  * PFC generation: ingress accounting per priority, XOFF/XON with hysteresis,
  * headroom, refresh. The peer is told XOFF/XON only from
  * aifab_pfc_gen_poll(): add/sub move `want`, poll sends `want != told`.
+ * Shared (aifab_pfc_gen_share()), XON goes out only when the last
+ * worker's shard of the port falls to XON, and refreshes are per port.
  */
 #include <errno.h>
 #include <string.h>
@@ -195,6 +197,75 @@ aifab_pfc_gen_sub(struct aifab_pfc_gen *g, unsigned int prio, uint32_t bytes,
 		update_want(g, prio, free);
 }
 
+void
+aifab_pfc_share_init(struct aifab_pfc_share *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+void
+aifab_pfc_gen_share(struct aifab_pfc_gen *g, struct aifab_pfc_share *s,
+		    unsigned int worker)
+{
+	g->share = s;
+	g->wbit = s != NULL ? (uint64_t)1 << (worker % 64) : 0;
+}
+
+/* XOFF of priority @p i is due for a refresh at @p now (the port's
+ * refresh when shared: at most one worker wins each interval). */
+static bool
+refresh_due(struct aifab_pfc_gen *g, unsigned int i, uint64_t now)
+{
+	struct aifab_pfc_share *s = g->share;
+	uint64_t next;
+
+	if (s == NULL)
+		return now >= g->next_refresh[i];
+	next = __atomic_load_n(&s->next_refresh[i], __ATOMIC_RELAXED);
+	return now >= next &&
+	       __atomic_compare_exchange_n(&s->next_refresh[i], &next,
+			now + g->cfg->prio[i].refresh_cycles, false,
+			__ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+/* This worker's shard crossed XOFF: the port is above XOFF. */
+static void
+share_xoff(struct aifab_pfc_gen *g, unsigned int i, uint64_t now)
+{
+	struct aifab_pfc_share *s = g->share;
+
+	if (s == NULL)
+		return;
+	__atomic_fetch_or(&s->above[i], g->wbit, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->next_refresh[i],
+			 now + g->cfg->prio[i].refresh_cycles,
+			 __ATOMIC_RELAXED);
+}
+
+/* This worker's shard fell to XON: true if the port did (no other shard
+ * above XOFF), so XON must be sent. */
+static bool
+share_xon(struct aifab_pfc_gen *g, unsigned int i)
+{
+	struct aifab_pfc_share *s = g->share;
+
+	if (s == NULL)
+		return true;
+	return (__atomic_fetch_and(&s->above[i], ~g->wbit, __ATOMIC_RELAXED) &
+		~g->wbit) == 0;
+}
+
+/* After sending XON: a shard that crossed XOFF meanwhile may have its XOFF
+ * overtaken by our XON on the wire; make its refresh due now. */
+static void
+share_after_xon(struct aifab_pfc_gen *g, unsigned int i)
+{
+	struct aifab_pfc_share *s = g->share;
+
+	if (s != NULL && __atomic_load_n(&s->above[i], __ATOMIC_RELAXED) != 0)
+		__atomic_store_n(&s->next_refresh[i], 0, __ATOMIC_RELAXED);
+}
+
 bool
 aifab_pfc_gen_poll(struct aifab_pfc_gen *g, uint64_t free, uint64_t now,
 		   struct aifab_pfc_frame *f)
@@ -210,14 +281,18 @@ aifab_pfc_gen_poll(struct aifab_pfc_gen *g, uint64_t free, uint64_t now,
 			continue;
 		update_want(g, i, free);
 		if ((g->want & bit) &&
-		    (!(g->told & bit) || now >= g->next_refresh[i])) {
+		    (!(g->told & bit) || refresh_due(g, i, now))) {
+			if (!(g->told & bit))
+				share_xoff(g, i, now);
 			f->enable |= bit;
 			f->quanta[i] = cfg->prio[i].pause_quanta;
 			g->next_refresh[i] = now + cfg->prio[i].refresh_cycles;
 			g->stats.v[AIFAB_PFC_CNT_XOFF_SENT][i]++;
-		} else if (!(g->want & bit) && (g->told & bit)) {
+		} else if (!(g->want & bit) && (g->told & bit) &&
+			   share_xon(g, i)) {
 			f->enable |= bit;
 			g->stats.v[AIFAB_PFC_CNT_XON_SENT][i]++;
+			share_after_xon(g, i);
 		}
 	}
 	g->told = g->want & cfg->enabled;

@@ -93,3 +93,19 @@ aifab_pfc_rx_paused_ns(const struct aifab_pfc_rx *rx, unsigned int prio,
 	return c / rx->tsc_hz * NS_PER_S +
 		c % rx->tsc_hz * NS_PER_S / rx->tsc_hz;
 }
+
+void
+aifab_pfc_share_rx(struct aifab_pfc_share *s, const struct aifab_pfc_rx *rx,
+		   uint16_t enable, uint64_t now)
+{
+	unsigned int i;
+
+	for (i = 0; i < AIFAB_PFC_NUM_PRIO; i++) {
+		if (!(enable & (1u << i)))
+			continue;
+		/* rx->until is now after an XON: store 0, never paused */
+		__atomic_store_n(&s->until[i], rx->until[i] > now ?
+				 rx->until[i] : 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->last_rx[i], now, __ATOMIC_RELAXED);
+	}
+}

@@ -126,3 +126,22 @@ aifab_pfc_wd_poll(struct aifab_pfc_wd *wd, uint64_t now, uint8_t paused_mask,
 		*ev = e;
 	return n;
 }
+
+void
+aifab_pfc_share_wd_feed(const struct aifab_pfc_share *s,
+			struct aifab_pfc_wd *wd, uint64_t now)
+{
+	unsigned int i;
+
+	for (i = 0; i < AIFAB_PFC_NUM_PRIO; i++) {
+		uint64_t t = __atomic_load_n(&s->last_rx[i], __ATOMIC_RELAXED);
+
+		if (!(wd->cfg->enabled & (1u << i)) || t == 0)
+			continue;
+		/* another lcore's clock may be a little ahead of ours */
+		if (t > now)
+			t = now;
+		if (t > wd->last_feed[i])
+			aifab_pfc_wd_feed(wd, i, t);
+	}
+}

@@ -4,7 +4,8 @@
 
 Usage: test_pfc.py PATH/TO/dpdk-aifab
            [incast|pause|long_pause|headroom_short|mixed|prio_map|
-            hw_offload|port_keys|watchdog|hysteresis|small_pool|all]
+            hw_offload|port_keys|watchdog|hysteresis|small_pool|
+            multi_worker|all]
 
 incast:   10^6 small RoCEv2 frames (122 bytes: 64-byte payload; DSCP 26 ->
           TC3, lossless) from p0, p2 and p3 at line rate into p1, with
@@ -70,6 +71,20 @@ watchdog: a storm of XOFF c3 = 65535 (335.5 us at 100G) every 160 us for
           at the first event >= last XOFF + 100 ms (pfcwd_restored = 1), and
           TC3 flows again afterwards; TC0 flows throughout; every count and
           instant is computed from the inputs.
+multi_worker: two switch workers in real time (EAL --lcores 0@0,1@1,2@1:
+          two worker lcores share CPU 1), net_pcap ports with an RX queue
+          per rx_pcap and a TX queue per worker, --capture per TX queue.
+          (1) a scapy-built XOFF c3 = 65535 (335.5 ms at 100 Mb/s) on p1's
+          queue 0 (worker 0) stops TC3 out of p1 on both workers' TX
+          queues for one common window of >= 0.8 x the pause while TC0 of
+          both leaves inside it; pfc_rx 1 and paused_ns = the pause,
+          counted once. (2) lossless TC3 shards of 80 and 200 ~1 kB frames
+          (one per worker) into p1 at 10 Mb/s, XOFF 80000 / XON 40000: both
+          workers send XOFF, exactly one XON goes to p0, the last PFC frame,
+          and when it leaves every shard (admitted minus sent, from the
+          captures) is at or below its XON (20 ms slack); no drops.
+          Virtual time is not used: each worker's virtual clock follows
+          only its own inputs.
 """
 import os
 import shutil
@@ -80,11 +95,11 @@ import zlib
 
 from lib_aifab import (N_PORTS, NBR_IP4, NBR_MAC, PORT_MAC,
                        PORT_NAMES, VT_EPOCH_NS, Checks, Departures,
-                       PcapWriter, RoceFlow, RoceMatch, VRun,
+                       PcapWriter, RoceFlow, RoceMatch, Run, VRun,
                        check_xon_hysteresis, exe_path, icrc_scapy, icrc_zlib,
                        iter_pcap_ns, pfc_episodes, pfc_frame, quanta_ns,
                        read_pcap_ns, run_ok, source_root, tshark_fields,
-                       wire_ns)
+                       wire_ns, write_pcap_timed)
 
 DST = NBR_IP4[1]
 GBPS = 100
@@ -984,6 +999,266 @@ SCENARIOS = {"incast": check_incast, "pause": check_pause,
              "long_pause": check_long_pause,
              "watchdog": check_watchdog, "hysteresis": check_hysteresis,
              "small_pool": check_small_pool}
+
+
+# ---- two workers -----------------------------------------------------------
+
+MW_LCORES = "0@0,1@1,2@1"   # main + two switch workers on 2 CPUs
+
+
+class MRun(Run):
+    """A real-time run with two switch workers (EAL --lcores: lcores 1 and
+    2 share CPU 1, so it runs on a 2-core machine): every port has two TX
+    queues (two tx_pcap=/dev/null: TX queue w is worker w's) and as many RX
+    queues as `rx[port]` lists pcaps (queue q is polled by worker q % 2);
+    --capture writes tx_<port>_q<w>.pcap per worker, stamped with the
+    departure TSC in ns (one clock for both workers). Virtual time is not
+    used: each worker's virtual clock follows only its own inputs, so a
+    pause published by one worker would be judged against another's
+    unrelated clock."""
+
+    def __init__(self, exe, rx, sets=(), tag="mw"):
+        super().__init__(exe, [[] for _ in range(N_PORTS)], tag=tag,
+                         tx_null=True)
+        self.rx = rx                      # port -> [[frames of queue q]]
+        self.cap_dir = self.path("cap")
+        # every input fits in the pool: arrivals are never held back
+        self.app_args = ["--capture", self.cap_dir,
+                         "--set", "general.mbufs=8192"]
+        for x in sets:
+            self.app_args += ["--set", x]
+        self.captures = None
+
+    def command(self):
+        cmd = [self.exe, "--no-huge", "-m", "1024", "--no-pci",
+               "--file-prefix", self.prefix, "--lcores", MW_LCORES]
+        for i in range(N_PORTS):
+            qs = self.rx.get(i) or [[]]
+            spec = "net_pcap%d" % i
+            for q in range(len(qs)):
+                spec += ",rx_pcap=%s" % self.path("in%d_%d.pcap" % (i, q))
+            spec += ",tx_pcap=/dev/null,tx_pcap=/dev/null"
+            cmd += ["--vdev", spec]
+        cmd += ["--", "--profile", self.profile, "--report-json",
+                self.path("report.json"), "--quiet"] + self.app_args
+        return cmd
+
+    def prepare(self):
+        for i in range(N_PORTS):
+            for q, frames in enumerate(self.rx.get(i) or [[]]):
+                write_pcap_timed(self.path("in%d_%d.pcap" % (i, q)),
+                                 [(fr, VT_EPOCH_NS) for fr in frames])
+
+    def cap(self, port, w):
+        return read_pcap_ns(os.path.join(
+            self.cap_dir, "tx_%s_q%d.pcap" % (PORT_NAMES[port], w))) or []
+
+    def _collect(self):
+        VRun._collect(self)    # report only (self.load is not set)
+
+    tc = VRun.tc
+    port_rep = VRun.port_rep
+    load = False
+
+
+def scapy_pfc(src_mac, enable, quanta):
+    """A PFC frame built by scapy (MAC Control, class-based flow control),
+    padded to 60 bytes; must equal PROTOCOLS.md's layout (pfc_frame)."""
+    from scapy.all import Ether
+    from scapy.contrib.mac_control import MACControlClassBasedFlowControl
+    kw = {"c%d_enabled" % i: (enable >> i) & 1 for i in range(8)}
+    kw.update({"c%d_pause_time" % i: quanta[i] for i in range(8)})
+    fr = bytes(Ether(src=src_mac, dst="01:80:c2:00:00:01", type=0x8808) /
+               MACControlClassBasedFlowControl(**kw))
+    return fr + bytes(max(0, 60 - len(fr)))
+
+
+def gaps(times, start):
+    """[(a, b)]: the intervals between consecutive `times`, the first
+    from `start`."""
+    t = [start] + sorted(times)
+    return [(t[i], t[i + 1]) for i in range(len(t) - 1)]
+
+
+def check_mw_pause(ck, exe):
+    """Two workers: XOFF c3 = 65535 (335.5 ms at 100 Mb/s) arrives on p1's
+    only RX queue, worker 0's. p0 has two RX queues, one per worker, each
+    with TC3 (DSCP 26) and TC0 frames for p1: TC3 must stop on BOTH
+    workers' TX queues of p1 for one common window of about the pause,
+    while TC0 of both keeps leaving inside it."""
+    what = "2 workers, PFC received by worker 0"
+    gbps, n = 0.1, 300
+    pause_ns = quanta_ns(65535, gbps)
+    flows = {}
+    rx0 = []
+    for w in range(2):
+        f3 = RoceFlow(0, DST, 0x900 + w, 0xC900 + w, paylen=944, dscp=26,
+                      ecn=0)
+        f0 = RoceFlow(0, DST, 0x910 + w, 0xC910 + w, paylen=944, dscp=0,
+                      ecn=0)
+        flows[w] = (f3, f0)
+        q = []
+        for k in range(n):
+            q += [f3.frame(k), f0.frame(k)]
+        rx0.append(q)
+    xoff = scapy_pfc(NBR_MAC[1], 0x08, [0, 0, 0, 65535, 0, 0, 0, 0])
+    ck.eq(xoff, pfc_frame(NBR_MAC[1], 0x08, [0, 0, 0, 65535, 0, 0, 0, 0]),
+          "%s: scapy's PFC frame = PROTOCOLS.md's layout" % what)
+    ck.section("%s: TC3 + TC0 from both workers into p1 (%g Gb/s); "
+               "pause %.1f ms" % (what, gbps, pause_ns / 1e6))
+    run = MRun(exe, {0: rx0, 1: [[xoff]]}, tag="pfc-mw-pause", sets=[
+        "port.p1.speed_gbps=%g" % gbps, "tc.3.lossless=false",
+        "tc.3.ecn=false", "qos.buffer_bytes=8388608",
+        "qos.limit_mode=static"])
+    n_failed = len(ck.failures)
+    try:
+        if not run_ok(ck, run, what, timeout=120):
+            return
+        win = []
+        for w in range(2):
+            f3, f0 = flows[w]
+            cap = run.cap(1, w)
+            t3 = [t for t, fr in cap if RoceFlow.key(fr)[0] == f3.dqpn]
+            t0 = [t for t, fr in cap if RoceFlow.key(fr)[0] == f0.dqpn]
+            others = [fr for t, fr in cap
+                      if RoceFlow.key(fr)[0] not in (f3.dqpn, f0.dqpn)]
+            ck.eq((len(t3), len(t0), len(others)), (n, n, 0),
+                  "%s: worker %d's TX queue of p1 carries its %d TC3 and "
+                  "%d TC0 frames, nothing else" % (what, w, n, n))
+            if not t3 or not t0:
+                return
+            start = min(t3[0], t0[0])
+            a, b = max(gaps(t3, start), key=lambda g: g[1] - g[0])
+            inside0 = sum(1 for t in t0 if a < t < b)
+            ck.check(b - a >= 0.8 * pause_ns and inside0 >= 10,
+                     "%s: worker %d: TC3 stops for >= 0.8 x %.1f ms while "
+                     ">= 10 of its TC0 frames leave (paused by a frame "
+                     "another worker may have parsed)" %
+                     (what, w, pause_ns / 1e6),
+                     "longest TC3 gap %.1f ms, TC0 inside %d" %
+                     ((b - a) / 1e6, inside0))
+            win.append((a, b))
+        lo, hi = max(a for a, _ in win), min(b for _, b in win)
+        ck.check(hi - lo >= 0.8 * pause_ns,
+                 "%s: both workers' TC3 gaps share >= 0.8 x the pause "
+                 "(one pause for the port)" % what,
+                 "common %.1f ms" % ((hi - lo) / 1e6))
+        t3r = run.tc(1, 3)
+        ck.eq(t3r.get("pfc_rx"), 1, "%s: p1 tc.3.pfc_rx counted once" % what)
+        ck.eq(t3r.get("paused_ns"), int(pause_ns), "%s: p1 tc.3.paused_ns = "
+              "65535 x 512 / 100 Mb/s, counted once for the port" % what)
+        ck.eq(run.tc(1, 0).get("paused_ns"), 0, "%s: p1 TC0 not paused" %
+              what)
+        ck.eq(all_drops(run.port_rep(1)), {"mac_control": 1},
+              "%s: p1 drops: only the PFC frame (mac_control)" % what)
+    finally:
+        if len(ck.failures) > n_failed:
+            run.keep = True
+        run.cleanup()
+
+
+def check_mw_xon(ck, exe):
+    """Two workers, lossless TC3 from p0 into p1 (10 Mb/s: 5 Mb/s per
+    worker, a 1600-byte shaper bucket so that a shard cannot leave before
+    it has all arrived): worker 0's shard is 80 frames, worker 1's 200
+    (~1 kB each), XOFF 80000 / XON 40000 / headroom 400000 bytes (per
+    worker: half). Both shards cross XOFF (each worker sends XOFF); worker
+    0's falls to XON ~190 ms before worker 1's. The peer (p0) must get XON only once every shard is at
+    XON: at each XON's departure stamp + 20 ms (slack for a stamp taken
+    before the worker's last check), every worker's shard, bytes it
+    admitted minus bytes it sent, is at most its XON (20000). Nothing is
+    dropped."""
+    what = "2 workers, lossless incast shards"
+    gbps, paylen = 0.01, 944
+    shards = (80, 200)
+    xon_w = 20000
+    rx0, flows = [], []
+    for w in range(2):
+        f = RoceFlow(0, DST, 0xA00 + w, 0xCA00 + w, paylen=paylen, dscp=26,
+                     ecn=0)
+        flows.append(f)
+        rx0.append([f.frame(k) for k in range(shards[w])])
+    ck.section("%s: %s frames of %d bytes into p1 at %g Gb/s" %
+               (what, shards, flows[0].len, gbps))
+    run = MRun(exe, {0: rx0}, tag="pfc-mw-xon", sets=[
+        "port.p1.speed_gbps=%g" % gbps, "port.p0.speed_gbps=1",
+        "tc.3.ecn=false", "tc.3.pfc_xoff_bytes=80000",
+        "tc.3.pfc_xon_bytes=40000", "tc.3.pfc_headroom_bytes=400000",
+        "qos.buffer_bytes=8388608", "qos.shaper_burst_bytes=1600"])
+    n_failed = len(ck.failures)
+    try:
+        if not run_ok(ck, run, what, timeout=120):
+            return
+        dep = []
+        for w in range(2):
+            cap = run.cap(1, w)
+            mine = [(t, len(fr)) for t, fr in cap
+                    if RoceFlow.key(fr)[0] == flows[w].dqpn]
+            ck.eq((len(mine), len(cap)), (shards[w], shards[w]),
+                  "%s: worker %d's TX queue of p1 carries its whole shard "
+                  "(every lossless frame forwarded)" % (what, w))
+            dep.append(sorted(mine))
+        total = [shards[w] * flows[w].len for w in range(2)]
+        # PFC out of p0, decoded by tshark, stamped from the capture.
+        pfc, bad = [], []
+        for w in range(2):
+            path = os.path.join(run.cap_dir, "tx_p0_q%d.pcap" % w)
+            rows = tshark_fields(path, PFC_FIELDS)
+            for (t, _fr), r in zip(run.cap(0, w), rows):
+                c3 = r["macc.cbfc.pause_time.c3"]
+                if (r["macc.opcode"] == "0x0101" and
+                        r["macc.cbfc.enbv"] == "0x0008" and
+                        r["eth.src"] == PORT_MAC[0] and
+                        c3 in ("65535", "0")):
+                    pfc.append((t, w, "N" if c3 == "0" else "F"))
+                else:
+                    bad.append(r)
+            ck.eq(len(rows), len(run.cap(0, w)), "%s: tshark reads every "
+                  "frame of tx_p0_q%d.pcap" % (what, w))
+        ck.eq(bad, [], "%s: every frame out of p0 is PFC for priority 3 "
+              "(tshark: opcode 0x0101, enbv 0x0008, c3 65535 or 0)" % what)
+        pfc.sort()
+        seq = "".join(k for _t, _w, k in pfc)
+        xons = [(t, w) for t, w, k in pfc if k == "N"]
+        ck.check(seq.startswith("F") and
+                 {w for _t, w, k in pfc if k == "F"} == {0, 1},
+                 "%s: p0 is sent XOFF first, by both workers (both shards "
+                 "crossed XOFF)" % what, "%s %s" % (seq, [w for _t, w, _k
+                                                       in pfc]))
+        ck.eq(len(xons), 1, "%s: exactly one XON (sent when the last "
+              "shard fell to XON; the first shard's fall sends none)" % what)
+        slack = 20 * 10**6
+        for t, w in xons:
+            left = [total[v] - sum(ln for td, ln in dep[v] if td <= t + slack)
+                    for v in range(2)]
+            ck.check(all(x <= xon_w for x in left),
+                     "%s: XON at %.1f ms (worker %d): every shard at or "
+                     "below its XON (%d bytes) by then" %
+                     (what, (t - pfc[0][0]) / 1e6, w, xon_w),
+                     "shards still buffered: %s" % left)
+        ck.check(pfc and pfc[-1][2] == "N", "%s: the XON is the last PFC "
+                 "frame (no shard above XOFF after it)" % what, seq[-10:])
+        for port in range(N_PORTS):
+            ck.eq(all_drops(run.port_rep(port)), {},
+                  "%s: %s: no drops" % (what, PORT_NAMES[port]))
+        t3 = run.tc(0, 3)
+        ck.eq((t3.get("pfc_xoff_sent"), t3.get("pfc_xon_sent"),
+               t3.get("headroom_overflow")),
+              (seq.count("F"), seq.count("N"), 0),
+              "%s: p0 tc.3 pfc_xoff_sent / pfc_xon_sent = frames captured, "
+              "headroom_overflow 0" % what)
+    finally:
+        if len(ck.failures) > n_failed:
+            run.keep = True
+        run.cleanup()
+
+
+def check_multi_worker(ck, exe):
+    check_mw_pause(ck, exe)
+    check_mw_xon(ck, exe)
+
+
+SCENARIOS["multi_worker"] = check_multi_worker
 
 
 def main():

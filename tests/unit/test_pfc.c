@@ -853,6 +853,270 @@ test_counter_names(void **state)
 	assert_int_equal(a.v[AIFAB_PFC_CNT_XON_SENT][0], 1);
 }
 
+/* ---- one port shared by several workers ---------------------------------- */
+
+/* Worker @p w of a port sharing @p sh, with its own shard of thresholds. */
+static void
+share_gen_setup(struct aifab_pfc_gen_config *cfg, struct aifab_pfc_gen *g,
+		const struct aifab_pfc_gen_params *p, struct aifab_pfc_share *sh,
+		unsigned int w)
+{
+	gen_setup(cfg, g, p);
+	aifab_pfc_gen_share(g, sh, w);
+}
+
+/*
+ * Two workers' shards of one ingress port, XOFF 10000 and XON 5000 each:
+ * the shards cross XOFF at different times; the first one back at XON
+ * clears its bit but the peer is not told XON while the other is above
+ * XOFF; XON goes out when the last shard is at XON. Alone (no share), the
+ * same sequence sends XON at once: the bug this fixes.
+ */
+static void
+test_share_xon_when_last_shard_falls(void **state)
+{
+	struct aifab_pfc_gen_params p =
+		static_params(3, 10000, AIFAB_PFC_XON_ABS, 5000, 50000);
+	struct aifab_pfc_gen_config cfg;
+	struct aifab_pfc_gen g0, g1, alone;
+	struct aifab_pfc_share sh;
+	struct aifab_pfc_frame f;
+
+	(void)state;
+	aifab_pfc_share_init(&sh);
+	share_gen_setup(&cfg, &g0, &p, &sh, 0);
+	share_gen_setup(&cfg, &g1, &p, &sh, 5);
+	gen_setup(&cfg, &alone, &p);
+	/* t=10: shard 0 at XOFF: XOFF, bit 0 set. */
+	aifab_pfc_gen_add(&g0, 3, 10000, 0);
+	aifab_pfc_gen_add(&alone, 3, 10000, 0);
+	assert_int_equal(poll_vec(&g0, 0, 10, &f), 0x08);
+	assert_int_equal(f.quanta[3], 0xFFFF);
+	assert_int_equal(poll_vec(&alone, 0, 10, &f), 0x08);
+	assert_int_equal(sh.above[3], 0x01);
+	/* t=20: shard 1 crosses later (9000, then 3000 into headroom):
+	 * XOFF too. */
+	assert_int_equal(aifab_pfc_gen_add(&g1, 3, 9000, 0), AIFAB_PFC_ADMIT);
+	assert_int_equal(aifab_pfc_gen_add(&g1, 3, 3000, 0),
+			 AIFAB_PFC_ADMIT_HEADROOM);
+	assert_int_equal(poll_vec(&g1, 0, 20, &f), 0x08);
+	assert_int_equal(sh.above[3], 0x21);
+	/* t=30: shard 0 falls to XON: bit cleared, no XON (shard 1 above). */
+	aifab_pfc_gen_sub(&g0, 3, 5000, 0);
+	aifab_pfc_gen_sub(&alone, 3, 5000, 0);
+	assert_int_equal(poll_vec(&g0, 0, 30, &f), 0);
+	assert_int_equal(sh.above[3], 0x20);
+	assert_int_equal(poll_vec(&alone, 0, 30, &f), 0x08); /* unshared */
+	assert_int_equal(f.quanta[3], 0);
+	/* Later polls of shard 0 stay silent (no XON, no refresh). */
+	assert_int_equal(poll_vec(&g0, 0, 40, &f), 0);
+	assert_int_equal(poll_vec(&g0, 0, 10 * MS, &f), 0);
+	/* Shard 1 in the band (5001, headroom given back first) holds; at
+	 * 5000 it sends the XON. */
+	aifab_pfc_gen_sub(&g1, 3, 6999, 0);
+	assert_int_equal(poll_vec(&g1, 0, 50, &f), 0);
+	assert_int_equal(sh.above[3], 0x20);
+	aifab_pfc_gen_sub(&g1, 3, 1, 0);
+	assert_int_equal(poll_vec(&g1, 0, 60, &f), 0x08);
+	assert_int_equal(f.quanta[3], 0);
+	assert_int_equal(sh.above[3], 0);
+	assert_int_equal(g0.stats.v[AIFAB_PFC_CNT_XOFF_SENT][3], 1);
+	assert_int_equal(g0.stats.v[AIFAB_PFC_CNT_XON_SENT][3], 0);
+	assert_int_equal(g1.stats.v[AIFAB_PFC_CNT_XOFF_SENT][3], 1);
+	assert_int_equal(g1.stats.v[AIFAB_PFC_CNT_XON_SENT][3], 1);
+	/* Shard 0 crosses again: XOFF again, its own bit only. */
+	aifab_pfc_gen_add(&g0, 3, 5000, 0);
+	assert_int_equal(poll_vec(&g0, 0, 70, &f), 0x08);
+	assert_int_equal(f.quanta[3], 0xFFFF);
+	assert_int_equal(sh.above[3], 0x01);
+	/* Other priorities never touched the share. */
+	assert_int_equal(sh.above[0] | sh.above[1] | sh.above[2] |
+			 sh.above[4] | sh.above[5] | sh.above[6] |
+			 sh.above[7], 0);
+}
+
+/*
+ * Refresh is the port's: 100G, refresh 32767 quanta = 167767 ns (see
+ * test_gen_refresh_cadence). Both shards above XOFF from t0: each sends
+ * its first XOFF, then exactly one XOFF per interval between them, the
+ * interval counted from the last crossing; a shard alone keeps it up.
+ */
+static void
+test_share_refresh_once_per_interval(void **state)
+{
+	struct aifab_pfc_gen_params p =
+		static_params(6, 10000, AIFAB_PFC_XON_ABS, 5000, 9000);
+	const uint64_t T = 167767, t0 = 1000;
+	struct aifab_pfc_gen_config cfg;
+	struct aifab_pfc_gen g[2];
+	struct aifab_pfc_share sh;
+	struct aifab_pfc_frame f;
+	uint64_t t, t1, last = t0, sent[2] = { 0, 0 };
+	unsigned int w, k;
+
+	(void)state;
+	aifab_pfc_share_init(&sh);
+	for (w = 0; w < 2; w++) {
+		share_gen_setup(&cfg, &g[w], &p, &sh, w);
+		aifab_pfc_gen_add(&g[w], 6, 10000, 0);
+		assert_int_equal(poll_vec(&g[w], 0, t0, &f), 0x40);
+	}
+	/* Poll both every 1000 ns (worker 1 first on odd steps). */
+	for (t = t0 + 1000, k = 0; t <= t0 + 3 * T + 3000; t += 1000, k++)
+		for (w = 0; w < 2; w++) {
+			unsigned int i = (w + k) % 2;
+
+			if (poll_vec(&g[i], 0, t, &f) != 0) {
+				assert_int_equal(f.quanta[6], 0xFFFF);
+				/* due T after the last one (by either worker),
+				 * seen at the first step from then */
+				assert_true(t >= last + T && t < last + T + 1000);
+				last = t;
+				sent[i]++;
+			}
+		}
+	assert_int_equal(sent[0] + sent[1], 3);
+	/* Worker 0 back at XON: no XON (worker 1 above); worker 1 alone
+	 * refreshes on the same cadence. */
+	aifab_pfc_gen_sub(&g[0], 6, 5000, 0);
+	assert_int_equal(poll_vec(&g[0], 0, t, &f), 0);
+	assert_int_equal(sh.above[6], 0x02);
+	for (k = 0, t1 = last + 3 * T + 3000; t <= t1; t += 1000)
+		for (w = 0; w < 2; w++)
+			if (poll_vec(&g[w], 0, t, &f) != 0) {
+				assert_int_equal(w, 1);
+				assert_int_equal(f.quanta[6], 0xFFFF);
+				assert_true(t >= last + T &&
+					    t < last + T + 1000);
+				last = t;
+				k++;
+			}
+	assert_int_equal(k, 3);
+	assert_int_equal(g[0].stats.v[AIFAB_PFC_CNT_XON_SENT][6], 0);
+}
+
+/*
+ * Received pause, 10G (1 quantum = 51.2 ns): whichever worker parses a
+ * frame, every reader of the share sees the same pause; XON stores 0; a
+ * new frame replaces the timer, shorter or longer. Paused time is the
+ * parsing worker's rx object's (one account per frame, not per reader).
+ */
+static void
+test_share_rx_pause_seen_by_all(void **state)
+{
+	struct aifab_pfc_rx rx0, rx1;
+	struct aifab_pfc_share sh;
+	uint16_t tm[8] = { 0 };
+
+	(void)state;
+	aifab_pfc_share_init(&sh);
+	assert_int_equal(aifab_pfc_rx_init(&rx0, 10000, NS_HZ), 0);
+	assert_int_equal(aifab_pfc_rx_init(&rx1, 10000, NS_HZ), 0);
+	assert_int_equal(aifab_pfc_share_paused_mask(&sh, 1), 0);
+	/* Worker 0 parses XOFF c3 = 1000 (51200 ns) at t=100, c5's timer
+	 * set but class 5 not enabled. */
+	tm[3] = 1000;
+	tm[5] = 0xFFFF;
+	aifab_pfc_rx_frame(&rx0, 0x08, tm, 100);
+	aifab_pfc_share_rx(&sh, &rx0, 0x08, 100);
+	assert_int_equal(sh.until[3], 100 + 51200);
+	assert_int_equal(sh.last_rx[3], 100);
+	assert_int_equal(aifab_pfc_share_paused_mask(&sh, 100), 0x08);
+	assert_int_equal(aifab_pfc_share_paused_mask(&sh, 51299), 0x08);
+	assert_int_equal(aifab_pfc_share_paused_mask(&sh, 51300), 0);
+	/* Worker 1 parses XOFF c3 = 0xFFFF at 60000, then XON at 70000. */
+	tm[3] = 0xFFFF;
+	aifab_pfc_rx_frame(&rx1, 0x08, tm, 60000);
+	aifab_pfc_share_rx(&sh, &rx1, 0x08, 60000);
+	assert_int_equal(aifab_pfc_share_paused_mask(&sh, 69999), 0x08);
+	tm[3] = 0;
+	aifab_pfc_rx_frame(&rx1, 0x08, tm, 70000);
+	aifab_pfc_share_rx(&sh, &rx1, 0x08, 70000);
+	assert_int_equal(sh.until[3], 0);
+	assert_int_equal(aifab_pfc_share_paused_mask(&sh, 70000), 0);
+	/* Worker 0: 0xFFFF at 80000, replaced by 10 quanta (512 ns) from
+	 * worker 1 at 80100: the shorter one wins. */
+	tm[3] = 0xFFFF;
+	aifab_pfc_rx_frame(&rx0, 0x08, tm, 80000);
+	aifab_pfc_share_rx(&sh, &rx0, 0x08, 80000);
+	tm[3] = 10;
+	aifab_pfc_rx_frame(&rx1, 0x08, tm, 80100);
+	aifab_pfc_share_rx(&sh, &rx1, 0x08, 80100);
+	assert_int_equal(aifab_pfc_share_paused_mask(&sh, 80611), 0x08);
+	assert_int_equal(aifab_pfc_share_paused_mask(&sh, 80612), 0);
+	assert_int_equal(sh.last_rx[3], 80100);
+	assert_int_equal(sh.until[5] | sh.last_rx[5], 0);
+	/* Each rx object accounts only what its worker parsed:
+	 * rx0 51200 + 100 (80000..80100, closed by rx1's frame? no: rx0 did
+	 * not see it, so its own 0xFFFF pause is still open), rx1 10000 +
+	 * 512. */
+	assert_int_equal(aifab_pfc_rx_paused_ns(&rx1, 3, 90000), 10000 + 512);
+	assert_int_equal(aifab_pfc_rx_paused_ns(&rx0, 3, 90000),
+			 51200 + 10000);
+}
+
+/*
+ * The watchdog owner sees frames other workers parsed through last_rx:
+ * XOFF 0xFFFF at 10G (3.355 ms) every 1 ms from t0 to `last`, parsed by
+ * a non-owner; the owner polls every 1 ms. Detection and restoration
+ * 200 ms: stormed at t0 + 200 ms, restored at last + 200 ms, exactly as
+ * when fed directly (test_wd_storm_detect_restore_actions).
+ */
+static void
+test_share_wd_owner_fed(void **state)
+{
+	const uint64_t t0 = 7 * MS, last = t0 + 500 * MS;
+	struct aifab_pfc_wd_params wp = { .tsc_hz = NS_HZ };
+	struct aifab_pfc_wd_config wc;
+	struct aifab_pfc_wd wd;
+	struct aifab_pfc_wd_events ev;
+	struct aifab_pfc_rx rx;
+	struct aifab_pfc_share sh;
+	uint16_t tm[8] = { 0, 0, 0, 0xFFFF, 0, 0, 0, 0 };
+	uint64_t t;
+
+	(void)state;
+	wp.prio[3] = (struct aifab_pfc_wd_prio_params){ .enabled = true };
+	assert_int_equal(aifab_pfc_wd_config_init(&wc, &wp), 0);
+	aifab_pfc_wd_init(&wd, &wc);
+	aifab_pfc_share_init(&sh);
+	assert_int_equal(aifab_pfc_rx_init(&rx, 10000, NS_HZ), 0);
+	for (t = t0; t <= last + 400 * MS; t += MS) {
+		if (t <= last) {
+			aifab_pfc_rx_frame(&rx, 0x08, tm, t);
+			aifab_pfc_share_rx(&sh, &rx, 0x08, t);
+		}
+		aifab_pfc_share_wd_feed(&sh, &wd, t);
+		aifab_pfc_wd_poll(&wd, t, aifab_pfc_share_paused_mask(&sh, t),
+				  &ev);
+		aifab_pfc_share_set_stormed(&sh, wd.stormed);
+		if (t == t0 + 200 * MS)
+			assert_int_equal(ev.stormed, 0x08);
+		else if (t == last + 200 * MS)
+			assert_int_equal(ev.restored, 0x08);
+		else
+			assert_int_equal(ev.stormed | ev.restored, 0);
+		assert_int_equal(aifab_pfc_share_stormed(&sh),
+				 t >= t0 + 200 * MS && t < last + 200 * MS ?
+				 0x08 : 0);
+	}
+	assert_int_equal(wd.stats.v[AIFAB_PFC_CNT_WD_STORMS][3], 1);
+	assert_int_equal(wd.stats.v[AIFAB_PFC_CNT_WD_RESTORED][3], 1);
+	/* A frame stamped by a clock ahead of the owner's is taken at the
+	 * owner's now (start never after now). */
+	aifab_pfc_wd_init(&wd, &wc);
+	aifab_pfc_share_init(&sh);
+	aifab_pfc_rx_frame(&rx, 0x08, tm, 5 * MS + 40);
+	aifab_pfc_share_rx(&sh, &rx, 0x08, 5 * MS + 40);
+	aifab_pfc_share_wd_feed(&sh, &wd, 5 * MS);
+	assert_int_equal(wd.start[3], 5 * MS);
+	assert_int_equal(wd.last_feed[3], 5 * MS);
+	/* then the real stamp once the owner's clock passes it */
+	aifab_pfc_share_wd_feed(&sh, &wd, 6 * MS);
+	assert_int_equal(wd.start[3], 5 * MS);
+	assert_int_equal(wd.last_feed[3], 5 * MS + 40);
+}
+
 int
 main(void)
 {
@@ -873,6 +1137,10 @@ main(void)
 		cmocka_unit_test(test_wd_exact_times_and_gaps),
 		cmocka_unit_test(test_config_validation),
 		cmocka_unit_test(test_counter_names),
+		cmocka_unit_test(test_share_xon_when_last_shard_falls),
+		cmocka_unit_test(test_share_refresh_once_per_interval),
+		cmocka_unit_test(test_share_rx_pause_seen_by_all),
+		cmocka_unit_test(test_share_wd_owner_fed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
