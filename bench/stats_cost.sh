@@ -16,7 +16,8 @@
 #   -c  cases as SIZE:FLOWS, comma-separated (default 64:1,64:1000)
 #
 # Environment: AIFAB (default build/app/dpdk-aifab), AIFAB_NOSTATS (default
-# build-nostats/app/dpdk-aifab; configured and built when missing).
+# build-nostats/app/dpdk-aifab; configured when missing); both are rebuilt
+# from the current sources first.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,9 +45,10 @@ build() {	# dir meson-options...
 	fi
 	ninja -C "$dir" app/dpdk-aifab >/dev/null
 }
-[ -x "$AIFAB" ] || build "$(dirname "$(dirname "$AIFAB")")"
-[ -x "$NOSTATS" ] || build "$(dirname "$(dirname "$NOSTATS")")" \
-	-Dswitch_stats=false -Dtests=false
+# Both from the same sources: (re)built every time (ninja is quick when
+# nothing changed), so neither binary is older than the other.
+build "$(dirname "$(dirname "$AIFAB")")"
+build "$(dirname "$(dirname "$NOSTATS")")" -Dswitch_stats=false -Dtests=false
 
 # bench/run.sh's table row for one case: "aifab_cpp testpmd_cpp".
 one() {	# binary case workdir
