@@ -870,8 +870,10 @@ const struct profile_key profile_keys[] = {
 	  .off = P_OFF(lab.dut_rate_mbps), .size = P_SZ(lab.dut_rate_mbps),
 	  .off_has = SIZE_MAX, .min = 1, .max = 1600000, .zero_ok = true,
 	  .def = "0", .unit = "Gbit/s",
-	  .help = "ecn: rate of the DUT egress port the frames leave by "
-		  "(loads are percents of it; queueing delay x rate = depth)." },
+	  .help = "ecn, pfc, incast: rate of the DUT egress port the frames "
+		  "leave by (ecn and pfc loads are percents of it; ecn: "
+		  "queueing delay x rate = depth; incast: the ideal "
+		  "completion time)." },
 	{ .sect = PROFILE_SECT_LAB, .name = "loads", .type = PROFILE_T_STRING,
 	  .off = P_OFF(lab.loads), .size = P_SZ(lab.loads),
 	  .off_has = SIZE_MAX, .def = "50 90 110 130 160", .unit = "%",
