@@ -143,10 +143,15 @@ fail:
 }
 
 #ifdef FUZZ_RING_PORTS
+#include <stdbool.h>
+
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_ring.h>
+
+#include "aifab_pipeline.h"
+#include "aifab_profile.h"
 
 /*
  * @p n started ethdevs made with rte_eth_from_rings(), one RX and one TX
@@ -188,6 +193,51 @@ fuzz_ring_ports(unsigned int n, const char *tag, struct rte_mempool *pool,
 			abort();
 		}
 		port_id[p] = (uint16_t)id;
+	}
+}
+
+/* True when none of the @p n rings holds a frame. */
+static inline bool
+fuzz_rings_empty(unsigned int n, struct rte_ring *const *r)
+{
+	unsigned int p;
+
+	for (p = 0; p < n; p++)
+		if (rte_ring_count(r[p]) != 0)
+			return false;
+	return true;
+}
+
+/*
+ * The environment the app gives a pipeline (app/ports.c), for @p n ring
+ * ports named "<tag><p>": one queue pair each, the profile's ports in
+ * order, bits of @p gen_mask owned by the generator.
+ */
+static inline void
+fuzz_env_fill(struct aifab_env *env, const struct aifab_profile *pr,
+	      unsigned int n, const char *tag, const uint16_t *port_id,
+	      struct rte_mempool *pool, uint64_t tsc_hz, uint32_t gen_mask)
+{
+	unsigned int p;
+
+	memset(env, 0, sizeof(*env));
+	env->prof = pr;
+	env->n_ports = (uint16_t)n;
+	env->tsc_hz = tsc_hz;
+	for (p = 0; p < n; p++) {
+		struct aifab_port_rt *rt = &env->ports[p];
+
+		snprintf(rt->name, sizeof(rt->name), "%s", pr->ports[p].name);
+		snprintf(rt->device, sizeof(rt->device), "%s%u", tag, p);
+		rt->port_id = port_id[p];
+		rt->nb_rxq = 1;
+		rt->nb_txq = 1;
+		rt->mtu = pr->ports[p].mtu;
+		rt->speed_mbps = pr->ports[p].speed_mbps;
+		rt->mac = pr->ports[p].mac;
+		rt->gen_owned = (gen_mask >> p) & 1;
+		rt->sw = pr->ports[p].sw;
+		rt->pool = pool;
 	}
 }
 #endif

@@ -169,7 +169,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	/* As the app does: departure stamps use the RX timestamp field. */
 	if (rte_mbuf_dyn_rx_timestamp_register(&ts_off, &ts_flag) != 0)
 		die("timestamp field", rte_strerror(rte_errno));
-	fuzz_ring_ports(N_PORTS, "fg", pool, RING_SZ, rxr, txr, port_id);
+	fuzz_ring_ports(N_PORTS, "fg", pool, RING_SZ, rxr, txr,
+			port_id);
 	devnull = fopen("/dev/null", "w");
 	return 0;
 }
@@ -344,44 +345,6 @@ poll_once(struct feed *f, bool reflect)
 	tx_collect(f, reflect);
 }
 
-static bool
-rx_empty(void)
-{
-	unsigned int p;
-
-	for (p = 0; p < N_PORTS; p++)
-		if (rte_ring_count(rxr[p]) != 0)
-			return false;
-	return true;
-}
-
-/* As app/ports.c builds it for a generator-only profile. */
-static void
-env_fill(struct aifab_env *env, const struct aifab_profile *pr, uint32_t mask)
-{
-	unsigned int p;
-
-	memset(env, 0, sizeof(*env));
-	env->prof = pr;
-	env->n_ports = N_PORTS;
-	env->tsc_hz = FAKE_HZ;
-	for (p = 0; p < N_PORTS; p++) {
-		struct aifab_port_rt *rt = &env->ports[p];
-
-		snprintf(rt->name, sizeof(rt->name), "%s", pr->ports[p].name);
-		snprintf(rt->device, sizeof(rt->device), "fg%u", p);
-		rt->port_id = port_id[p];
-		rt->nb_rxq = 1;
-		rt->nb_txq = 1;
-		rt->mtu = pr->ports[p].mtu;
-		rt->speed_mbps = pr->ports[p].speed_mbps;
-		rt->mac = pr->ports[p].mac;
-		rt->gen_owned = (mask >> p) & 1;
-		rt->sw = pr->ports[p].sw;
-		rt->pool = pool;
-	}
-}
-
 static void
 check_counts(const struct feed *f, const struct tally *t, bool closed,
 	     uint64_t rx, uint64_t tx)
@@ -445,7 +408,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (p = 0; p < N_PORTS; p++)
 		if ((gen_mask[v] >> p) & 1)
 			gp[n_gp++] = (uint8_t)p;
-	env_fill(&env, &prof[v], gen_mask[v]);
+	fuzz_env_fill(&env, &prof[v], N_PORTS, "fg", port_id, pool, FAKE_HZ,
+		      gen_mask[v]);
 	f.st = app_gen_create(&prof[v], &env, err, sizeof(err));
 	if (f.st == NULL)
 		die("generator create", err);
@@ -476,11 +440,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	/* Let the generator read everything (nothing reflected now). */
-	for (guard = 0; guard < 100000 && !rx_empty(); guard++) {
+	for (guard = 0; guard < 100000 && !fuzz_rings_empty(N_PORTS, rxr);
+	     guard++) {
 		f.now += 1000;
 		poll_once(&f, false);
 	}
-	FUZZ_ASSERT(rx_empty());
+	FUZZ_ASSERT(fuzz_rings_empty(N_PORTS, rxr));
 	f.ops->drain(f.st, 0, f.now);
 	tx_collect(&f, false);
 

@@ -125,7 +125,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	/* As the app does: departure stamps use the RX timestamp field. */
 	if (rte_mbuf_dyn_rx_timestamp_register(&ts_off, &ts_flag) != 0)
 		die("timestamp field", rte_strerror(rte_errno));
-	fuzz_ring_ports(N_PORTS, "fz", pool, RING_SZ, rxr, txr, port_id);
+	fuzz_ring_ports(N_PORTS, "fz", pool, RING_SZ, rxr, txr,
+			port_id);
 	return 0;
 }
 
@@ -214,41 +215,6 @@ poll_once(struct feed *f, const struct aifab_env *env)
 	tx_collect(f, env);
 }
 
-static bool
-rx_empty(void)
-{
-	unsigned int p;
-
-	for (p = 0; p < N_PORTS; p++)
-		if (rte_ring_count(rxr[p]) != 0)
-			return false;
-	return true;
-}
-
-static void
-env_fill(struct aifab_env *env, const struct aifab_profile *pr)
-{
-	unsigned int p;
-
-	memset(env, 0, sizeof(*env));
-	env->prof = pr;
-	env->n_ports = N_PORTS;
-	env->tsc_hz = FAKE_HZ;
-	for (p = 0; p < N_PORTS; p++) {
-		struct aifab_port_rt *rt = &env->ports[p];
-
-		snprintf(rt->name, sizeof(rt->name), "%s", pr->ports[p].name);
-		snprintf(rt->device, sizeof(rt->device), "fz%u", p);
-		rt->port_id = port_id[p];
-		rt->nb_rxq = 1;
-		rt->nb_txq = 1;
-		rt->mtu = pr->ports[p].mtu;
-		rt->speed_mbps = pr->ports[p].speed_mbps;
-		rt->mac = pr->ports[p].mac;
-		rt->pool = pool;
-	}
-}
-
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -267,7 +233,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size > 1 << 16)
 		return 0;
-	env_fill(&env, &prof[fuzz_u8(&in) % N_VARIANTS]);
+	fuzz_env_fill(&env, &prof[fuzz_u8(&in) % N_VARIANTS], N_PORTS, "fz",
+		      port_id, pool, FAKE_HZ, 0);
 	f.st = f.ops->init(&env, 1, err, sizeof(err));
 	if (f.st == NULL)
 		die("switch init", err);
@@ -297,11 +264,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	/* Let everything through (queues drain as the clock moves on). */
-	for (guard = 0; guard < 100000 && !rx_empty(); guard++) {
+	for (guard = 0; guard < 100000 && !fuzz_rings_empty(N_PORTS, rxr);
+	     guard++) {
 		f.now += 1000;
 		poll_once(&f, &env);
 	}
-	FUZZ_ASSERT(rx_empty());
+	FUZZ_ASSERT(fuzz_rings_empty(N_PORTS, rxr));
 	for (guard = 0; guard < 64; guard++) {
 		f.now += 1000000;
 		poll_once(&f, &env);
