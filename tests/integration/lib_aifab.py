@@ -15,6 +15,7 @@
 Run the tests with Debian's /usr/bin/python3 (python3-scapy). Nothing here
 uses the project's own encoder.
 """
+import contextlib
 import itertools
 import json
 import os
@@ -282,6 +283,18 @@ class Run:
         return ("command: %s\nexit: %s\nstderr (last lines):\n%s" %
                 (" ".join(self.cmd), self.rc,
                  "\n".join(self.stderr.splitlines()[-15:])))
+
+    @contextlib.contextmanager
+    def kept_if_failed(self, ck):
+        """with run.kept_if_failed(ck): ... -- cleans up at the end, but
+        keeps the run's files when a check in the block failed."""
+        n_failed = len(ck.failures)
+        try:
+            yield self
+        finally:
+            if len(ck.failures) > n_failed:
+                self.keep = True
+            self.cleanup()
 
     def cleanup(self):
         if not self.keep:

@@ -396,8 +396,7 @@ def check_pause(ck, exe):
     ck.section("%s: TC3 from p0 and TC0 from p2 into p1 at line rate; "
                "pauses %s ns" % (what, ["%d-%d" % (a, b) for a, b in windows]))
     run = VRun(exe, inputs, tag="pfc-pause")
-    n_failed = len(ck.failures)
-    try:
+    with run.kept_if_failed(ck):
         if not run_ok(ck, run, what):
             return
         cap = [(t - VT_EPOCH_NS, fr) for t, fr in run.captures[1]]
@@ -465,10 +464,6 @@ def check_pause(ck, exe):
         deps.extend(run.captures[1])
         check_xon_hysteresis(ck, what, 0, pfc_episodes(run.captures[0]),
                              deps)
-    finally:
-        if len(ck.failures) > n_failed:
-            run.keep = True
-        run.cleanup()
 
 
 # ---- watchdog --------------------------------------------------------------
@@ -526,8 +521,7 @@ def check_watchdog(ck, exe):
                               len(dropped), len(post)))
     run = VRun(exe, c["inputs"], tag="pfc-wd",
                sets=["pfc.detection_ms=100", "pfc.restoration_ms=100"])
-    n_failed = len(ck.failures)
-    try:
+    with run.kept_if_failed(ck):
         if not run_ok(ck, run, what):
             return
         f3, f0 = c["f3"], c["f0"]
@@ -578,10 +572,6 @@ def check_watchdog(ck, exe):
               what)
         ck.eq(run.port_rep(1).get("seen", {}).get("rx_pfc_frames"),
               c["n_pfc"], "%s: p1 seen.rx_pfc_frames" % what)
-    finally:
-        if len(ck.failures) > n_failed:
-            run.keep = True
-        run.cleanup()
     check_watchdog_forward(ck, exe, c, detect, restore, pre)
 
 
@@ -594,8 +584,7 @@ def check_watchdog_forward(ck, exe, c, detect, restore, pre):
     run = VRun(exe, c["inputs"], tag="pfc-wdf",
                sets=["pfc.detection_ms=100", "pfc.restoration_ms=100",
                      "pfc.action=forward"])
-    n_failed = len(ck.failures)
-    try:
+    with run.kept_if_failed(ck):
         if not run_ok(ck, run, what):
             return
         f3, f0 = c["f3"], c["f0"]
@@ -618,10 +607,6 @@ def check_watchdog_forward(ck, exe, c, detect, restore, pre):
         ck.eq((r3.get("pfcwd_storms"), r3.get("pfcwd_restored"),
                r3.get("pfcwd_drops")), (1, 1, 0),
               "%s: p1 tc.3 pfcwd_storms/restored/drops" % what)
-    finally:
-        if len(ck.failures) > n_failed:
-            run.keep = True
-        run.cleanup()
 
 
 # ---- XON hysteresis ------------------------------------------------------
@@ -641,8 +626,7 @@ def check_hysteresis(ck, exe):
         ck.section("XON hysteresis: %s" % what)
         run = VRun(exe, inputs, sets=["port.p1.speed_gbps=25"] + sets,
                    tag="pfc-hyst")
-        n_failed = len(ck.failures)
-        try:
+        with run.kept_if_failed(ck):
             if not run_ok(ck, run, what):
                 continue
             m = RoceMatch([f])
@@ -662,10 +646,6 @@ def check_hysteresis(ck, exe):
             # the bound below gives exactly that).
             check_xon_hysteresis(ck, what, 0, eps, deps, offset=offset,
                                  alpha=alpha)
-        finally:
-            if len(ck.failures) > n_failed:
-                run.keep = True
-            run.cleanup()
 
 
 # ---- a small mbuf pool ---------------------------------------------------
@@ -684,8 +664,7 @@ def check_small_pool(ck, exe):
     inputs = {f.port: [(f.frame(k), VT_EPOCH_NS) for k in range(n)]
               for f in flows}
     run = VRun(exe, inputs, sets=["general.mbufs=1024"], tag="pfc-pool")
-    n_failed = len(ck.failures)
-    try:
+    with run.kept_if_failed(ck):
         if not run_ok(ck, run, what):
             return
         for f in flows:
@@ -701,10 +680,6 @@ def check_small_pool(ck, exe):
         ck.eq(sum(m.count.values()) + dropped, 3 * n,
               "%s: frames out on p1 + frames counted as dropped = frames "
               "sent" % what)
-    finally:
-        if len(ck.failures) > n_failed:
-            run.keep = True
-        run.cleanup()
 
 def check_long_pause(ck, exe):
     what = "PFC pause of 4.5 s on p1 at 10G"
@@ -717,8 +692,7 @@ def check_long_pause(ck, exe):
     run = VRun(exe, {1: [(xoff, VT_EPOCH_NS + t) for t in times]},
                sets=["port.p1.speed_gbps=10", "pfc.watchdog=false"],
                tag="pfc-long")
-    n_failed = len(ck.failures)
-    try:
+    with run.kept_if_failed(ck):
         if not run_ok(ck, run, what):
             return
         t3 = run.tc(1, 3)
@@ -733,10 +707,6 @@ def check_long_pause(ck, exe):
                  repr(got))
         ck.check(lo > 1 << 32, "%s: the case pauses longer than 2^32 ns"
                  % what)
-    finally:
-        if len(ck.failures) > n_failed:
-            run.keep = True
-        run.cleanup()
 
 def check_headroom_short(ck, exe):
     import re
@@ -749,8 +719,7 @@ def check_headroom_short(ck, exe):
               for f in flows}
     run = VRun(exe, inputs, sets=["tc.3.pfc_headroom_bytes=1024"],
                tag="pfc-hr")
-    n_failed = len(ck.failures)
-    try:
+    with run.kept_if_failed(ck):
         if not run_ok(ck, run, what):
             return
         lines = [ln for ln in run.stderr.splitlines()
@@ -774,10 +743,6 @@ def check_headroom_short(ck, exe):
         ck.eq(len(lines), sum(1 for port in range(N_PORTS)
                               if run.tc(port, 3).get("headroom_overflow")),
               "%s: no other headroom_overflow line" % what)
-    finally:
-        if len(ck.failures) > n_failed:
-            run.keep = True
-        run.cleanup()
 
 def check_mixed(ck, exe):
     what = "lossy TC0 and lossless TC3 into p1"
@@ -796,8 +761,7 @@ def check_mixed(ck, exe):
     run = VRun(exe, inputs, sets=["qos.limit_mode=static",
                                   "tc.3.pfc_xoff_bytes=4000000"],
                tag="pfc-mixed")
-    n_failed = len(ck.failures)
-    try:
+    with run.kept_if_failed(ck):
         if not run_ok(ck, run, what):
             return
         m = RoceMatch(flows)
@@ -826,10 +790,6 @@ def check_mixed(ck, exe):
                   "%s: %s tc.3.headroom_overflow" % (what, PORT_NAMES[port]))
         xoff, _xon = check_pfc_frames(ck, run, 3, what)
         ck.check(xoff > 0, "%s: p3 was sent XOFF" % what)
-    finally:
-        if len(ck.failures) > n_failed:
-            run.keep = True
-        run.cleanup()
 
 def check_prio_map(ck, exe):
     what = "pcp_to_tc 3<->5"
@@ -845,8 +805,7 @@ def check_prio_map(ck, exe):
               1: [(fr, VT_EPOCH_NS + t) for fr, t in pfc]}
     run = VRun(exe, inputs, sets=["qos.pcp_to_tc=0:0,1:1,2:2,3:5,4:4,5:3,"
                                   "6:6,7:7"], tag="pfc-map")
-    n_failed = len(ck.failures)
-    try:
+    with run.kept_if_failed(ck):
         if not run_ok(ck, run, what):
             return
         cap = [(t - VT_EPOCH_NS, fr) for t, fr in run.captures[1]]
@@ -897,10 +856,6 @@ def check_prio_map(ck, exe):
         ck.eq((xoff, xon), (t0r.get("pfc_xoff_sent"), t0r.get("pfc_xon_sent")),
               "%s: tshark XOFF/XON = p0 tc.3 pfc_xoff_sent/xon_sent (per TC)"
               % what)
-    finally:
-        if len(ck.failures) > n_failed:
-            run.keep = True
-        run.cleanup()
 
 def check_hw_offload(ck, exe):
     import re
@@ -908,8 +863,7 @@ def check_hw_offload(ck, exe):
     ck.section(what)
     _f3, _f0, _n, inputs, windows = pause_case()
     run = VRun(exe, inputs, sets=["pfc.hw_offload=true"], tag="pfc-hw")
-    n_failed = len(ck.failures)
-    try:
+    with run.kept_if_failed(ck):
         if not run_ok(ck, run, what):
             return
         for port in range(N_PORTS):
@@ -925,10 +879,6 @@ def check_hw_offload(ck, exe):
               "still honours the pauses (p1 tc.3.paused_ns)" % what)
         ck.check(run.tc(0, 3).get("pfc_xoff_sent", 0) > 0,
                  "%s: software PFC still sends XOFF to p0" % what)
-    finally:
-        if len(ck.failures) > n_failed:
-            run.keep = True
-        run.cleanup()
 
 def check_port_keys(ck, exe):
     n = 6000
@@ -940,8 +890,7 @@ def check_port_keys(ck, exe):
     run = VRun(exe, inputs, sets=base + ["port.p0.pfc_xoff_bytes=600000",
                                          "port.p0.pfc_xon_bytes=200000"],
                tag="pfc-port")
-    n_failed = len(ck.failures)
-    try:
+    with run.kept_if_failed(ck):
         if run_ok(ck, run, what):
             m = RoceMatch([f])
             m.add_port(1, [fr for _t, fr in run.captures[1]], {f.dqpn: n})
@@ -957,17 +906,12 @@ def check_port_keys(ck, exe):
             # are buffered: 400000 bytes leave in between (alpha 0).
             check_xon_hysteresis(ck, what, 0, eps, deps, offset=400000,
                                  alpha=0.0)
-    finally:
-        if len(ck.failures) > n_failed:
-            run.keep = True
-        run.cleanup()
 
     what = "[port.p0] pfc = false"
     ck.section(what)
     run = VRun(exe, inputs, sets=base + ["port.p0.pfc=false"],
                tag="pfc-port-off")
-    n_failed = len(ck.failures)
-    try:
+    with run.kept_if_failed(ck):
         if run_ok(ck, run, what):
             m = RoceMatch([f])
             m.add_port(1, [fr for _t, fr in run.captures[1]], {f.dqpn: n})
@@ -984,10 +928,6 @@ def check_port_keys(ck, exe):
                   "frames missing" % what)
             ck.eq(t3.get("headroom_admits"), 0, "%s: no headroom reserve "
                   "lent to a port without PFC" % what)
-    finally:
-        if len(ck.failures) > n_failed:
-            run.keep = True
-        run.cleanup()
 
 
 SCENARIOS = {"incast": check_incast, "pause": check_pause,
@@ -1110,8 +1050,7 @@ def check_mw_pause(ck, exe):
         "port.p1.speed_gbps=%g" % gbps, "tc.3.lossless=false",
         "tc.3.ecn=false", "qos.buffer_bytes=8388608",
         "qos.limit_mode=static"])
-    n_failed = len(ck.failures)
-    try:
+    with run.kept_if_failed(ck):
         if not run_ok(ck, run, what, timeout=120):
             return
         win = []
@@ -1151,10 +1090,6 @@ def check_mw_pause(ck, exe):
               what)
         ck.eq(all_drops(run.port_rep(1)), {"mac_control": 1},
               "%s: p1 drops: only the PFC frame (mac_control)" % what)
-    finally:
-        if len(ck.failures) > n_failed:
-            run.keep = True
-        run.cleanup()
 
 
 def check_mw_xon(ck, exe):
@@ -1185,8 +1120,7 @@ def check_mw_xon(ck, exe):
         "tc.3.ecn=false", "tc.3.pfc_xoff_bytes=80000",
         "tc.3.pfc_xon_bytes=40000", "tc.3.pfc_headroom_bytes=400000",
         "qos.buffer_bytes=8388608", "qos.shaper_burst_bytes=1600"])
-    n_failed = len(ck.failures)
-    try:
+    with run.kept_if_failed(ck):
         if not run_ok(ck, run, what, timeout=120):
             return
         dep = []
@@ -1247,10 +1181,6 @@ def check_mw_xon(ck, exe):
               (seq.count("F"), seq.count("N"), 0),
               "%s: p0 tc.3 pfc_xoff_sent / pfc_xon_sent = frames captured, "
               "headroom_overflow 0" % what)
-    finally:
-        if len(ck.failures) > n_failed:
-            run.keep = True
-        run.cleanup()
 
 
 def check_multi_worker(ck, exe):
