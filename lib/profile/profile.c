@@ -1290,6 +1290,8 @@ check_tcs(struct loader *l)
 	char sect[CFG_NAME_LEN], allowed[ALLOWED_LEN], val[32];
 	const char *key;
 	unsigned int n;
+	uint32_t xon;
+	bool xon_abs;
 
 	for (n = 0; n < AIFAB_N_TC; n++) {
 		const struct aifab_tc_params *tc = &p->tc[n];
@@ -1320,29 +1322,17 @@ check_tcs(struct loader *l)
 				    tc->ecn_kmax_bytes,
 				    set_note(l, sect, "ecn_kmax_bytes"));
 		}
-		key = "pfc_xon_offset_bytes"; /* unless XON is absolute */
-		if (tc->pfc_xoff_bytes != 0 && tc->pfc_xon_bytes == 0 &&
-		    tc->pfc_xon_offset_bytes >= tc->pfc_xoff_bytes) {
-			snprintf(allowed, sizeof(allowed), "0..%" PRIu32
+		/* XON (absolute, else the offset) below a static XOFF */
+		xon_abs = tc->pfc_xon_bytes != 0;
+		key = xon_abs ? "pfc_xon_bytes" : "pfc_xon_offset_bytes";
+		xon = xon_abs ? tc->pfc_xon_bytes : tc->pfc_xon_offset_bytes;
+		if (tc->pfc_xoff_bytes != 0 && xon >= tc->pfc_xoff_bytes) {
+			snprintf(allowed, sizeof(allowed), "%s..%" PRIu32
 				 " (below a static pfc_xoff_bytes)",
+				 xon_abs ? "0 or 1" : "0",
 				 tc->pfc_xoff_bytes - 1);
 			return fail(l, origin(l, sect, key), sect, key,
-				    text_or_value(l, sect, key,
-						  tc->pfc_xon_offset_bytes,
-						  val, sizeof(val)), allowed,
-				    "not below pfc_xoff_bytes = %" PRIu32 "%s",
-				    tc->pfc_xoff_bytes,
-				    set_note(l, sect, "pfc_xoff_bytes"));
-		}
-		key = "pfc_xon_bytes";
-		if (tc->pfc_xoff_bytes != 0 && tc->pfc_xon_bytes != 0 &&
-		    tc->pfc_xon_bytes >= tc->pfc_xoff_bytes) {
-			snprintf(allowed, sizeof(allowed), "0 or 1..%" PRIu32
-				 " (below a static pfc_xoff_bytes)",
-				 tc->pfc_xoff_bytes - 1);
-			return fail(l, origin(l, sect, key), sect, key,
-				    text_or_value(l, sect, key,
-						  tc->pfc_xon_bytes, val,
+				    text_or_value(l, sect, key, xon, val,
 						  sizeof(val)), allowed,
 				    "not below pfc_xoff_bytes = %" PRIu32 "%s",
 				    tc->pfc_xoff_bytes,
