@@ -90,24 +90,6 @@ class Telemetry:
         self.s.close()
 
 
-def find_in_use(obj):
-    """Sum of every numeric value whose key says "in_use" (any depth)."""
-    total, found = 0, False
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            if "in_use" in k and isinstance(v, (int, float)) and \
-                    not isinstance(v, bool):
-                total, found = total + v, True
-            else:
-                t, f = find_in_use(v)
-                total, found = total + t, found or f
-    elif isinstance(obj, list):
-        for v in obj:
-            t, f = find_in_use(v)
-            total, found = total + t, found or f
-    return total, found
-
-
 def mempools(tel):
     """(mbufs in use or -1, total pool size or -1, source)."""
     size = 0
@@ -123,9 +105,6 @@ def mempools(tel):
         # the figure mempool_in_use_at_exit gives at the end
         if isinstance(d.get("total_in_use"), int):
             return d["total_in_use"], size or -1, "/aifab/mempool"
-        n, ok = find_in_use(d)
-        if ok:
-            return n, size or -1, "/aifab/mempool"
     # DPDK 22.11's /mempool/info has no free count: not available then
     if infos and all("common_pool_count" in i for i in infos):
         return sum(i["size"] - i["common_pool_count"] -
