@@ -235,8 +235,7 @@ def check_report(ck, run, stats, what):
 
 def run_case(ck, exe, inputs, flows4, flows6, sets, what):
     run = VRun(exe, inputs, sets=sets, tag="ecmp")
-    n_failed = len(ck.failures)
-    try:
+    with run.kept_if_failed(ck):
         ck.section(what)
         if not run_ok(ck, run, what):
             return None
@@ -250,10 +249,6 @@ def run_case(ck, exe, inputs, flows4, flows6, sets, what):
             ck.check(all(r["ip.checksum.status"] in ("1", "") for r in rows),
                      "%s: tshark: IPv4 checksums good on p2" % what)
         return path
-    finally:
-        if len(ck.failures) > n_failed:
-            run.keep = True
-        run.cleanup()
 
 
 # ---- link down of an ECMP member ([port.p2] fault_tx_down_*) ---------------
@@ -298,8 +293,7 @@ def link_down_case(ck, exe, sets, what):
     sets = ["port.p2.fault_tx_down_at_us=%d" % LD_AT_US,
             "port.p2.fault_tx_down_for_us=%d" % LD_FOR_US] + sets
     run = VRun(exe, inputs, sets=sets, tag="ecmpld")
-    n_failed = len(ck.failures)
-    try:
+    with run.kept_if_failed(ck):
         ck.section(what)
         if not run_ok(ck, run, what):
             return
@@ -407,10 +401,6 @@ def link_down_case(ck, exe, sets, what):
         ck.eq(run.port_rep(3).get("link", {}).get("down_events", 0), 0,
               "%s: p3 never went down" % what)
         return grp
-    finally:
-        if len(ck.failures) > n_failed:
-            run.keep = True
-        run.cleanup()
 
 
 def main_link_down(exe):

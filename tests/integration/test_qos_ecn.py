@@ -115,16 +115,11 @@ def check_incast(ck, exe):
     flows = [f for p in fl for f in fl[p]]
     n_of = sent_counts(inputs)
     run = incast_run(exe, inputs, "ecn-incast")
-    n_failed = len(ck.failures)
-    try:
+    with run.kept_if_failed(ck):
         if not run_ok(ck, run, what):
             return
         judge_incast(ck, run, flows, n_of, what)
         check_determinism(ck, exe, run, inputs, what)
-    finally:
-        if len(ck.failures) > n_failed:
-            run.keep = True
-        run.cleanup()
 
 
 def judge_incast(ck, run, flows, n_of, what):
@@ -330,8 +325,7 @@ def ramp_case(ck, exe, what, senders, ecn_at="enqueue"):
             arrival[(f.dqpn, k)] = prev = a
     sets = ["qos.ecn_at=%s" % ecn_at]
     run = VRun(exe, timed, sets=sets, tag="ramp")
-    n_failed = len(ck.failures)
-    try:
+    with run.kept_if_failed(ck):
         if not run_ok(ck, run, what):
             return None
         cap = run.captures[1] or []
@@ -366,10 +360,6 @@ def ramp_case(ck, exe, what, senders, ecn_at="enqueue"):
                      (what, KMIN, KMAX, PMAX * 100, ecn_at),
                      "got %d, expected %.1f +- %.1f" % (marked, mean, sd))
         return marked, fwd, pfc
-    finally:
-        if len(ck.failures) > n_failed:
-            run.keep = True
-        run.cleanup()
 
 
 def check_ramp(ck, exe):
@@ -418,8 +408,7 @@ def check_shaper(ck, exe):
     f = RoceFlow(0, DST, 0x500, 0xC500, paylen=PAYLEN, dscp=26, ecn=2)
     run = VRun(exe, {0: line_rate([(f, k) for k in range(n)])},
                sets=["port.p1.speed_gbps=10"], tag="shaper")
-    n_failed = len(ck.failures)
-    try:
+    with run.kept_if_failed(ck):
         if not run_ok(ck, run, what):
             return
         ck.eq(run.port_rep(1).get("speed_mbps"), 10000,
@@ -460,10 +449,6 @@ def check_shaper(ck, exe):
         wire = wire_ns(FRAME_LEN, 10)
         print("%s: one frame is %.0f ns at 10G; departure gaps %d..%d ns" %
               (what, wire, min(gaps), max(gaps)))
-    finally:
-        if len(ck.failures) > n_failed:
-            run.keep = True
-        run.cleanup()
 
 def check_static_limit(ck, exe):
     n = 2000
@@ -477,8 +462,7 @@ def check_static_limit(ck, exe):
         if limit:
             sets.append("tc.0.queue_limit_bytes=%d" % limit)
         run = VRun(exe, inputs, sets=sets, tag="static%d" % limit)
-        n_failed = len(ck.failures)
-        try:
+        with run.kept_if_failed(ck):
             if not run_ok(ck, run, what):
                 continue
             cap = run.captures[1] or []
@@ -508,10 +492,6 @@ def check_static_limit(ck, exe):
                 hwm = t0.get("queue_hwm_bytes", 1 << 62)
                 ck.check(0 < hwm <= limit, "%s: p1 tc.0 queue_hwm_bytes "
                          "in 1..%d" % (what, limit), repr(hwm))
-        finally:
-            if len(ck.failures) > n_failed:
-                run.keep = True
-            run.cleanup()
 
 
 SCENARIOS = {"incast": check_incast, "ramp": check_ramp,
