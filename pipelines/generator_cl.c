@@ -35,7 +35,7 @@
 #define GEN_DELTA(g, gi, cnt, c, before) \
 	((g)->glob[gi] += (cnt)[c] - (before))
 
-/* ---- receiver --------------------------------------------------------------- */
+/* ---- receiver ------------------------------------------------------------ */
 
 /* First entry >= @p from of the sender's schedule that puts a message on
  * @p cn; UINT32_MAX if none. */
@@ -170,7 +170,7 @@ gen_cl_iter_done(struct gen *g, struct gen_rank *rk, uint32_t it)
 	rk->got_total[it & 1] = 0;
 }
 
-/* ---- sender ----------------------------------------------------------------- */
+/* ---- sender -------------------------------------------------------------- */
 
 /* The iteration record of @p cn's oldest unacknowledged message (what a
  * NAK or a timeout holds up); NULL if nothing is outstanding. */
@@ -274,7 +274,7 @@ gen_cl_start(struct gen *g, uint64_t now)
 				    &g->conns[i].rp, now);
 }
 
-/* ---- building ----------------------------------------------------------------- */
+/* ---- building ------------------------------------------------------------ */
 
 /* Every send is expected by its receiver at the same entry index: the
  * receiver's entry e names the sender as recv_from. */

@@ -19,7 +19,7 @@
 static const char *const gen_ctr_names[] = { GEN_PORT_CTRS(GEN_NAME) };
 #undef GEN_NAME
 
-/* ---- lib/stats ------------------------------------------------------------ */
+/* ---- lib/stats ----------------------------------------------------------- */
 
 #define GEN_DESC(e, s, u, h) \
 	{ #s, AIFAB_STATS_COUNTER, AIFAB_STATS_PORT, u, h },
@@ -157,7 +157,7 @@ gen_stats_sync(struct gen *g)
 		put(b, GS_GLOB0 + c, 0, g->glob[c]);
 }
 
-/* ---- results --------------------------------------------------------------- */
+/* ---- results ------------------------------------------------------------- */
 
 /* Ideal time at the slowest rank's line rate, and the wait beyond it. */
 static void
@@ -277,7 +277,7 @@ summary_time(const struct gen *g, struct aifab_gen_summary *s)
 		aifab_coll_type_op(g->p.type), g->p.n_ranks);
 }
 
-/* ---- per QP ---------------------------------------------------------------- */
+/* ---- per QP -------------------------------------------------------------- */
 
 static void
 qp_fill(const struct gen *g, uint32_t i, struct aifab_gen_qp_sum *q)

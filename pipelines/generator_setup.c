@@ -75,7 +75,7 @@ aifab_gen_params_defaults(struct aifab_gen_params *p)
 	};
 }
 
-/* ---- validation ------------------------------------------------------------ */
+/* ---- validation ---------------------------------------------------------- */
 
 static int
 check_ports(const struct aifab_env *env, const struct aifab_gen_params *p,
@@ -180,7 +180,7 @@ check_params(const struct aifab_env *env, const struct aifab_gen_params *p,
 	return check_ports(env, p, err, errlen);
 }
 
-/* ---- building -------------------------------------------------------------- */
+/* ---- building ------------------------------------------------------------ */
 
 static void
 rank_addr(const struct aifab_gen_params *p, uint32_t r,
@@ -212,7 +212,7 @@ rank_port(const struct gen *g, uint32_t r)
 	return g->used_ports[r % g->n_used_ports];
 }
 
-/* ---- rank table ------------------------------------------------------------- */
+/* ---- rank table ---------------------------------------------------------- */
 
 struct rank_tab {
 	struct rte_ether_addr *mac;

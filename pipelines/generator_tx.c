@@ -28,7 +28,7 @@
 #include "aifab_roce.h"
 #include "generator_priv.h"
 
-/* ---- port queues ------------------------------------------------------------ */
+/* ---- port queues --------------------------------------------------------- */
 
 static inline bool
 prio_paused(const struct gen *g, uint16_t p, uint8_t prio, uint64_t now)
@@ -160,7 +160,7 @@ gen_tx_drain(struct gen *g)
 	}
 }
 
-/* ---- pacing ------------------------------------------------------------------ */
+/* ---- pacing -------------------------------------------------------------- */
 
 /*
  * Add the tokens accrued since the last poll. A rank that was held back by
@@ -222,9 +222,9 @@ frame_send(struct gen *g, struct gen_rank *rk, struct gen_conn *cn,
 	return wire;
 }
 
-/* ---- iterations ---------------------------------------------------------------- */
+/* ---- iterations ---------------------------------------------------------- */
 
-/* Rank @p r finished its iteration at @p now: account it, start the gap. */
+/* Rank @p rk finished its iteration at @p now: account it, start the gap. */
 static void
 iter_rank_done(struct gen *g, struct gen_rank *rk, uint64_t now)
 {
@@ -243,7 +243,7 @@ iter_rank_done(struct gen *g, struct gen_rank *rk, uint64_t now)
 	rk->state = RANK_WAIT;
 }
 
-/* ---- open loop ------------------------------------------------------------------ */
+/* ---- open loop ----------------------------------------------------------- */
 
 /* Post step rk->step: one message per (channel, QP) with bytes. */
 static void
@@ -369,7 +369,7 @@ gen_tx_rank_poll(struct gen *g, uint32_t r, uint64_t now)
 	return sent;
 }
 
-/* ---- closed loop ---------------------------------------------------------------- */
+/* ---- closed loop --------------------------------------------------------- */
 
 /* Post entry @p e (one message per QP with bytes); false if some QP's
  * message queue is full (then nothing is posted). */
