@@ -145,7 +145,7 @@ void app_stats_set_gen(struct app_stats *s, const void *gen);
 /** The lab recipe whose verdict the HTML report shows (NULL: none). */
 void app_stats_set_lab(struct app_stats *s, const void *lab);
 /** After the pipes: the lcores set (@p lcores ascending), first
- * snapshot, files opened, telemetry commands registered. */
+ * snapshot, files opened. */
 int app_stats_start(struct app_stats *s, const unsigned int *lcores,
 		    unsigned int n, char *err, size_t errlen);
 /** Lcore @p lcore's block of the lcores set (its owner writes it). */
@@ -158,8 +158,27 @@ int app_stats_finish(struct app_stats *s, uint64_t now);
 /** Final load of @p lcore: busy/idle cycles, busy/idle polls, packets. */
 void app_stats_lcore_load(const struct app_stats *s, unsigned int lcore,
 			  uint64_t v[5]);
-/** Stop answering telemetry (before pipelines are freed). */
-void app_stats_stop(struct app_stats *s);
+/** After app_telemetry_stop(). */
 void app_stats_free(struct app_stats *s);
+
+/* counters.c: sums of counters (below export.c and telemetry.c). */
+struct aifab_stats_set;
+struct aifab_stats_snap;
+/** Counter @p pat ("name", or "prefix*" for every name it starts) summed
+ * over @p port's instances (every instance if @p port < 0). */
+uint64_t app_stats_sum(const struct aifab_stats_set *set,
+		       const struct aifab_stats_snap *snap, const char *pat,
+		       int port);
+/** Every pipeline's rx/tx per port, summed (AIFAB_MAX_PORTS entries). */
+void app_port_counters(const struct app_stats *s,
+		       struct aifab_port_counters *out);
+
+/* telemetry.c: /aifab/ rte_telemetry commands over a started app_stats. */
+/** Answer the commands (registered once per process) from @p s.
+ * @return 0, or a negative errno (the run goes on without them). */
+int app_telemetry_start(struct app_stats *s);
+/** Stop answering (before pipelines are freed); waits for a request in
+ * flight. NULL or not started is fine. */
+void app_telemetry_stop(struct app_stats *s);
 
 #endif /* AIFAB_APP_H */
