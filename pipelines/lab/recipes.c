@@ -13,11 +13,13 @@ extern const struct lab_recipe lab_recipe_ecmp;
 extern const struct lab_recipe lab_recipe_ecn;
 extern const struct lab_recipe lab_recipe_pfc;
 extern const struct lab_recipe lab_recipe_incast;
+extern const struct lab_recipe lab_recipe_echo;
 
 const struct lab_recipe *const lab_recipes[] = {
 	&lab_recipe_ecmp,
 	&lab_recipe_ecn,
 	&lab_recipe_pfc,
 	&lab_recipe_incast,
+	&lab_recipe_echo,  /* the smallest recipe: what adding one takes */
 	NULL,
 };
