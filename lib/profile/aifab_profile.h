@@ -247,7 +247,7 @@ enum aifab_coll_kind {
 	AIFAB_COLL_KIND_ALLTOALL,
 };
 
-/** [lab]: a recipe measuring a switch under test (pipelines/lab.h). */
+/** [lab]: a recipe measuring a switch under test (pipelines/lab/lab.h). */
 struct aifab_lab_profile {
 	char recipe[16];            /**< a recipe's name (the lab's table
 				     * checks it); "none" = no recipe */
