@@ -17,6 +17,7 @@
 #include <rte_errno.h>
 #include <rte_lcore.h>
 
+#include "aifab_json.h"
 #include "export.h"
 
 /* The app's own set: only lib/stats' built-in per-lcore load counters. */
@@ -319,66 +320,63 @@ prom_file(const struct app_stats *s, const struct aifab_gen_summary *g)
 	return rc;
 }
 
-/* One set's JSON line as an object body (the lib writes a whole line). */
+/* The generator's figures so far, and every counter of its set. */
 static void
-jsonl_set(FILE *f, const struct app_set *as, double now_s)
+jsonl_gen(struct aifab_json *j, const struct app_stats *s,
+	  const struct aifab_gen_summary *g)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-
-	if (m == NULL)
-		return;
-	aifab_stats_jsonl_write(m, as->set, as->cur, now_s);
-	fclose(m);
-	while (len > 0 && buf[len - 1] == '\n')
-		len--;
-	fprintf(f, ",\"%s\":%.*s", aifab_stats_name(as->set), (int)len, buf);
-	free(buf);
+	aifab_json_obj(j, "generator");
+	aifab_json_u64(j, "iterations", g->iterations);
+	aifab_json_dbl(j, "time_us_avg", g->time_us_avg, 3);
+	aifab_json_dbl(j, "busbw_gbps", g->busbw_gbps, 6);
+	aifab_json_dbl(j, "algbw_gbps", g->algbw_gbps, 6);
+	aifab_json_u64(j, "tx_packets", g->tx_packets);
+	aifab_json_u64(j, "rx_packets", g->rx_packets);
+	/* Every generator counter (lib/stats' form) in the object. */
+	if (s->gen_set >= 0)
+		aifab_stats_json_counters(j, "counters", s->set[s->gen_set].set,
+					  s->set[s->gen_set].cur);
+	aifab_json_end(j);
 }
 
 /*
- * One JSON object per interval: {"time": epoch s, "t": s since start,
- * "<set>": lib/stats' object per set, "ports": rx/tx of every pipeline,
- * "generator": its figures so far}.
+ * One JSON object per interval, on one line: {"time": epoch s, "t": s
+ * since start, "<set>": lib/stats' object per set, "ports": rx/tx of
+ * every pipeline, "generator": its figures so far}.
  */
 static void
 jsonl_line(struct app_stats *s, double t, const struct aifab_gen_summary *g)
 {
 	struct aifab_port_counters pc[AIFAB_MAX_PORTS];
 	double now_s = wall_time();
+	struct aifab_json j;
 	unsigned int i, p;
 
-	fprintf(s->jsonl, "{\"time\":%.6f,\"t\":%.6f", now_s, t);
+	aifab_json_begin(&j, s->jsonl, 0);
+	aifab_json_obj(&j, NULL);
+	aifab_json_dbl(&j, "time", now_s, 6);
+	aifab_json_dbl(&j, "t", t, 6);
 	for (i = 0; i < s->n_sets; i++)
 		if ((int)i != s->gen_set)
-			jsonl_set(s->jsonl, &s->set[i], now_s);
+			aifab_stats_json_set(&j, aifab_stats_name(s->set[i].set),
+					     s->set[i].set, s->set[i].cur,
+					     now_s);
 	app_port_counters(s, pc);
-	fputs(",\"ports\":{", s->jsonl);
-	for (p = 0; p < s->env->n_ports; p++)
-		fprintf(s->jsonl, "%s\"%s\":{\"rx_packets\":%" PRIu64
-			",\"tx_packets\":%" PRIu64 ",\"rx_bytes\":%" PRIu64
-			",\"tx_bytes\":%" PRIu64 "}", p ? "," : "",
-			s->env->ports[p].name, pc[p].rx_packets,
-			pc[p].tx_packets, pc[p].rx_bytes, pc[p].tx_bytes);
-	fputc('}', s->jsonl);
-	if (g != NULL) {
-		fprintf(s->jsonl, ",\"generator\":{\"iterations\":%u,"
-			"\"time_us_avg\":%.3f,\"busbw_gbps\":%.6f,"
-			"\"algbw_gbps\":%.6f,\"tx_packets\":%" PRIu64
-			",\"rx_packets\":%" PRIu64, g->iterations,
-			g->time_us_avg, g->busbw_gbps, g->algbw_gbps,
-			g->tx_packets, g->rx_packets);
-		/* Every generator counter (lib/stats' form) in the object. */
-		if (s->gen_set >= 0) {
-			fputs(",\"counters\":", s->jsonl);
-			aifab_stats_json_counters(s->jsonl,
-						  s->set[s->gen_set].set,
-						  s->set[s->gen_set].cur);
-		}
-		fputc('}', s->jsonl);
+	aifab_json_obj(&j, "ports");
+	for (p = 0; p < s->env->n_ports; p++) {
+		aifab_json_obj(&j, s->env->ports[p].name);
+		aifab_json_u64(&j, "rx_packets", pc[p].rx_packets);
+		aifab_json_u64(&j, "tx_packets", pc[p].tx_packets);
+		aifab_json_u64(&j, "rx_bytes", pc[p].rx_bytes);
+		aifab_json_u64(&j, "tx_bytes", pc[p].tx_bytes);
+		aifab_json_end(&j);
 	}
-	fputs("}\n", s->jsonl);
+	aifab_json_end(&j);
+	if (g != NULL)
+		jsonl_gen(&j, s, g);
+	aifab_json_end(&j);
+	aifab_json_finish(&j);
+	fputc('\n', s->jsonl);
 	fflush(s->jsonl);
 }
 

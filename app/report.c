@@ -13,6 +13,7 @@
 #include <rte_ethdev.h>
 
 #include "aifab_ecmp.h"
+#include "aifab_json.h"
 #include "aifab_version.h"
 #include "app.h"
 #include "lab.h"
@@ -20,8 +21,6 @@
 
 #define REP_MAX_ENTRIES 512
 #define REP_MAX_ECMP 256
-
-static void json_str(FILE *f, const char *s);
 
 struct rep_entry {
 	char group[24];
@@ -191,27 +190,50 @@ app_report_lcore(struct app_report *r, unsigned int lcore,
 			packets };
 }
 
-/* "lcores": {"1": {...}}: cycles per packet counts busy polls only. */
+/* Named unsigned values, in order, into the open object. */
+struct kv {
+	const char *k;
+	uint64_t v;
+};
+
 static void
-json_lcores(FILE *f, const struct app_report *r)
+json_u64s(struct aifab_json *j, const struct kv *kv, unsigned int n)
 {
 	unsigned int i;
 
-	fprintf(f, "  \"tsc_hz\": %" PRIu64 ",\n  \"lcores\": {", r->env->tsc_hz);
+	for (i = 0; i < n; i++)
+		aifab_json_u64(j, kv[i].k, kv[i].v);
+}
+
+/* "lcores": {"1": {...}}: cycles per packet counts busy polls only. */
+static void
+json_lcores(struct aifab_json *j, const struct app_report *r)
+{
+	char id[16];
+	unsigned int i;
+
+	aifab_json_u64(j, "tsc_hz", r->env->tsc_hz);
+	aifab_json_obj(j, "lcores");
 	for (i = 0; i < r->n_lcores; i++) {
 		const struct rep_lcore *l = &r->lcore[i];
+		const struct kv kv[] = {
+			{ "busy_cycles", l->busy_cycles },
+			{ "idle_cycles", l->idle_cycles },
+			{ "busy_polls", l->busy_polls },
+			{ "idle_polls", l->idle_polls },
+			{ "packets", l->packets },
+		};
 
-		fprintf(f, "%s\n    \"%u\": {\"busy_cycles\": %" PRIu64
-			", \"idle_cycles\": %" PRIu64 ", \"busy_polls\": %"
-			PRIu64 ", \"idle_polls\": %" PRIu64 ", \"packets\": %"
-			PRIu64 ", \"cycles_per_packet\": %.2f, "
-			"\"packets_per_busy_poll\": %.2f}", i ? "," : "", l->id,
-			l->busy_cycles, l->idle_cycles, l->busy_polls,
-			l->idle_polls, l->packets,
-			l->packets ? (double)l->busy_cycles / l->packets : 0.0,
-			l->busy_polls ? (double)l->packets / l->busy_polls : 0.0);
+		snprintf(id, sizeof(id), "%u", l->id);
+		aifab_json_obj(j, id);
+		json_u64s(j, kv, RTE_DIM(kv));
+		aifab_json_dbl(j, "cycles_per_packet", l->packets ?
+			       (double)l->busy_cycles / l->packets : 0.0, 2);
+		aifab_json_dbl(j, "packets_per_busy_poll", l->busy_polls ?
+			       (double)l->packets / l->busy_polls : 0.0, 2);
+		aifab_json_end(j);
 	}
-	fprintf(f, "%s},\n", r->n_lcores ? "\n  " : "");
+	aifab_json_end(j);
 }
 
 void
@@ -223,123 +245,187 @@ app_report_generator(struct app_report *r, const struct aifab_gen_summary *s)
 
 /* "per_qp": the spread over QPs and the slowest ones. */
 static void
-json_generator_qps(FILE *f, const struct aifab_gen_summary *g)
+json_generator_qps(struct aifab_json *j, const struct aifab_gen_summary *g)
 {
-	const double *d = g->qp_rate_dist_mbps;
+	static const char *const dist[] = { "min", "p10", "p50", "p90",
+					    "max" };
+	const struct kv kv[] = {
+		{ "with_loss", g->qps_with_loss },
+		{ "with_reorder", g->qps_with_reorder },
+		{ "with_duplicates", g->qps_with_duplicates },
+		{ "lost_max", g->qp_lost_max },
+	};
 	uint32_t i;
 
-	fprintf(f, "    \"per_qp\": {\"qps\": %u, \"rate_avg_mbps\": "
-		"{\"min\": %.3f, \"p10\": %.3f, \"p50\": %.3f, \"p90\": "
-		"%.3f, \"max\": %.3f},\n      \"with_loss\": %u, "
-		"\"with_reorder\": %u, \"with_duplicates\": %u, "
-		"\"lost_max\": %" PRIu64 ",\n      \"slowest\": [",
-		g->n_qps, d[0], d[1], d[2], d[3], d[4], g->qps_with_loss,
-		g->qps_with_reorder, g->qps_with_duplicates, g->qp_lost_max);
+	aifab_json_obj(j, "per_qp");
+	aifab_json_u64(j, "qps", g->n_qps);
+	aifab_json_obj(j, "rate_avg_mbps");
+	for (i = 0; i < RTE_DIM(dist); i++)
+		aifab_json_dbl(j, dist[i], g->qp_rate_dist_mbps[i], 3);
+	aifab_json_end(j);
+	json_u64s(j, kv, RTE_DIM(kv));
+	aifab_json_arr(j, "slowest");
 	for (i = 0; i < g->n_qp_listed; i++) {
 		const struct aifab_gen_qp_sum *q = &g->qp[i];
+		const struct kv ids[] = {
+			{ "qpn", q->qpn }, { "src", q->src },
+			{ "dst", q->dst }, { "channel", q->channel },
+		};
+		const struct kv loss[] = {
+			{ "lost", q->lost }, { "reordered", q->reordered },
+			{ "duplicates", q->duplicates },
+			{ "retx_packets", q->retx_packets },
+			{ "timeouts", q->timeouts },
+		};
 
-		fprintf(f, "%s{\"qpn\": %u, \"src\": %u, \"dst\": %u, "
-			"\"channel\": %u, \"rate_avg_mbps\": %.3f, "
-			"\"rate_min_mbps\": %.3f, \"lost\": %" PRIu64
-			", \"reordered\": %" PRIu64 ", \"duplicates\": %"
-			PRIu64 ", \"retx_packets\": %" PRIu64
-			", \"timeouts\": %" PRIu64 "}",
-			i ? ",\n        " : "\n        ", q->qpn, q->src,
-			q->dst, q->channel, q->rate_avg_mbps, q->rate_min_mbps,
-			q->lost, q->reordered, q->duplicates, q->retx_packets,
-			q->timeouts);
+		aifab_json_obj(j, NULL);
+		json_u64s(j, ids, RTE_DIM(ids));
+		aifab_json_dbl(j, "rate_avg_mbps", q->rate_avg_mbps, 3);
+		aifab_json_dbl(j, "rate_min_mbps", q->rate_min_mbps, 3);
+		json_u64s(j, loss, RTE_DIM(loss));
+		aifab_json_end(j);
 	}
-	fprintf(f, "]},\n");
+	aifab_json_end(j);
+	aifab_json_end(j);
+}
+
+/* {"step": n, "step_us": x, "rank": n} under @p key. */
+static void
+json_slowest(struct aifab_json *j, const char *key, uint32_t step,
+	     double step_us, uint32_t rank)
+{
+	aifab_json_obj(j, key);
+	aifab_json_u64(j, "step", step);
+	aifab_json_dbl(j, "step_us", step_us, 3);
+	aifab_json_u64(j, "rank", rank);
+	aifab_json_end(j);
+}
+
+/* "per_iteration": time and bandwidth of each; RC events and the slowest
+ * step when known. */
+static void
+json_generator_iters(struct aifab_json *j, const struct aifab_gen_summary *g)
+{
+	uint32_t i;
+
+	aifab_json_arr(j, "per_iteration");
+	for (i = 0; i < g->n_iter; i++) {
+		const struct aifab_gen_iter_sum *is = &g->iter[i];
+		double us = g->iter_us[i];
+		double alg = us > 0 ? (double)g->size / (us * 1e3) : 0.0;
+		const struct kv rc[] = {
+			{ "retx_packets", is->retx_packets },
+			{ "retx_bytes", is->retx_bytes },
+			{ "naks_rx", is->naks_rx },
+			{ "timeouts", is->timeouts },
+		};
+
+		aifab_json_obj(j, NULL);
+		aifab_json_dbl(j, "time_us", us, 3);
+		aifab_json_dbl(j, "algbw_gbps", alg, 6);
+		aifab_json_dbl(j, "busbw_gbps", us > 0 && g->algbw_gbps > 0 ?
+			       alg * g->busbw_gbps / g->algbw_gbps : 0.0, 6);
+		if (g->closed_loop)
+			json_u64s(j, rc, RTE_DIM(rc));
+		if (is->has_slowest)
+			json_slowest(j, "slowest", is->slowest_step,
+				     is->slowest_step_us, is->slowest_rank);
+		aifab_json_end(j);
+	}
+	aifab_json_end(j);
 }
 
 /* "generator", continued: per iteration, the wait beyond the ideal and
  * its price, the closed loop's RC / DCQCN / PFC / fault figures. */
 static void
-json_generator_loop(FILE *f, const struct aifab_gen_summary *g)
+json_generator_loop(struct aifab_json *j, const struct aifab_gen_summary *g)
 {
-	uint32_t i;
+	const struct kv rc[] = {
+		{ "retx_packets", g->retx_packets },
+		{ "retx_bytes", g->retx_bytes }, { "timeouts", g->timeouts },
+		{ "naks_tx", g->naks_tx }, { "naks_rx", g->naks_rx },
+		{ "acks_tx", g->acks_tx }, { "acks_rx", g->acks_rx },
+		{ "duplicates_rx", g->dup_rx },
+		{ "out_of_sequence_rx", g->oos_rx },
+		{ "delivered_bytes", g->delivered_bytes },
+	};
+	const struct kv dcqcn[] = {
+		{ "ce_rx", g->ce_rx }, { "cnp_tx", g->cnp_tx },
+		{ "cnp_rx", g->cnp_rx }, { "rate_cuts", g->rate_cuts },
+	};
 
-	fprintf(f, "    \"closed_loop\": %s,\n    \"per_iteration\": [",
-		g->closed_loop ? "true" : "false");
-	for (i = 0; i < g->n_iter; i++) {
-		const struct aifab_gen_iter_sum *is = &g->iter[i];
-
-		fprintf(f, "%s{\"time_us\": %.3f, \"algbw_gbps\": %.6f, "
-			"\"busbw_gbps\": %.6f", i ? ",\n      " : "\n      ",
-			g->iter_us[i], g->iter_us[i] > 0 ?
-			(double)g->size / (g->iter_us[i] * 1e3) : 0.0,
-			g->iter_us[i] > 0 && g->algbw_gbps > 0 ?
-			(double)g->size / (g->iter_us[i] * 1e3) *
-			g->busbw_gbps / g->algbw_gbps : 0.0);
-		if (g->closed_loop)
-			fprintf(f, ",\n       \"retx_packets\": %" PRIu64
-				", \"retx_bytes\": %" PRIu64 ", \"naks_rx\": %"
-				PRIu64 ", \"timeouts\": %" PRIu64,
-				is->retx_packets, is->retx_bytes, is->naks_rx,
-				is->timeouts);
-		if (is->has_slowest)
-			fprintf(f, ",\n       \"slowest\": {\"step\": %u, "
-				"\"step_us\": %.3f, \"rank\": %u}",
-				is->slowest_step, is->slowest_step_us,
-				is->slowest_rank);
-		fputc('}', f);
-	}
-	fprintf(f, "],\n    \"ideal_us\": %.3f, \"wait_beyond_ideal_us\": "
-		"%.3f, \"wait_cost_usd\": %.9f,\n", g->ideal_us,
-		g->wait_beyond_ideal_us, g->wait_cost_usd);
-	fprintf(f, "    \"slowest\": {\"step\": %u, \"step_us\": %.3f, "
-		"\"rank\": %u},\n", g->slowest_step, g->slowest_step_us,
-		g->slowest_rank);
-	fprintf(f, "    \"rc\": {\"retx_packets\": %" PRIu64
-		", \"retx_bytes\": %" PRIu64 ", \"timeouts\": %" PRIu64
-		", \"naks_tx\": %" PRIu64 ", \"naks_rx\": %" PRIu64
-		", \"acks_tx\": %" PRIu64 ", \"acks_rx\": %" PRIu64
-		", \"duplicates_rx\": %" PRIu64 ", \"out_of_sequence_rx\": %"
-		PRIu64 ", \"delivered_bytes\": %" PRIu64 "},\n",
-		g->retx_packets, g->retx_bytes, g->timeouts, g->naks_tx,
-		g->naks_rx, g->acks_tx, g->acks_rx, g->dup_rx, g->oos_rx,
-		g->delivered_bytes);
-	fprintf(f, "    \"dcqcn\": {\"ce_rx\": %" PRIu64 ", \"cnp_tx\": %"
-		PRIu64 ", \"cnp_rx\": %" PRIu64 ", \"rate_cuts\": %" PRIu64
-		", \"qp_rate_avg_mbps\": %.3f, \"qp_rate_min_mbps\": %.3f},\n",
-		g->ce_rx, g->cnp_tx, g->cnp_rx, g->rate_cuts,
-		g->qp_rate_avg_mbps, g->qp_rate_min_mbps);
-	json_generator_qps(f, g);
-	fprintf(f, "    \"pfc\": {\"rx_frames\": %" PRIu64 ", \"paused_us\": "
-		"%.3f},\n    \"fault\": {\"dropped\": %" PRIu64
-		", \"ce_marked\": %" PRIu64 "}\n  },\n", g->pfc_rx,
-		g->paused_us, g->fault_dropped, g->fault_ce_marked);
+	aifab_json_bool(j, "closed_loop", g->closed_loop);
+	json_generator_iters(j, g);
+	aifab_json_dbl(j, "ideal_us", g->ideal_us, 3);
+	aifab_json_dbl(j, "wait_beyond_ideal_us", g->wait_beyond_ideal_us, 3);
+	aifab_json_dbl(j, "wait_cost_usd", g->wait_cost_usd, 9);
+	json_slowest(j, "slowest", g->slowest_step, g->slowest_step_us,
+		     g->slowest_rank);
+	aifab_json_obj(j, "rc");
+	json_u64s(j, rc, RTE_DIM(rc));
+	aifab_json_end(j);
+	aifab_json_obj(j, "dcqcn");
+	json_u64s(j, dcqcn, RTE_DIM(dcqcn));
+	aifab_json_dbl(j, "qp_rate_avg_mbps", g->qp_rate_avg_mbps, 3);
+	aifab_json_dbl(j, "qp_rate_min_mbps", g->qp_rate_min_mbps, 3);
+	aifab_json_end(j);
+	json_generator_qps(j, g);
+	aifab_json_obj(j, "pfc");
+	aifab_json_u64(j, "rx_frames", g->pfc_rx);
+	aifab_json_dbl(j, "paused_us", g->paused_us, 3);
+	aifab_json_end(j);
+	aifab_json_obj(j, "fault");
+	aifab_json_u64(j, "dropped", g->fault_dropped);
+	aifab_json_u64(j, "ce_marked", g->fault_ce_marked);
+	aifab_json_end(j);
 }
 
 /* "generator": what nccl-tests reports, plus what came back. */
 static void
-json_generator(FILE *f, const struct app_report *r)
+json_generator(struct aifab_json *j, const struct app_report *r)
 {
 	const struct aifab_gen_summary *g = &r->gen;
+	const struct kv tx[] = {
+		{ "tx_packets", g->tx_packets }, { "tx_bytes", g->tx_bytes },
+		{ "tx_dropped", g->tx_dropped }, { "rx_packets", g->rx_packets },
+		{ "rx_roce", g->rx_roce },
+	};
+	const struct kv qps[] = {
+		{ "lost", g->rx_lost }, { "reordered", g->rx_reordered },
+		{ "duplicates", g->rx_duplicates }, { "stale", g->rx_stale },
+	};
+	const struct kv lat[] = {
+		{ "samples", g->lat_count }, { "min", g->lat_min },
+		{ "avg", g->lat_avg }, { "p50", g->lat_p50 },
+		{ "p99", g->lat_p99 }, { "p999", g->lat_p999 },
+		{ "max", g->lat_max },
+	};
 
 	if (!r->has_gen)
 		return;
-	fprintf(f, "  \"generator\": {\n    \"collective\": {\"op\": ");
-	json_str(f, g->op != NULL ? g->op : "?");
-	fprintf(f, ", \"size\": %" PRIu64 ", \"ranks\": %u, "
-		"\"iterations\": %u,\n      \"time_us\": {\"min\": %.3f, "
-		"\"avg\": %.3f, \"max\": %.3f}, \"algbw_gbps\": %.6f, "
-		"\"busbw_gbps\": %.6f},\n", g->size, g->n_ranks,
-		g->iterations, g->time_us_min, g->time_us_avg, g->time_us_max,
-		g->algbw_gbps, g->busbw_gbps);
-	fprintf(f, "    \"tx_packets\": %" PRIu64 ", \"tx_bytes\": %" PRIu64
-		", \"tx_dropped\": %" PRIu64 ",\n    \"rx_packets\": %" PRIu64
-		", \"rx_roce\": %" PRIu64 ",\n    \"qps\": {\"lost\": %"
-		PRIu64 ", \"reordered\": %" PRIu64 ", \"duplicates\": %"
-		PRIu64 ", \"stale\": %" PRIu64 "},\n", g->tx_packets,
-		g->tx_bytes, g->tx_dropped, g->rx_packets, g->rx_roce,
-		g->rx_lost, g->rx_reordered, g->rx_duplicates, g->rx_stale);
-	fprintf(f, "    \"latency_ns\": {\"samples\": %" PRIu64 ", \"min\": %"
-		PRIu64 ", \"avg\": %" PRIu64 ", \"p50\": %" PRIu64
-		", \"p99\": %" PRIu64 ", \"p999\": %" PRIu64 ", \"max\": %"
-		PRIu64 "},\n", g->lat_count, g->lat_min, g->lat_avg,
-		g->lat_p50, g->lat_p99, g->lat_p999, g->lat_max);
-	json_generator_loop(f, g);
+	aifab_json_obj(j, "generator");
+	aifab_json_obj(j, "collective");
+	aifab_json_str(j, "op", g->op != NULL ? g->op : "?");
+	aifab_json_u64(j, "size", g->size);
+	aifab_json_u64(j, "ranks", g->n_ranks);
+	aifab_json_u64(j, "iterations", g->iterations);
+	aifab_json_obj(j, "time_us");
+	aifab_json_dbl(j, "min", g->time_us_min, 3);
+	aifab_json_dbl(j, "avg", g->time_us_avg, 3);
+	aifab_json_dbl(j, "max", g->time_us_max, 3);
+	aifab_json_end(j);
+	aifab_json_dbl(j, "algbw_gbps", g->algbw_gbps, 6);
+	aifab_json_dbl(j, "busbw_gbps", g->busbw_gbps, 6);
+	aifab_json_end(j);
+	json_u64s(j, tx, RTE_DIM(tx));
+	aifab_json_obj(j, "qps");
+	json_u64s(j, qps, RTE_DIM(qps));
+	aifab_json_end(j);
+	aifab_json_obj(j, "latency_ns");
+	json_u64s(j, lat, RTE_DIM(lat));
+	aifab_json_end(j);
+	json_generator_loop(j, g);
+	aifab_json_end(j);
 }
 
 void
@@ -378,41 +464,18 @@ app_end_name(enum app_end e)
 	return "unknown";
 }
 
-/* JSON string with the escapes RFC 8259 requires. */
+/* Every entry of one group as an object under @p key. */
 static void
-json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-/* Every entry of one group as a JSON object body. */
-static void
-json_group(FILE *f, const struct rep_port *rp, const char *group)
+json_group(struct aifab_json *j, const char *key, const struct rep_port *rp,
+	   const char *group)
 {
 	unsigned int i;
-	bool first = true;
 
-	fputc('{', f);
-	for (i = 0; i < rp->n; i++) {
-		if (strcmp(rp->e[i].group, group) != 0)
-			continue;
-		fprintf(f, "%s\n        ", first ? "" : ",");
-		json_str(f, rp->e[i].name);
-		fprintf(f, ": %" PRIu64, rp->e[i].value);
-		first = false;
-	}
-	fprintf(f, "%s}", first ? "" : "\n      ");
+	aifab_json_obj(j, key);
+	for (i = 0; i < rp->n; i++)
+		if (strcmp(rp->e[i].group, group) == 0)
+			aifab_json_u64(j, rp->e[i].name, rp->e[i].value);
+	aifab_json_end(j);
 }
 
 /* Distinct group names of a port, in first-seen order. */
@@ -431,10 +494,10 @@ groups_of(const struct rep_port *rp, const char **out, unsigned int max)
 	return n;
 }
 
-/* "tc": {"0": {...}, ...} from the groups tc0..tc7. */
+/* "tc": {"0": {...}, ...} from the groups tc0..tc7 (none: no "tc"). */
 static void
-json_tcs(FILE *f, const struct rep_port *rp, const char **groups,
-	 unsigned int ng)
+json_tcs(struct aifab_json *j, const struct rep_port *rp,
+	 const char **groups, unsigned int ng)
 {
 	unsigned int g;
 	bool first = true;
@@ -442,13 +505,13 @@ json_tcs(FILE *f, const struct rep_port *rp, const char **groups,
 	for (g = 0; g < ng; g++) {
 		if (strncmp(groups[g], "tc", 2) != 0)
 			continue;
-		fprintf(f, "%s\n        \"%s\": ", first ?
-			",\n      \"tc\": {" : ",", groups[g] + 2);
-		json_group(f, rp, groups[g]);
+		if (first)
+			aifab_json_obj(j, "tc");
 		first = false;
+		json_group(j, groups[g] + 2, rp, groups[g]);
 	}
 	if (!first)
-		fprintf(f, "\n      }");
+		aifab_json_end(j);
 }
 
 /* Members of one group: entries i..(end - 1) of switch @p sw. */
@@ -479,118 +542,140 @@ ecmp_imb(const struct app_report *r, unsigned int i, unsigned int end,
 
 /*
  * {"<route>": {"members": {...}, "imbalance": x, "imbalance_packets": y}}
- * for the groups of switch @p sw; the largest packet imbalance of a group
- * with several members in @p max.
+ * for the groups of switch @p sw, under @p key; the largest packet
+ * imbalance of a group with several members in @p max.
  */
 static void
-json_ecmp_groups(FILE *f, const struct app_report *r, const char *sw,
-		 const char *ind, double *max)
+json_ecmp_groups(struct aifab_json *j, const char *key,
+		 const struct app_report *r, const char *sw, double *max)
 {
 	unsigned int i, k, end;
-	bool first = true;
 
 	*max = 0.0;
-	fputc('{', f);
+	aifab_json_obj(j, key);
 	for (i = 0; i < r->n_ecmp; i = end) {
 		end = ecmp_group_end(r, i);
 		if (strcmp(r->ecmp[i].sw, sw) != 0)
 			continue;
-		fprintf(f, "%s\n%s  ", first ? "" : ",", ind);
-		first = false;
-		json_str(f, r->ecmp[i].group);
-		fprintf(f, ": {\n%s    \"members\": {", ind);
+		aifab_json_obj(j, r->ecmp[i].group);
+		aifab_json_obj(j, "members");
 		for (k = i; k < end; k++) {
-			fprintf(f, "%s\n%s      ", k > i ? "," : "", ind);
-			json_str(f, r->ecmp[k].member);
-			fprintf(f, ": {\"packets\": %" PRIu64 ", \"bytes\": %"
-				PRIu64 ", \"down_events\": %" PRIu64 "}",
-				r->ecmp[k].packets, r->ecmp[k].bytes,
-				r->ecmp[k].down_events);
+			aifab_json_obj(j, r->ecmp[k].member);
+			aifab_json_u64(j, "packets", r->ecmp[k].packets);
+			aifab_json_u64(j, "bytes", r->ecmp[k].bytes);
+			aifab_json_u64(j, "down_events", r->ecmp[k].down_events);
+			aifab_json_end(j);
 		}
-		fprintf(f, "\n%s    },\n%s    \"imbalance\": %.6f,\n%s    "
-			"\"imbalance_packets\": %.6f,\n%s    \"remaps\": %"
-			PRIu64 ",\n%s    \"remap_buckets\": %" PRIu64 "\n%s  }",
-			ind, ind, ecmp_imb(r, i, end, false), ind,
-			ecmp_imb(r, i, end, true), ind, r->ecmp[i].remaps, ind,
-			r->ecmp[i].remap_buckets, ind);
+		aifab_json_end(j);
+		aifab_json_dbl(j, "imbalance", ecmp_imb(r, i, end, false), 6);
+		aifab_json_dbl(j, "imbalance_packets",
+			       ecmp_imb(r, i, end, true), 6);
+		aifab_json_u64(j, "remaps", r->ecmp[i].remaps);
+		aifab_json_u64(j, "remap_buckets", r->ecmp[i].remap_buckets);
+		aifab_json_end(j);
 		if (end - i > 1)
 			*max = RTE_MAX(*max, ecmp_imb(r, i, end, true));
 	}
-	fprintf(f, "%s}", first ? "" : "\n");
-	if (!first)
-		fputs(ind, f);
+	aifab_json_end(j);
 }
 
 /* "ecmp": the default switch's groups (max/mean of member bytes, and of
  * packets); "switches": each named switch instance's ports and groups. */
 static void
-json_ecmp(FILE *f, const struct app_report *r, const struct aifab_profile *prof)
+json_ecmp(struct aifab_json *j, const struct app_report *r,
+	  const struct aifab_profile *prof)
 {
+	char set[AIFAB_NAME_LEN + 4];
 	unsigned int s, p;
 	double max;
-	bool first_port;
 
-	fprintf(f, "  \"ecmp\": ");
-	json_ecmp_groups(f, r, "", "  ", &max);
-	fprintf(f, ",\n");
+	json_ecmp_groups(j, "ecmp", r, "", &max);
 	if (prof->n_switches <= 1)
 		return;
-	fprintf(f, "  \"switches\": {");
+	aifab_json_obj(j, "switches");
 	for (s = 1; s < prof->n_switches; s++) {
-		fprintf(f, "%s\n    ", s > 1 ? "," : "");
-		json_str(f, prof->switches[s].name);
-		fprintf(f, ": {\n      \"stats_set\": \"sw_%s\",\n      "
-			"\"ports\": [", prof->switches[s].name);
-		for (p = 0, first_port = true; p < prof->n_ports; p++) {
-			if (prof->ports[p].sw != s)
-				continue;
-			fprintf(f, "%s", first_port ? "" : ", ");
-			json_str(f, prof->ports[p].name);
-			first_port = false;
-		}
-		fprintf(f, "],\n      \"ecmp\": ");
-		json_ecmp_groups(f, r, prof->switches[s].name, "      ", &max);
-		fprintf(f, ",\n      \"ecmp_imbalance_max\": %.6f\n    }", max);
+		aifab_json_obj(j, prof->switches[s].name);
+		snprintf(set, sizeof(set), "sw_%s", prof->switches[s].name);
+		aifab_json_str(j, "stats_set", set);
+		aifab_json_arr(j, "ports");
+		for (p = 0; p < prof->n_ports; p++)
+			if (prof->ports[p].sw == s)
+				aifab_json_str(j, NULL, prof->ports[p].name);
+		aifab_json_end(j);
+		json_ecmp_groups(j, "ecmp", r, prof->switches[s].name, &max);
+		aifab_json_dbl(j, "ecmp_imbalance_max", max, 6);
+		aifab_json_end(j);
 	}
-	fprintf(f, "\n  },\n");
+	aifab_json_end(j);
 }
 
 static void
-json_port(FILE *f, const struct app_report *r, unsigned int p)
+json_port(struct aifab_json *j, const struct app_report *r, unsigned int p)
 {
 	const struct aifab_port_rt *rt = &r->env->ports[p];
 	const struct aifab_port_counters *c = &r->ctr[p];
 	const char *groups[16];
 	unsigned int g, ng = groups_of(&r->port[p], groups, RTE_DIM(groups));
+	const struct kv ctr[] = {
+		{ "speed_mbps", rt->speed_mbps },
+		{ "rx_packets", c->rx_packets }, { "tx_packets", c->tx_packets },
+		{ "rx_bytes", c->rx_bytes }, { "tx_bytes", c->tx_bytes },
+	};
+	const struct kv eth[] = {
+		{ "rx_nombuf", r->eth[p].rx_nombuf },
+		{ "imissed", r->eth[p].imissed },
+		{ "ierrors", r->eth[p].ierrors },
+		{ "oerrors", r->eth[p].oerrors },
+	};
 
-	fprintf(f, "    ");
-	json_str(f, rt->name);
-	fprintf(f, ": {\n      \"device\": ");
-	json_str(f, rt->device);
-	fprintf(f, ",\n      \"speed_mbps\": %u,\n"
-		"      \"rx_packets\": %" PRIu64 ",\n"
-		"      \"tx_packets\": %" PRIu64 ",\n"
-		"      \"rx_bytes\": %" PRIu64 ",\n"
-		"      \"tx_bytes\": %" PRIu64,
-		rt->speed_mbps, c->rx_packets, c->tx_packets, c->rx_bytes,
-		c->tx_bytes);
+	aifab_json_obj(j, rt->name);
+	aifab_json_str(j, "device", rt->device);
+	json_u64s(j, ctr, RTE_DIM(ctr));
 	if (r->has_eth[p])
-		fprintf(f, ",\n      \"rx_nombuf\": %" PRIu64 ",\n"
-			"      \"imissed\": %" PRIu64 ",\n"
-			"      \"ierrors\": %" PRIu64 ",\n"
-			"      \"oerrors\": %" PRIu64, r->eth[p].rx_nombuf,
-			r->eth[p].imissed, r->eth[p].ierrors,
-			r->eth[p].oerrors);
-	for (g = 0; g < ng; g++) {
-		if (strncmp(groups[g], "tc", 2) == 0)
-			continue;
-		fprintf(f, ",\n      ");
-		json_str(f, groups[g]);
-		fprintf(f, ": ");
-		json_group(f, &r->port[p], groups[g]);
+		json_u64s(j, eth, RTE_DIM(eth));
+	for (g = 0; g < ng; g++)
+		if (strncmp(groups[g], "tc", 2) != 0)
+			json_group(j, groups[g], &r->port[p], groups[g]);
+	json_tcs(j, &r->port[p], groups, ng);
+	aifab_json_end(j);
+}
+
+/* The whole report as one object, pretty-printed. */
+static int
+json_report(FILE *f, const struct app_report *r,
+	    const struct aifab_profile *prof, double elapsed_s,
+	    enum app_end end, unsigned int mbufs_in_use)
+{
+	struct aifab_json j;
+	unsigned int p;
+
+	aifab_json_begin(&j, f, 2);
+	aifab_json_obj(&j, NULL);
+	aifab_json_str(&j, "tool", "dpdk-aifab");
+	aifab_json_str(&j, "version", AIFAB_VERSION);
+	aifab_json_obj(&j, "profile");
+	aifab_json_str(&j, "name", prof->name);
+	aifab_json_str(&j, "path", prof->path);
+	aifab_json_end(&j);
+	aifab_json_dbl(&j, "elapsed_s", elapsed_s, 6);
+	aifab_json_str(&j, "end", app_end_name(end));
+	aifab_json_obj(&j, "ports");
+	for (p = 0; p < r->env->n_ports; p++)
+		json_port(&j, r, p);
+	aifab_json_end(&j);
+	json_ecmp(&j, r, prof);
+	json_generator(&j, r);
+	if (r->lab_json != NULL)
+		aifab_json_raw(&j, "lab", r->lab_json);
+	json_lcores(&j, r);
+	aifab_json_u64(&j, "mempool_in_use_at_exit", mbufs_in_use);
+	aifab_json_end(&j);
+	if (aifab_json_finish(&j) != 0 || fputc('\n', f) == EOF) {
+		if (!ferror(f))
+			errno = EINVAL;   /* misuse: a bug in this file */
+		return -1;
 	}
-	json_tcs(f, &r->port[p], groups, ng);
-	fprintf(f, "\n    }");
+	return 0;
 }
 
 int
@@ -599,7 +684,6 @@ app_report_write_json(const struct app_report *r, const char *path,
 		      enum app_end end, unsigned int mbufs_in_use)
 {
 	char tmp[PATH_MAX];
-	unsigned int p;
 	FILE *f;
 	int rc;
 
@@ -611,26 +695,7 @@ app_report_write_json(const struct app_report *r, const char *path,
 	f = fopen(tmp, "w");
 	if (f == NULL)
 		return -1;
-	fprintf(f, "{\n  \"tool\": \"dpdk-aifab\",\n  \"version\": ");
-	json_str(f, AIFAB_VERSION);
-	fprintf(f, ",\n  \"profile\": {\"name\": ");
-	json_str(f, prof->name);
-	fprintf(f, ", \"path\": ");
-	json_str(f, prof->path);
-	fprintf(f, "},\n  \"elapsed_s\": %.6f,\n  \"end\": \"%s\",\n"
-		"  \"ports\": {\n", elapsed_s, app_end_name(end));
-	for (p = 0; p < r->env->n_ports; p++) {
-		json_port(f, r, p);
-		fprintf(f, "%s\n", p + 1 < r->env->n_ports ? "," : "");
-	}
-	fprintf(f, "  },\n");
-	json_ecmp(f, r, prof);
-	json_generator(f, r);
-	if (r->lab_json != NULL)
-		fprintf(f, "  \"lab\": %s,\n", r->lab_json);
-	json_lcores(f, r);
-	fprintf(f, "  \"mempool_in_use_at_exit\": %u\n}\n", mbufs_in_use);
-	rc = ferror(f) ? -1 : 0;
+	rc = json_report(f, r, prof, elapsed_s, end, mbufs_in_use);
 	if (fclose(f) != 0)
 		rc = -1;
 	if (rc == 0 && rename(tmp, path) != 0)

@@ -360,13 +360,23 @@ int aifab_stats_jsonl_write(FILE *f, const struct aifab_stats_set *set,
 			    const struct aifab_stats_snap *snap,
 			    double time_s);
 
+struct aifab_json;
+
 /**
- * Write only the "counters" object of aifab_stats_jsonl_write() (no
- * newline), to embed a set's counters in another JSON object.
- * @return 0, or -EIO.
+ * The object of aifab_stats_jsonl_write() as a value of the lib/json
+ * document @p j, under @p key (NULL inside an array or at the top level),
+ * to embed a set in another JSON object. Errors are @p j's.
  */
-int aifab_stats_json_counters(FILE *f, const struct aifab_stats_set *set,
-			      const struct aifab_stats_snap *snap);
+void aifab_stats_json_set(struct aifab_json *j, const char *key,
+			  const struct aifab_stats_set *set,
+			  const struct aifab_stats_snap *snap, double time_s);
+
+/**
+ * Only its "counters" object, likewise under @p key in @p j.
+ */
+void aifab_stats_json_counters(struct aifab_json *j, const char *key,
+			       const struct aifab_stats_set *set,
+			       const struct aifab_stats_snap *snap);
 
 struct rte_tel_data;
 

@@ -1,87 +1,90 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * JSON lines: one object per interval.
+ * JSON lines: one object per interval, written by lib/json.
  */
 #include <errno.h>
-#include <inttypes.h>
 
+#include "aifab_json.h"
 #include "stats_priv.h"
 
 static void
-key(FILE *f, const char *k)
-{
-	fputc('"', f);
-	stats_json_escape(f, k);
-	fputs("\":", f);
-}
-
-static void
-write_counter(FILE *f, const struct aifab_stats_set *s,
+write_counter(struct aifab_json *j, const struct aifab_stats_set *s,
 	      const struct aifab_stats_snap *snap, unsigned int id)
 {
 	const uint64_t *v = &snap->v[s->soff[id]];
+	const char *name = s->descs[id].name;
+	char lcore[16];
 	unsigned int p, i;
 
-	key(f, s->descs[id].name);
 	switch (s->descs[id].scope) {
 	case AIFAB_STATS_PORT:
 	case AIFAB_STATS_PORT_TC:
 	case AIFAB_STATS_PORT_PRIO: {
 		unsigned int per = s->ninst[id] / s->n_ports;
 
-		fputc('{', f);
+		aifab_json_obj(j, name);
 		for (p = 0; p < s->n_ports; p++) {
-			fputs(p > 0 ? "," : "", f);
-			key(f, s->port_names[p]);
 			if (s->descs[id].scope == AIFAB_STATS_PORT) {
-				fprintf(f, "%" PRIu64, v[p]);
+				aifab_json_u64(j, s->port_names[p], v[p]);
 				continue;
 			}
+			aifab_json_arr(j, s->port_names[p]);
 			for (i = 0; i < per; i++)
-				fprintf(f, "%c%" PRIu64, i > 0 ? ',' : '[',
-					v[p * per + i]);
-			fputc(']', f);
+				aifab_json_u64(j, NULL, v[p * per + i]);
+			aifab_json_end(j);
 		}
-		fputc('}', f);
+		aifab_json_end(j);
 		break;
 	}
 	case AIFAB_STATS_LCORE:
-		fputc('{', f);
-		for (i = 0; i < s->n_blocks; i++)
-			fprintf(f, "%s\"%u\":%" PRIu64, i > 0 ? "," : "",
-				s->block_lcore[i], v[i]);
-		fputc('}', f);
+		aifab_json_obj(j, name);
+		for (i = 0; i < s->n_blocks; i++) {
+			snprintf(lcore, sizeof(lcore), "%u", s->block_lcore[i]);
+			aifab_json_u64(j, lcore, v[i]);
+		}
+		aifab_json_end(j);
 		break;
 	default:
-		fprintf(f, "%" PRIu64, v[0]);
+		aifab_json_u64(j, name, v[0]);
 	}
 }
 
-int
-aifab_stats_json_counters(FILE *f, const struct aifab_stats_set *s,
+void
+aifab_stats_json_counters(struct aifab_json *j, const char *key,
+			  const struct aifab_stats_set *s,
 			  const struct aifab_stats_snap *snap)
 {
 	unsigned int id;
 
-	fputc('{', f);
-	for (id = 0; id < s->n_counters; id++) {
-		if (id > 0)
-			fputc(',', f);
-		write_counter(f, s, snap, id);
-	}
-	fputc('}', f);
-	return ferror(f) ? -EIO : 0;
+	aifab_json_obj(j, key);
+	for (id = 0; id < s->n_counters; id++)
+		write_counter(j, s, snap, id);
+	aifab_json_end(j);
+}
+
+void
+aifab_stats_json_set(struct aifab_json *j, const char *key,
+		     const struct aifab_stats_set *s,
+		     const struct aifab_stats_snap *snap, double time_s)
+{
+	aifab_json_obj(j, key);
+	aifab_json_dbl(j, "time", time_s, 6);
+	aifab_json_u64(j, "tsc", snap->tsc);
+	aifab_json_u64(j, "tsc_hz", s->tsc_hz);
+	aifab_json_str(j, "set", s->name);
+	aifab_stats_json_counters(j, "counters", s, snap);
+	aifab_json_end(j);
 }
 
 int
 aifab_stats_jsonl_write(FILE *f, const struct aifab_stats_set *s,
 			const struct aifab_stats_snap *snap, double time_s)
 {
-	fprintf(f, "{\"time\":%.6f,\"tsc\":%" PRIu64 ",\"tsc_hz\":%" PRIu64
-		",\"set\":\"", time_s, snap->tsc, s->tsc_hz);
-	stats_json_escape(f, s->name);
-	fputs("\",\"counters\":", f);
-	aifab_stats_json_counters(f, s, snap);
-	fputs("}\n", f);
-	return ferror(f) ? -EIO : 0;
+	struct aifab_json j;
+
+	aifab_json_begin(&j, f, 0);
+	aifab_stats_json_set(&j, NULL, s, snap, time_s);
+	if (aifab_json_finish(&j) != 0 || fputc('\n', f) == EOF)
+		return -EIO;
+	return 0;
 }

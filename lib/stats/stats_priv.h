@@ -45,7 +45,4 @@ const char *stats_instance_label(const struct aifab_stats_set *set,
 bool stats_name_matches(const struct aifab_stats_set *set, unsigned int id,
 			const char *pat);
 
-/** Write @p s to @p f as a JSON string body (no quotes). */
-void stats_json_escape(FILE *f, const char *s);
-
 #endif /* AIFAB_STATS_PRIV_H */

@@ -76,18 +76,3 @@ stats_name_matches(const struct aifab_stats_set *s, unsigned int id,
 		return strncmp(s->descs[id].name, pat, n - 1) == 0;
 	return strcmp(s->descs[id].name, pat) == 0;
 }
-
-void
-stats_json_escape(FILE *f, const char *s)
-{
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-}
