@@ -17,8 +17,7 @@
 struct echo {
 	uint64_t n;                       /* frames to send */
 	uint64_t sent, back;
-	bool started;
-	uint64_t next_tsc;
+	struct lab_pacer pace;
 };
 
 struct echo_result {
@@ -42,16 +41,12 @@ echo_tx(struct lab *l, uint64_t now)
 {
 	struct echo *x = l->rs;
 	struct rte_mbuf *pkts[LAB_BURST];
+	uint32_t due = lab_pacer_due(l, &x->pace, now);
 	struct lab_frame f;
-	uint32_t due;
 	uint16_t n;
 
-	if (!x->started) {
-		x->started = true;
-		x->next_tsc = now;
-	}
-	due = lab_pace_due(x->next_tsc, l->gap_cyc, now, UINT64_MAX);
-	due = (uint32_t)RTE_MIN((uint64_t)due, x->n - x->sent);
+	if (due > x->n - x->sent)
+		due = (uint32_t)(x->n - x->sent);
 	for (n = 0; n < due; n++) {
 		lab_frame_flow(l, (uint32_t)((x->sent + n) % l->p.flows), &f);
 		f.seq = (uint32_t)(x->sent + n);
@@ -60,7 +55,7 @@ echo_tx(struct lab *l, uint64_t now)
 			break;
 	}
 	x->sent += n;
-	x->next_tsc += n * l->gap_cyc;
+	x->pace.next_tsc += n * l->gap_cyc;
 	if (n > 0)
 		lab_tx_burst(l, l->p.tx_port, pkts, n);
 	if (x->sent == x->n)
@@ -112,14 +107,14 @@ echo_print(const struct lab *l, const void *res, FILE *f)
 }
 
 static void
-echo_json(const struct lab *l, const void *res, FILE *f)
+echo_json(const struct lab *l, const void *res, struct aifab_json *j)
 {
 	const struct echo_result *r = res;
 
-	fprintf(f, "{\"recipe\": \"echo\", \"frames\": %" PRIu64 ", \"sent\": %"
-		PRIu64 ", \"received\": %" PRIu64 ", \"rx_other\": %" PRIu64
-		", \"verdict\": \"%s\"}", r->n, r->sent, r->back, l->rx_other,
-		lab_pf(r->pass));
+	aifab_json_u64(j, "frames", r->n);
+	aifab_json_u64(j, "sent", r->sent);
+	aifab_json_u64(j, "received", r->back);
+	lab_json_tail(l, r->pass, j);
 }
 
 const struct lab_recipe lab_recipe_echo = {

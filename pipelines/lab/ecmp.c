@@ -29,8 +29,7 @@ struct ecmp {
 	int field[ECMP_MAX_PHASES];       /* enum aifab_lab_field; -1: all */
 	/* sending: phase, then frame j of every flow in turn */
 	uint32_t ph, j, flow;
-	bool started;
-	uint64_t next_tsc;
+	struct lab_pacer pace;
 	uint64_t sent[ECMP_MAX_PHASES], received[ECMP_MAX_PHASES];
 	/* [phase][flow]: index into rx_ports of the first arrival; split */
 	uint8_t *first;
@@ -135,22 +134,17 @@ ecmp_tx(struct lab *l, uint64_t now)
 {
 	struct ecmp *e = l->rs;
 	struct rte_mbuf *pkts[LAB_BURST];
+	uint32_t due = lab_pacer_due(l, &e->pace, now);
 	struct lab_frame f;
-	uint32_t due;
 	uint16_t n;
 
-	if (!e->started) {
-		e->started = true;
-		e->next_tsc = now;
-	}
-	due = lab_pace_due(e->next_tsc, l->gap_cyc, now, UINT64_MAX);
 	for (n = 0; n < due && !l->sent_all; n++) {
 		ecmp_frame(l, e, &f);
 		pkts[n] = lab_frame_build(l, &f, now);
 		if (pkts[n] == NULL)
 			break;
 		e->sent[e->ph]++;
-		e->next_tsc += l->gap_cyc;
+		e->pace.next_tsc += l->gap_cyc;
 		ecmp_next(l, e, now);
 	}
 	if (n > 0)
@@ -277,43 +271,51 @@ ecmp_print(const struct lab *l, const void *res, FILE *f)
 }
 
 static void
-ecmp_json(const struct lab *l, const void *res, FILE *f)
+ecmp_json(const struct lab *l, const void *res, struct aifab_json *j)
 {
 	const struct ecmp_result *r = res;
-	uint32_t ph, s, k, n = 0;
+	uint32_t ph, s, k;
 
-	fprintf(f, "{\"recipe\": \"%s\", \"flows\": %u, \"frames_per_flow\": %u, "
-		"\"tx_port\": \"%s\", \"rx_ports\": [",
-		l->rc->name, l->p.flows, l->p.frames_per_flow,
-		lab_port_name(l, l->p.tx_port));
+	aifab_json_u64(j, "flows", l->p.flows);
+	aifab_json_u64(j, "frames_per_flow", l->p.frames_per_flow);
+	aifab_json_str(j, "tx_port", lab_port_name(l, l->p.tx_port));
+	aifab_json_arr(j, "rx_ports");
 	for (s = 0; s < l->p.n_rx; s++)
-		fprintf(f, "%s\"%s\"", s ? ", " : "",
-			lab_port_name(l, l->p.rx_ports[s]));
-	fprintf(f, "], \"phases\": [");
+		aifab_json_str(j, NULL, lab_port_name(l, l->p.rx_ports[s]));
+	aifab_json_end(j);
+	aifab_json_arr(j, "phases");
 	for (ph = 0; ph < r->n_phases; ph++) {
 		const struct ecmp_phase *x = &r->ph[ph];
 
-		fprintf(f, "%s\n    {\"vary\": \"%s\", \"sent\": %" PRIu64
-			", \"received\": %" PRIu64 ", \"flows_seen\": %u, "
-			"\"flows_split\": %u, \"ports_used\": %u, "
-			"\"imbalance\": %.6f, \"chi2\": %.6f, \"p\": %.6f, "
-			"\"flows_per_port\": {", ph ? "," : "",
-			phase_name(x->field), x->sent, x->received,
-			x->flows_seen, x->flows_split, x->ports_used,
-			x->imbalance, x->chi2, x->p);
+		aifab_json_obj(j, NULL);
+		aifab_json_str(j, "vary", phase_name(x->field));
+		aifab_json_u64(j, "sent", x->sent);
+		aifab_json_u64(j, "received", x->received);
+		aifab_json_u64(j, "flows_seen", x->flows_seen);
+		aifab_json_u64(j, "flows_split", x->flows_split);
+		aifab_json_u64(j, "ports_used", x->ports_used);
+		aifab_json_dbl(j, "imbalance", x->imbalance, 6);
+		aifab_json_dbl(j, "chi2", x->chi2, 6);
+		aifab_json_dbl(j, "p", x->p, 6);
+		aifab_json_obj(j, "flows_per_port");
 		for (s = 0; s < l->p.n_rx; s++)
-			fprintf(f, "%s\"%s\": %u", s ? ", " : "",
-				lab_port_name(l, l->p.rx_ports[s]),
-				x->per_port[s]);
-		fprintf(f, "}}");
+			aifab_json_u64(j, lab_port_name(l, l->p.rx_ports[s]),
+				       x->per_port[s]);
+		aifab_json_end(j);
+		aifab_json_end(j);
 	}
-	fprintf(f, "],\n   \"hashed_fields\": [");
+	aifab_json_end(j);
+	aifab_json_arr(j, "hashed_fields");
 	for (k = 0; k < AIFAB_LAB_F_MAX; k++)
 		if (r->hashed & (1u << k))
-			fprintf(f, "%s\"%s\"", n++ ? ", " : "", field_names[k]);
-	fprintf(f, "], \"rx_other\": %" PRIu64 ", \"limits\": {\"max_imbalance\": "
-		"%.6f, \"min_p\": %.6f}, \"verdict\": \"%s\"}", l->rx_other,
-		l->p.max_imbalance, l->p.min_p, lab_pf(r->pass));
+			aifab_json_str(j, NULL, field_names[k]);
+	aifab_json_end(j);
+	aifab_json_u64(j, "rx_other", l->rx_other);
+	aifab_json_obj(j, "limits");
+	aifab_json_dbl(j, "max_imbalance", l->p.max_imbalance, 6);
+	aifab_json_dbl(j, "min_p", l->p.min_p, 6);
+	aifab_json_end(j);
+	aifab_json_str(j, "verdict", lab_pf(r->pass));
 }
 
 const struct lab_recipe lab_recipe_ecmp = {

@@ -213,46 +213,55 @@ ecn_print(const struct lab *l, const void *res, FILE *f)
 }
 
 static void
-ecn_json(const struct lab *l, const void *res, FILE *f)
+ecn_json(const struct lab *l, const void *res, struct aifab_json *j)
 {
 	const struct ecn_result *r = res;
-	uint32_t s, b, n = 0;
+	uint32_t s, b;
 
-	fprintf(f, "{\"recipe\": \"ecn\", \"tx_port\": \"%s\", "
-		"\"dut_rate_mbps\": %u, \"frame_bytes\": %u, \"step_ms\": %u, "
-		"\"base_latency_us\": %.3f, \"steps\": [",
-		lab_port_name(l, l->p.tx_port), l->p.dut_rate_mbps,
-		l->p.frame_bytes, l->p.step_ms, r->base_lat_us);
+	aifab_json_str(j, "tx_port", lab_port_name(l, l->p.tx_port));
+	aifab_json_u64(j, "dut_rate_mbps", l->p.dut_rate_mbps);
+	aifab_json_u64(j, "frame_bytes", l->p.frame_bytes);
+	aifab_json_u64(j, "step_ms", l->p.step_ms);
+	aifab_json_dbl(j, "base_latency_us", r->base_lat_us, 3);
+	aifab_json_arr(j, "steps");
 	for (s = 0; s < r->n_steps; s++) {
 		const struct ecn_step *x = &r->step[s];
 
-		fprintf(f, "%s\n    {\"load_pct\": %u, \"sent\": %" PRIu64
-			", \"received\": %" PRIu64 ", \"ce\": %" PRIu64
-			", \"ect\": %" PRIu64 ", \"lat_avg_us\": %.3f, "
-			"\"lat_max_us\": %.3f}", s ? "," : "", x->load_pct,
-			x->sent, x->received, x->ce, x->ect, x->lat_avg_us,
-			x->lat_max_us);
+		aifab_json_obj(j, NULL);
+		aifab_json_u64(j, "load_pct", x->load_pct);
+		aifab_json_u64(j, "sent", x->sent);
+		aifab_json_u64(j, "received", x->received);
+		aifab_json_u64(j, "ce", x->ce);
+		aifab_json_u64(j, "ect", x->ect);
+		aifab_json_dbl(j, "lat_avg_us", x->lat_avg_us, 3);
+		aifab_json_dbl(j, "lat_max_us", x->lat_max_us, 3);
+		aifab_json_end(j);
 	}
-	fprintf(f, "],\n   \"bin_bytes\": %u, \"bins\": [", l->p.bin_bytes);
-	for (b = 0; b < ECN_BINS; b++)
-		if (r->bin[b].frames > 0)
-			fprintf(f, "%s{\"depth\": %u, \"frames\": %" PRIu64
-				", \"ce\": %" PRIu64 "}", n++ ? ", " : "",
-				b * l->p.bin_bytes, r->bin[b].frames,
-				r->bin[b].ce);
-	fprintf(f, "],\n   \"inferred\": {\"kmin_bytes\": ");
+	aifab_json_end(j);
+	aifab_json_u64(j, "bin_bytes", l->p.bin_bytes);
+	aifab_json_arr(j, "bins");
+	for (b = 0; b < ECN_BINS; b++) {
+		if (r->bin[b].frames == 0)
+			continue;
+		aifab_json_obj(j, NULL);
+		aifab_json_u64(j, "depth", b * l->p.bin_bytes);
+		aifab_json_u64(j, "frames", r->bin[b].frames);
+		aifab_json_u64(j, "ce", r->bin[b].ce);
+		aifab_json_end(j);
+	}
+	aifab_json_end(j);
+	aifab_json_obj(j, "inferred");
 	if (r->red.has_kmin)
-		fprintf(f, "%u", r->red.kmin);
+		aifab_json_u64(j, "kmin_bytes", r->red.kmin);
 	else
-		fprintf(f, "null");
-	fprintf(f, ", \"kmax_bytes\": ");
+		aifab_json_null(j, "kmin_bytes");
 	if (r->red.has_kmax)
-		fprintf(f, "%u", r->red.kmax);
+		aifab_json_u64(j, "kmax_bytes", r->red.kmax);
 	else
-		fprintf(f, "null");
-	fprintf(f, ", \"pmax\": %.6f}, \"rx_other\": %" PRIu64
-		", \"verdict\": \"%s\"}", r->red.pmax, l->rx_other,
-		lab_pf(r->pass));
+		aifab_json_null(j, "kmax_bytes");
+	aifab_json_dbl(j, "pmax", r->red.pmax, 6);
+	aifab_json_end(j);
+	lab_json_tail(l, r->pass, j);
 }
 
 const struct lab_recipe lab_recipe_ecn = {

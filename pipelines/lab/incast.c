@@ -302,47 +302,56 @@ incast_print(const struct lab *l, const void *res, FILE *f)
 	lab_print_tail(l, x->pass, f);
 }
 
+/* A time in ms, or null when it never happened. */
 static void
-incast_json(const struct lab *l, const void *res, FILE *f)
+json_ms_or_null(struct aifab_json *j, const char *key, bool happened,
+		double ms)
+{
+	if (happened)
+		aifab_json_dbl(j, key, ms, 6);
+	else
+		aifab_json_null(j, key);
+}
+
+static void
+incast_json(const struct lab *l, const void *res, struct aifab_json *j)
 {
 	const struct incast_result *x = res;
 	uint32_t s;
 
-	fprintf(f, "{\"recipe\": \"incast\", \"rx_port\": \"%s\", "
-		"\"priority\": %u, \"frames_each\": %" PRIu64 ", "
-		"\"frame_bytes\": %u, \"senders\": {",
-		lab_port_name(l, l->p.rx_ports[0]), l->p.pfc_prio,
-		x->frames_each, l->p.frame_bytes);
+	aifab_json_str(j, "rx_port", lab_port_name(l, l->p.rx_ports[0]));
+	aifab_json_u64(j, "priority", l->p.pfc_prio);
+	aifab_json_u64(j, "frames_each", x->frames_each);
+	aifab_json_u64(j, "frame_bytes", l->p.frame_bytes);
+	aifab_json_obj(j, "senders");
 	for (s = 0; s < x->n_senders; s++) {
-		fprintf(f, "%s\n    \"%s\": {\"sent\": %" PRIu64 ", "
-			"\"received\": %" PRIu64 ", \"pfc_rx\": %" PRIu64
-			", \"paused_ms\": %.6f, \"delivered_ms\": ", s ? "," : "",
-			lab_port_name(l, l->tx_of[s]), x->sent[s],
-			x->received[s], x->pfc_rx[s], x->paused_ms[s]);
-		if (x->done_ms[s] >= 0)
-			fprintf(f, "%.6f}", x->done_ms[s]);
-		else
-			fprintf(f, "null}");
+		aifab_json_obj(j, lab_port_name(l, l->tx_of[s]));
+		aifab_json_u64(j, "sent", x->sent[s]);
+		aifab_json_u64(j, "received", x->received[s]);
+		aifab_json_u64(j, "pfc_rx", x->pfc_rx[s]);
+		aifab_json_dbl(j, "paused_ms", x->paused_ms[s], 6);
+		json_ms_or_null(j, "delivered_ms", x->done_ms[s] >= 0,
+				x->done_ms[s]);
+		aifab_json_end(j);
 	}
-	fprintf(f, "},\n   \"lost\": %" PRIu64 ", \"reordered\": %" PRIu64
-		", \"completed\": %s, \"completion_ms\": ", x->lost,
-		x->reordered, x->completed ? "true" : "false");
-	if (x->completed)
-		fprintf(f, "%.6f", x->completion_ms);
-	else
-		fprintf(f, "null");
-	fprintf(f, ", \"ideal_ms\": ");
-	if (x->ideal_ms > 0)
-		fprintf(f, "%.6f", x->ideal_ms);
-	else
-		fprintf(f, "null");
-	fprintf(f, ", \"goodput_mbps\": %.3f, \"latency_us\": {\"p50\": "
-		"%.3f, \"p99\": %.3f, \"p999\": %.3f, \"max\": %.3f}, "
-		"\"pauses\": {\"pfc_rx\": %" PRIu64 ", \"paused_ms\": %.6f}, "
-		"\"rx_other\": %" PRIu64 ", \"verdict\": \"%s\"}",
-		x->goodput_mbps, x->lat.p50, x->lat.p99, x->lat.p999,
-		x->lat.max, x->pfc_rx_total, x->paused_ms_total,
-		l->rx_other, lab_pf(x->pass));
+	aifab_json_end(j);
+	aifab_json_u64(j, "lost", x->lost);
+	aifab_json_u64(j, "reordered", x->reordered);
+	aifab_json_bool(j, "completed", x->completed);
+	json_ms_or_null(j, "completion_ms", x->completed, x->completion_ms);
+	json_ms_or_null(j, "ideal_ms", x->ideal_ms > 0, x->ideal_ms);
+	aifab_json_dbl(j, "goodput_mbps", x->goodput_mbps, 3);
+	aifab_json_obj(j, "latency_us");
+	aifab_json_dbl(j, "p50", x->lat.p50, 3);
+	aifab_json_dbl(j, "p99", x->lat.p99, 3);
+	aifab_json_dbl(j, "p999", x->lat.p999, 3);
+	aifab_json_dbl(j, "max", x->lat.max, 3);
+	aifab_json_end(j);
+	aifab_json_obj(j, "pauses");
+	aifab_json_u64(j, "pfc_rx", x->pfc_rx_total);
+	aifab_json_dbl(j, "paused_ms", x->paused_ms_total, 6);
+	aifab_json_end(j);
+	lab_json_tail(l, x->pass, j);
 }
 
 const struct lab_recipe lab_recipe_incast = {

@@ -22,6 +22,7 @@
 #include "lab_priv.h"
 
 #define LAB_POOL_CACHE 64u
+#define LAB_JSON_INDENT 2u
 
 #define BAD(...) do { snprintf(err, errlen, __VA_ARGS__); goto fail; } while (0)
 
@@ -182,6 +183,16 @@ lab_pace_due(uint64_t next, uint64_t gap, uint64_t now, uint64_t end)
 	return n;
 }
 
+uint32_t
+lab_pacer_due(const struct lab *l, struct lab_pacer *pc, uint64_t now)
+{
+	if (!pc->started) {
+		pc->started = true;
+		pc->next_tsc = now;
+	}
+	return lab_pace_due(pc->next_tsc, l->gap_cyc, now, UINT64_MAX);
+}
+
 uint16_t
 lab_tx_burst(struct lab *l, uint16_t port, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -321,6 +332,13 @@ lab_print_tail(const struct lab *l, bool pass, FILE *f)
 {
 	fprintf(f, "# lab %s: %s; %" PRIu64 " frames without our tag\n",
 		l->rc->name, lab_pf(pass), l->rx_other);
+}
+
+void
+lab_json_tail(const struct lab *l, bool pass, struct aifab_json *j)
+{
+	aifab_json_u64(j, "rx_other", l->rx_other);
+	aifab_json_str(j, "verdict", lab_pf(pass));
 }
 
 /* ---- receiving ----------------------------------------------------------- */
@@ -599,11 +617,16 @@ aifab_lab_json(const void *st, FILE *f)
 {
 	const struct lab *l = st;
 	void *res = lab_result(l);
+	struct aifab_json j;
 
-	if (res == NULL) {
-		fprintf(f, "{\"recipe\": \"%s\", \"verdict\": null}", l->rc->name);
-		return;
-	}
-	l->rc->json(l, res, f);
+	aifab_json_begin(&j, f, LAB_JSON_INDENT);
+	aifab_json_obj(&j, NULL);
+	aifab_json_str(&j, "recipe", l->rc->name);
+	if (res != NULL)
+		l->rc->json(l, res, &j);
+	else
+		aifab_json_null(&j, "verdict");   /* no memory for the result */
+	aifab_json_end(&j);
+	(void)aifab_json_finish(&j);   /* a write error shows in the stream */
 	free(res);
 }

@@ -19,6 +19,7 @@
 
 #include <rte_mbuf.h>
 
+#include "aifab_json.h"
 #include "aifab_pkt.h"
 #include "lab.h"
 
@@ -84,8 +85,10 @@ struct lab_recipe {
 	void (*result)(const struct lab *l, void *res);
 	/** The console table of @p res; ends with lab_print_tail(). */
 	void (*print)(const struct lab *l, const void *res, FILE *f);
-	/** The "lab" JSON object of @p res. */
-	void (*json)(const struct lab *l, const void *res, FILE *f);
+	/** The members of the "lab" JSON object after "recipe" (the engine
+	 * writes that, and opens and closes the object). */
+	void (*json)(const struct lab *l, const void *res,
+		     struct aifab_json *j);
 	/** Optional: free what init allocated besides l->rs (also after a
 	 * failed init: check for NULL). */
 	void (*fini)(struct lab *l);
@@ -135,6 +138,17 @@ struct rte_mbuf *lab_frame_build(struct lab *l, const struct lab_frame *f,
  * @p next, before @p end. */
 uint32_t lab_pace_due(uint64_t next, uint64_t gap, uint64_t now,
 		      uint64_t end);
+
+/** A frame every gap_cyc (rate_gbps) from the first call on. */
+struct lab_pacer {
+	bool started;
+	uint64_t next_tsc;                /* the next frame's time */
+};
+
+/** Frames due at @p now (at most LAB_BURST); the first call starts the
+ * clock. Add gap_cyc to next_tsc for each frame sent. */
+uint32_t lab_pacer_due(const struct lab *l, struct lab_pacer *pc,
+		       uint64_t now);
 
 /** Hand @p n built frames to @p port's PMD (counted per port); what it
  * refuses is freed. @return frames it took. */
@@ -201,5 +215,9 @@ const char *lab_port_name(const struct lab *l, uint16_t port);
 
 /** The last line: "# lab NAME: PASS; N frames without our tag". */
 void lab_print_tail(const struct lab *l, bool pass, FILE *f);
+
+/** The last JSON members: "rx_other" (frames without our tag) and
+ * "verdict" ("PASS" or "FAIL"). */
+void lab_json_tail(const struct lab *l, bool pass, struct aifab_json *j);
 
 #endif /* LAB_PRIV_H */

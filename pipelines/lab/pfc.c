@@ -305,32 +305,47 @@ pfc_print(const struct lab *l, const void *res, FILE *f)
 }
 
 static void
-pfc_json(const struct lab *l, const void *res, FILE *f)
+pfc_json(const struct lab *l, const void *res, struct aifab_json *j)
 {
 	const struct pfc_result *x = res;
 	const struct pfc *s = l->rs;
+	unsigned int ph;
 
-	fprintf(f, "{\"recipe\": \"pfc\", \"priority\": %u, \"dut_rate_mbps\": "
-		"%u,\n   \"dut_pauses\": {\"xoff\": %" PRIu64 ", \"xon\": %"
-		PRIu64 ", \"first_xoff_ms\": %.6f, \"bytes_to_first_xoff\": %"
-		PRIu64 ", \"quanta_min\": %u, \"quanta_max\": %u, "
-		"\"pause_us\": %.3f, \"refresh_us\": %.3f},\n"
-		"   \"we_pause_dut\": {\"quanta\": %u, \"hold_ms\": %u, "
-		"\"frames_before\": %" PRIu64 ", \"frames_after_xoff\": %"
-		PRIu64 ", \"bytes_after_xoff\": %" PRIu64 ", \"response_us\": "
-		"%.3f, \"response_quanta\": %.3f, \"bound_quanta\": %u, "
-		"\"bound_bytes\": %" PRIu64 ", \"resumed\": %s, "
-		"\"resume_ms\": %.6f},\n   \"headroom_bytes\": %" PRIu64
-		", \"sent\": [%" PRIu64 ", %" PRIu64 "], \"received\": [%" PRIu64
-		", %" PRIu64 "], \"rx_other\": %" PRIu64 ", \"verdict\": "
-		"\"%s\"}", l->p.pfc_prio, l->p.dut_rate_mbps, x->xoff_rx,
-		x->xon_rx, x->a_first_xoff_ms, x->a_sent_bytes_to_xoff,
-		x->quanta_min, x->quanta_max, x->pause_us, x->refresh_us,
-		l->p.pfc_quanta, l->p.hold_ms, x->b_before, x->leak_frames,
-		x->leak_bytes, x->response_us, x->response_quanta,
-		x->bound_quanta, x->bound_bytes, x->resumed ? "true" : "false",
-		x->resume_ms, x->headroom_bytes, s->st.sent[0], s->st.sent[1],
-		s->received[0], s->received[1], l->rx_other, lab_pf(x->pass));
+	aifab_json_u64(j, "priority", l->p.pfc_prio);
+	aifab_json_u64(j, "dut_rate_mbps", l->p.dut_rate_mbps);
+	aifab_json_obj(j, "dut_pauses");
+	aifab_json_u64(j, "xoff", x->xoff_rx);
+	aifab_json_u64(j, "xon", x->xon_rx);
+	aifab_json_dbl(j, "first_xoff_ms", x->a_first_xoff_ms, 6);
+	aifab_json_u64(j, "bytes_to_first_xoff", x->a_sent_bytes_to_xoff);
+	aifab_json_u64(j, "quanta_min", x->quanta_min);
+	aifab_json_u64(j, "quanta_max", x->quanta_max);
+	aifab_json_dbl(j, "pause_us", x->pause_us, 3);
+	aifab_json_dbl(j, "refresh_us", x->refresh_us, 3);
+	aifab_json_end(j);
+	aifab_json_obj(j, "we_pause_dut");
+	aifab_json_u64(j, "quanta", l->p.pfc_quanta);
+	aifab_json_u64(j, "hold_ms", l->p.hold_ms);
+	aifab_json_u64(j, "frames_before", x->b_before);
+	aifab_json_u64(j, "frames_after_xoff", x->leak_frames);
+	aifab_json_u64(j, "bytes_after_xoff", x->leak_bytes);
+	aifab_json_dbl(j, "response_us", x->response_us, 3);
+	aifab_json_dbl(j, "response_quanta", x->response_quanta, 3);
+	aifab_json_u64(j, "bound_quanta", x->bound_quanta);
+	aifab_json_u64(j, "bound_bytes", x->bound_bytes);
+	aifab_json_bool(j, "resumed", x->resumed);
+	aifab_json_dbl(j, "resume_ms", x->resume_ms, 6);
+	aifab_json_end(j);
+	aifab_json_u64(j, "headroom_bytes", x->headroom_bytes);
+	aifab_json_arr(j, "sent");
+	for (ph = 0; ph < 2; ph++)
+		aifab_json_u64(j, NULL, s->st.sent[ph]);
+	aifab_json_end(j);
+	aifab_json_arr(j, "received");
+	for (ph = 0; ph < 2; ph++)
+		aifab_json_u64(j, NULL, s->received[ph]);
+	aifab_json_end(j);
+	lab_json_tail(l, x->pass, j);
 }
 
 const struct lab_recipe lab_recipe_pfc = {
