@@ -167,7 +167,10 @@ incast_rx(struct lab *l, const struct lab_rx *f, uint64_t now)
 {
 	struct incast *x = l->rs;
 
-	if (f->flow >= l->n_tx)   /* ours, but no sender's: let it be */
+	/* our tag with no sender's number: ignored, and counted "without
+	 * our tag" only when it is out of the [lab] flows or came back on a
+	 * port that is not an rx port (as the ecmp recipe counts) */
+	if (f->flow >= l->n_tx)
 		return f->ph == 0 && f->flow < l->p.flows &&
 			f->slot != LAB_NONE;
 	if (f->seq != x->s_expect[f->flow])
