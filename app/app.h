@@ -70,7 +70,16 @@ void *app_traffic_create(const struct aifab_profile *prof,
 			 const struct aifab_env *env,
 			 const struct aifab_pipeline_ops **ops, void **gen,
 			 char *err, size_t errlen);
-/** The [lab] recipe's pipeline (pipelines/lab.h); NULL with @p err. */
+/** Whether the profile runs a lab recipe ([lab] recipe is not "none"). */
+bool app_lab_on(const struct aifab_profile *prof);
+/**
+ * [lab] recipe names a recipe of the lab's table (or "none"); else -1 with
+ * @p err as the profile loader words it ("<file or --set>: [lab] recipe =
+ * 'x': unknown value; allowed: none, ecmp, ...").
+ */
+int app_lab_check(const struct aifab_profile *prof, const char *const *sets,
+		  unsigned int n_sets, char *err, size_t errlen);
+/** The [lab] recipe's pipeline (pipelines/lab/lab.h); NULL with @p err. */
 void *app_lab_create(const struct aifab_profile *prof,
 		     const struct aifab_env *env, char *err, size_t errlen);
 /** Stop and close every port of @p env (flushes pcap writers). */

@@ -244,10 +244,10 @@ app_start(struct app *app, char *err, size_t errlen)
 		if (n < 0)
 			return -1;
 	}
-	if ((prof->gen.enabled || prof->lab.recipe != 0) &&
+	if ((prof->gen.enabled || app_lab_on(prof)) &&
 	    app_gen_lcore(prof, &gen_lc, err, errlen) != 0)
 		return -1;
-	if (!sw_on && !prof->gen.enabled && prof->lab.recipe == 0) {
+	if (!sw_on && !prof->gen.enabled && !app_lab_on(prof)) {
 		snprintf(err, errlen, "%s: [switch] enabled = 'false' and no "
 			 "[generator]: nothing to run; allowed: enable one",
 			 prof->path);
@@ -267,7 +267,7 @@ app_start(struct app *app, char *err, size_t errlen)
 	if (sw_on && app_start_switches(app, ids, (unsigned int)n, gen_mask,
 					err, errlen) != 0)
 		return -1;
-	if (prof->lab.recipe != 0) {
+	if (app_lab_on(prof)) {
 		void *st;
 
 		app->env.worker_lcores = &gen_lc;
@@ -280,7 +280,7 @@ app_start(struct app *app, char *err, size_t errlen)
 		app->src = &app->pipe[app->n_pipes - 1];
 		plan_add(app, gen_lc, &aifab_lab_ops, st, 0);
 		printf("lab: recipe %s on lcore %u\n",
-		       aifab_lab_recipe_name(prof->lab.recipe), gen_lc);
+		       prof->lab.recipe, gen_lc);
 	}
 	if (prof->gen.enabled) {
 		const struct aifab_pipeline_ops *ops;
@@ -535,7 +535,9 @@ main(int argc, char **argv)
 		return rc > 0 ? 0 : 1;
 	/* Profile errors come before EAL: they must not cost a start-up. */
 	if (aifab_profile_load(&app.prof, app.args.profile, app.args.sets,
-			       app.args.n_sets, err, sizeof(err)) != 0) {
+			       app.args.n_sets, err, sizeof(err)) != 0 ||
+	    app_lab_check(&app.prof, app.args.sets, app.args.n_sets, err,
+			  sizeof(err)) != 0) {
 		fprintf(stderr, "dpdk-aifab: %s\n", err);
 		return 1;
 	}

@@ -35,8 +35,6 @@ static const char *const field_names[] = {
 static const char *const pfcwd_names[] = { "drop", "forward", "alert", NULL };
 static const char *const fault_at_names[] = { "rx", "tx", NULL };
 static const char *const fault_match_names[] = { "data", "roce", "all", NULL };
-static const char *const lab_recipe_names[] = { "none", "ecmp", "ecn",
-	"pfc", "incast", NULL };
 static const char *const lab_field_names[] = {
 	"sport", "dqpn", "sip", "dip", NULL };
 static const char *const prio_names[] = {
@@ -777,11 +775,13 @@ const struct profile_key profile_keys[] = {
 	  .off = P_OFF(lab.field), .size = P_SZ(lab.field), \
 	  .off_has = SIZE_MAX, .min = lo, .max = hi, .def = d, .unit = u, \
 	  .help = h }
-	{ .sect = PROFILE_SECT_LAB, .name = "recipe", .type = PROFILE_T_ENUM,
+	{ .sect = PROFILE_SECT_LAB, .name = "recipe", .type = PROFILE_T_STRING,
 	  .off = P_OFF(lab.recipe), .size = P_SZ(lab.recipe),
-	  .off_has = SIZE_MAX, .names = lab_recipe_names, .def = "none",
-	  .unit = "",
-	  .help = "`ecmp`: the ECMP spread recipe (which port each flow "
+	  .off_has = SIZE_MAX, .def = "none", .unit = "name",
+	  .help = "A recipe of pipelines/lab's recipe table, by name "
+		  "(docs/lab.md lists them all; an unknown name is refused "
+		  "at start, with the list). `ecmp`: the ECMP spread recipe "
+		  "(which port each flow "
 		  "comes back on, per varied header field); `ecn`: the ECN "
 		  "marking curve (CE fraction per load step and per queue "
 		  "depth, Kmin/Kmax/Pmax inferred); `pfc`: the PFC response "
