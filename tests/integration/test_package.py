@@ -102,7 +102,7 @@ def check_lintian(ck, changes):
         print("    lintian not installed: not run (tools/setup.sh test "
               "installs it)")
         return
-    rc, so, se = sh(["lintian", "--no-tag-display-limit", changes],
+    rc, so, se = sh(["lintian", "--tag-display-limit", "0", changes],
                     timeout=600)
     tags = [l for l in so.splitlines() if re.match(r"^[EWIPX]: ", l)]
     print("    %d tags" % len(tags))
