@@ -364,6 +364,27 @@ rx_latency(struct gen *g, struct gen_port *gp, struct rte_mbuf *m,
 			    (uint64_t)((double)(now - ti.tx_tsc) * g->ns_per_tsc));
 }
 
+/*
+ * [generator] rx_check_icrc: every RoCEv2 frame (or one in N per port,
+ * counted) has its ICRC checked; a wrong one is dropped and counted as an
+ * RDMA NIC does, so the closed loop recovers it as a lost frame (NAK or
+ * timeout). False: drop the frame.
+ */
+static bool
+rx_icrc_ok(const struct gen *g, struct gen_port *gp, const struct rte_mbuf *m,
+	   const struct aifab_pkt_info *pi)
+{
+	uint32_t every = g->p.rx_check_icrc;
+
+	if (every == 0 || gp->icrc_seq++ % every != 0)
+		return true;
+	gp->ctr[GEN_RX_ICRC_CHECKED]++;
+	if (aifab_icrc_verify(m, pi) == AIFAB_ICRC_OK)
+		return true;
+	gp->ctr[GEN_RX_BAD_ICRC]++;
+	return false;
+}
+
 static void
 rx_one(struct gen *g, uint16_t p, struct rte_mbuf *m, uint64_t now)
 {
@@ -393,6 +414,8 @@ rx_one(struct gen *g, uint16_t p, struct rte_mbuf *m, uint64_t now)
 		gp->ctr[GEN_RX_OTHER]++;
 		return;
 	}
+	if (!rx_icrc_ok(g, gp, m, &pi))
+		return;
 	gp->ctr[GEN_RX_ROCE]++;
 	if (pi.bth_opcode <= AIFAB_BTH_OP_WRITE_ONLY_IMM)
 		rx_latency(g, gp, m, &pi, now);

@@ -661,6 +661,16 @@ const struct profile_key profile_keys[] = {
 	  .off_has = SIZE_MAX, .def = "true", .unit = "",
 	  .help = "Receive on the generator's ports: loss, reordering, "
 		  "duplicates per QP and latency." },
+	{ .sect = PROFILE_SECT_GENERATOR, .name = "rx_check_icrc",
+	  .type = PROFILE_T_SAMPLE, .off = P_OFF(gen.rx_check_icrc),
+	  .size = P_SZ(gen.rx_check_icrc), .off_has = SIZE_MAX, .min = 1,
+	  .max = UINT32_MAX, .def = "full", .unit = "",
+	  .help = "Check the ICRC of received RoCEv2 frames as an RDMA NIC "
+		  "does: a bad one is dropped and counted `rx_bad_icrc` (the "
+		  "closed loop's sender recovers by NAK or timeout). `full`: "
+		  "every frame; `every=N`: one RoCEv2 frame in N per port "
+		  "(the 1st, N+1st, ...: counted, not drawn); `off`: accept "
+		  "any." },
 	{ .sect = PROFILE_SECT_GENERATOR, .name = "trace",
 	  .type = PROFILE_T_STRING, .off = P_OFF(gen.trace),
 	  .size = P_SZ(gen.trace), .off_has = SIZE_MAX, .def = "",
@@ -769,6 +779,14 @@ const struct profile_key profile_keys[] = {
 	      "Mark every Nth matching frame CE (if ECT); 0 = off."),
 	G_U32("fault_ce_ppm", fault_ce_ppm, 0, 1000000, "0", "ppm",
 	      "Mark each matching frame CE with this probability (seeded)."),
+	G_U32("fault_corrupt_index", fault_corrupt_index, 0, 4294967295u, "0",
+	      "", "Corrupt the matching frame with this number: flip one "
+	      "payload bit (seeded choice; RoCEv2 frames only, so the ICRC "
+	      "fails); 0 = off."),
+	G_U32("fault_corrupt_every", fault_corrupt_every, 0, 4294967295u, "0",
+	      "", "Corrupt every Nth matching frame; 0 = off."),
+	G_U32("fault_corrupt_ppm", fault_corrupt_ppm, 0, 1000000, "0", "ppm",
+	      "Corrupt each matching frame with this probability (seeded)."),
 	G_U32("virtual_tick_ns", virtual_tick_ns, 0, 1000000000, "0", "ns",
 	      "0: the generator runs on the TSC; > 0: on its own clock that "
 	      "advances this much per poll, so a run over in-memory ports "
@@ -976,6 +994,7 @@ profile_type_name(enum profile_type t)
 	case PROFILE_T_MAP: return "map";
 	case PROFILE_T_FLAGS: return "flag list";
 	case PROFILE_T_HEX: return "hex bytes";
+	case PROFILE_T_SAMPLE: return "sampling";
 	default: return "?";
 	}
 }
@@ -1004,6 +1023,8 @@ profile_type_syntax(enum profile_type t)
 		"separated by blanks or commas, each once.";
 	case PROFILE_T_HEX: return "`6d5a56da...` or `6d:5a:56:da:...`: two "
 		"hex digits per byte, `:` allowed between bytes.";
+	case PROFILE_T_SAMPLE: return "`full` (every one), `off` (none) or "
+		"`every=N` (one in N, counted: the 1st, N+1st, ...).";
 	default: return "?";
 	}
 }
@@ -1357,6 +1378,29 @@ hex_val(char c)
 }
 
 /* "6d5a.." or "6d:5a:.." -> bytes; ':' only between two bytes. */
+/* "full" -> 1, "off" -> 0, "every=N" -> N (min..max). */
+static int
+parse_sample(const char *s, uint64_t min, uint64_t max, uint32_t *out,
+	     char *why, size_t whylen)
+{
+	uint64_t v;
+
+	if (strcmp(s, "full") == 0 || strcmp(s, "off") == 0) {
+		*out = s[0] == 'f';
+		return 0;
+	}
+	if (strncmp(s, "every=", 6) != 0 || parse_uint(s + 6, max, &v) != 0) {
+		whyf(why, whylen, "not full, off or every=<number>");
+		return -1;
+	}
+	if (v < min) {
+		whyf(why, whylen, "out of range");
+		return -1;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
 static int
 parse_hex(const char *s, uint8_t *out, size_t max, size_t *n,
 	  char *why, size_t whylen)
@@ -1547,6 +1591,11 @@ profile_key_parse(const struct profile_key *k, void *basev, const char *val,
 		base[k->off2] = (uint8_t)n;
 		break;
 	}
+	case PROFILE_T_SAMPLE:
+		if (parse_sample(val, k->min, RTE_MIN(k->max, UINT32_MAX),
+				 (uint32_t *)f, why, whylen) != 0)
+			return -1;
+		break;
 	default:
 		whyf(why, whylen, "internal: unknown key type");
 		return -1;
@@ -1626,6 +1675,10 @@ profile_key_allowed(const struct profile_key *k, char *buf, size_t len)
 	case PROFILE_T_IP6:
 		snprintf(buf, len, "IPv6 address/len with len 1..128%s",
 			 k->off_has != SIZE_MAX ? ", or empty = unset" : "");
+		break;
+	case PROFILE_T_SAMPLE:
+		snprintf(buf, len, "full, off, or every=N with N %" PRIu64
+			 "..%" PRIu64 " (every=1 = full)", k->min, k->max);
 		break;
 	case PROFILE_T_LCORES:
 		snprintf(buf, len, "comma-separated lcore ids or ranges "
