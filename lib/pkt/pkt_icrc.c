@@ -249,7 +249,7 @@ aifab_icrc_load(const uint8_t *src)
 		((uint32_t)src[2] << 16) | ((uint32_t)src[3] << 24);
 }
 
-/* ---- receive check ------------------------------------------------------- */
+/* ---- receive check ------------------------------------------------------ */
 
 void
 aifab_icrc_verify_init(void)
