@@ -342,9 +342,11 @@ enum aifab_icrc_verdict aifab_icrc_verify_buf(const uint8_t *frame,
 					      const struct aifab_pkt_info *pi);
 
 /**
- * Select DPDK's fastest CRC-32 for aifab_icrc_verify() (AVX-512 or
- * SSE4.2 + PCLMULQDQ folding where the CPU and EAL allow, else a table).
- * Call once after rte_eal_init(); without it DPDK picks on first use.
+ * Select DPDK's fastest CRC-32 for aifab_icrc_verify(): AVX-512
+ * VPCLMULQDQ folding where the CPU has it and EAL allows 512-bit SIMD
+ * (--force-max-simd-bitwidth=512; EAL's default is 256), else SSE4.2 +
+ * PCLMULQDQ (NEON PMULL on arm64), else a table. Call once after
+ * rte_eal_init(); without it DPDK picks on first use.
  */
 void aifab_icrc_verify_init(void);
 

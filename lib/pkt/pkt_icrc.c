@@ -15,8 +15,10 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_cpuflags.h>
 #include <rte_mbuf.h>
 #include <rte_net_crc.h>
+#include <rte_vect.h>
 
 #include "aifab_pkt.h"
 
@@ -251,12 +253,45 @@ aifab_icrc_load(const uint8_t *src)
 
 /* ---- receive check ------------------------------------------------------ */
 
+/* True if the CPU has every flag of @p f (an RTE_CPUFLAG_NUMFLAGS end). */
+static bool
+cpu_has(const enum rte_cpu_flag_t *f)
+{
+	for (; *f != RTE_CPUFLAG_NUMFLAGS; f++)
+		if (rte_cpu_get_flag_enabled(*f) <= 0)
+			return false;
+	return true;
+}
+
 void
 aifab_icrc_verify_init(void)
 {
-	/* Falls back to SSE4.2 + PCLMULQDQ, then to a table, as the CPU and
-	 * EAL's --force-max-simd-bitwidth allow. */
-	rte_net_crc_set_alg(RTE_NET_CRC_AVX512);
+	enum rte_net_crc_alg alg = RTE_NET_CRC_SCALAR;
+	uint16_t simd = rte_vect_get_max_simd_bitwidth();
+#if defined(RTE_ARCH_X86)
+	/* What DPDK's folding needs (asking for more makes it log). */
+	static const enum rte_cpu_flag_t avx512[] = {
+		RTE_CPUFLAG_AVX512F, RTE_CPUFLAG_AVX512BW, RTE_CPUFLAG_AVX512DQ,
+		RTE_CPUFLAG_AVX512VL, RTE_CPUFLAG_PCLMULQDQ,
+		RTE_CPUFLAG_VPCLMULQDQ, RTE_CPUFLAG_NUMFLAGS,
+	};
+	static const enum rte_cpu_flag_t sse[] = {
+		RTE_CPUFLAG_PCLMULQDQ, RTE_CPUFLAG_NUMFLAGS,
+	};
+
+	if (simd >= RTE_VECT_SIMD_512 && cpu_has(avx512))
+		alg = RTE_NET_CRC_AVX512;
+	else if (simd >= RTE_VECT_SIMD_128 && cpu_has(sse))
+		alg = RTE_NET_CRC_SSE42;
+#elif defined(RTE_ARCH_ARM64)
+	static const enum rte_cpu_flag_t pmull[] = {
+		RTE_CPUFLAG_PMULL, RTE_CPUFLAG_NUMFLAGS,
+	};
+
+	if (simd >= RTE_VECT_SIMD_128 && cpu_has(pmull))
+		alg = RTE_NET_CRC_NEON;
+#endif
+	rte_net_crc_set_alg(alg);
 }
 
 /* x^(8n) mod poly, n < 65536: one multiply of two table entries. */
