@@ -105,17 +105,21 @@ gen_section(FILE *f, const struct app_stats *s)
 	double factor = g->algbw_gbps > 0 ? g->busbw_gbps / g->algbw_gbps : 0;
 	const double *t_ys[2] = { g->iter_us, g->ideal_us > 0 ? ideal : NULL };
 	const double *b_ys[2] = { bw, avg };
+	const struct app_set *w = s->gen_set >= 0 ? &s->set[s->gen_set] : NULL;
+	uint64_t bad = w != NULL && w->cur != NULL ?
+		app_stats_sum(w->set, w->cur, "rx_bad_icrc", -1) : 0;
 	unsigned int i;
 
 	fprintf(f, "<h1>Generator</h1>\n<p>%s of %" PRIu64 " bytes over %u "
 		"ranks: %u timed iterations, time min/avg/max %.3f / %.3f / "
 		"%.3f us, algbw %.3f GB/s, busbw %.3f GB/s; sent %" PRIu64
-		" frames, received %" PRIu64 ". Charts: each timed iteration "
-		"(the first %u); busbw of one = S / its time x the busbw "
-		"factor.</p>\n",
+		" frames, received %" PRIu64 " (<span class=\"rx_bad_icrc\">"
+		"%" PRIu64 "</span> dropped for a wrong ICRC). Charts: each "
+		"timed iteration (the first %u); busbw of one = S / its time x "
+		"the busbw factor.</p>\n",
 		g->op != NULL ? g->op : "?", g->size, g->n_ranks, g->iterations,
 		g->time_us_min, g->time_us_avg, g->time_us_max, g->algbw_gbps,
-		g->busbw_gbps, g->tx_packets, g->rx_packets,
+		g->busbw_gbps, g->tx_packets, g->rx_packets, bad,
 		AIFAB_GEN_SUMMARY_ITERS);
 	for (i = 0; i < g->n_iter; i++) {
 		ideal[i] = g->ideal_us;

@@ -11,6 +11,7 @@
 #include <rte_ether.h>
 #include <rte_lcore.h>
 
+#include "aifab_pkt.h"
 #include "app.h"
 #include "generator.h"
 #include "lab.h"
@@ -185,6 +186,9 @@ gen_params_closed(const struct aifab_profile *prof, struct aifab_gen_params *gp)
 		.ce_index = g->fault_ce_index,
 		.ce_every = g->fault_ce_every,
 		.ce_ppm = g->fault_ce_ppm,
+		.corrupt_index = g->fault_corrupt_index,
+		.corrupt_every = g->fault_corrupt_every,
+		.corrupt_ppm = g->fault_corrupt_ppm,
 		.seed = prof->seed,
 	};
 	gp->virtual_tick_ns = g->virtual_tick_ns;
@@ -276,6 +280,9 @@ gen_params(const struct aifab_profile *prof, const struct aifab_env *env,
 		if (env->ports[i].gen_owned)
 			gp->ports[gp->n_ports++] = (uint16_t)i;
 	gp->rx = g->rx;
+	gp->rx_check_icrc = g->rx_check_icrc;
+	if (gp->rx_check_icrc != 0)
+		aifab_icrc_verify_init();
 	gp->type = (enum aifab_coll_type)g->collective;
 	gp->size = g->size_bytes;
 	gp->n_channels = g->channels;

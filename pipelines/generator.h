@@ -76,6 +76,10 @@ struct aifab_gen_params {
 	uint16_t ports[AIFAB_MAX_PORTS];
 	uint16_t txq, rxq;              /**< queue used on each port */
 	bool rx;                        /**< poll rxq and account what returns */
+	/** ICRC check of received RoCEv2 frames, as an RDMA NIC does (a bad
+	 * one is dropped, counted rx_bad_icrc): 0 off, 1 every frame, N one
+	 * frame in N per port (the 1st, N+1st, ...). */
+	uint32_t rx_check_icrc;
 
 	enum aifab_coll_type type;
 	uint64_t size;                  /**< S, bytes per collective */

@@ -49,7 +49,8 @@
 	  "Frames dropped at TX: queue full, or held by a pause at the end") \
 	X(TX_NOMBUF, tx_nombuf, "packets", \
 	  "Frames not built for want of mbufs (retried later)") \
-	X(RX_ROCE, rx_roce, "packets", "RoCEv2 frames received") \
+	X(RX_ROCE, rx_roce, "packets", \
+	  "RoCEv2 frames received and accepted (ICRC right or not checked)") \
 	X(RX_OTHER, rx_not_roce, "packets", \
 	  "Frames received that are not RoCEv2 (malformed ones included)") \
 	X(RX_UNKNOWN_QP, rx_unknown_qp, "packets", \
@@ -66,6 +67,10 @@
 	  "RoCEv2 frames of an opcode the generator does not use") \
 	X(RX_PFC, rx_pfc, "frames", "PFC frames received") \
 	X(RX_PAUSE, rx_pause_802_3x, "frames", "802.3x PAUSE frames received") \
+	X(RX_ICRC_CHECKED, rx_icrc_checked, "packets", \
+	  "RoCEv2 frames whose ICRC was checked (rx_check_icrc)") \
+	X(RX_BAD_ICRC, rx_bad_icrc, "packets", \
+	  "RoCEv2 frames dropped for a wrong ICRC, as a NIC drops them") \
 	X(TX_ACK, tx_ack, "packets", "ACKs sent (closed loop responders)") \
 	X(TX_NAK, tx_nak, "packets", "NAKs sent (closed loop responders)") \
 	X(TX_CNP, tx_cnp, "packets", "CNPs sent (notification points)") \
@@ -201,6 +206,7 @@ struct gen_port {
 	struct rte_mbuf *cnp[GEN_CNPBUF]; /* CNPs: cnp_prio */
 	struct aifab_pfc_rx pfc;
 	struct aifab_fault fault;
+	uint64_t icrc_seq;                /* RoCEv2 frames seen: rx_check_icrc */
 	uint8_t scratch[AIFAB_PKT_HDR_WINDOW];
 };
 

@@ -41,6 +41,7 @@ aifab_gen_params_defaults(struct aifab_gen_params *p)
 		.base_mac = { { 0x02, 0xa1, 0xfa, 0x00, 0x00, 0x00 } },
 		.base_ip = 0x0A640001, /* 10.100.0.1 */
 		.rx = true,
+		.rx_check_icrc = 1,
 		.type = AIFAB_COLL_ALLREDUCE_RING,
 		.size = 1u << 20,
 		.n_channels = 1,

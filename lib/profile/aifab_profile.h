@@ -331,6 +331,7 @@ struct aifab_gen_profile {
 	uint32_t sport_count;
 	uint32_t mbufs;             /**< 0: 8192 */
 	bool rx;                    /**< count what comes back */
+	uint32_t rx_check_icrc;     /**< ICRC check: 0 off, 1 all, N 1 in N */
 	/* Trace replay (pipelines/replay.h) instead of the collective. */
 	char trace[256];            /**< pcap to replay; "" = the collective */
 	uint32_t trace_speed_milli; /**< 1000 = own timing; 0 = port speed */
@@ -364,6 +365,9 @@ struct aifab_gen_profile {
 	uint32_t fault_ce_index;
 	uint32_t fault_ce_every;
 	uint32_t fault_ce_ppm;
+	uint32_t fault_corrupt_index;
+	uint32_t fault_corrupt_every;
+	uint32_t fault_corrupt_ppm;
 	uint32_t virtual_tick_ns;   /**< 0: TSC; else the generator's clock */
 	uint32_t gpu_hour_cents;    /**< price of a GPU-hour, cents */
 };

@@ -650,6 +650,16 @@ const struct profile_key profile_keys[] = {
 	  .off_has = SIZE_MAX, .def = "true", .unit = "",
 	  .help = "Receive on the generator's ports: loss, reordering, "
 		  "duplicates per QP and latency." },
+	{ .sect = PROFILE_SECT_GENERATOR, .name = "rx_check_icrc",
+	  .type = PROFILE_T_SAMPLE, .off = P_OFF(gen.rx_check_icrc),
+	  .size = P_SZ(gen.rx_check_icrc), .off_has = SIZE_MAX, .min = 1,
+	  .max = UINT32_MAX, .def = "full", .unit = "",
+	  .help = "Check the ICRC of received RoCEv2 frames as an RDMA NIC "
+		  "does: a bad one is dropped and counted `rx_bad_icrc` (the "
+		  "closed loop's sender recovers by NAK or timeout). `full`: "
+		  "every frame; `every=N`: one RoCEv2 frame in N per port "
+		  "(the 1st, N+1st, ...: counted, not drawn); `off`: accept "
+		  "any." },
 	{ .sect = PROFILE_SECT_GENERATOR, .name = "trace",
 	  .type = PROFILE_T_STRING, .off = P_OFF(gen.trace),
 	  .size = P_SZ(gen.trace), .off_has = SIZE_MAX, .def = "",
@@ -758,6 +768,14 @@ const struct profile_key profile_keys[] = {
 	      "Mark every Nth matching frame CE (if ECT); 0 = off."),
 	G_U32("fault_ce_ppm", fault_ce_ppm, 0, 1000000, "0", "ppm",
 	      "Mark each matching frame CE with this probability (seeded)."),
+	G_U32("fault_corrupt_index", fault_corrupt_index, 0, 4294967295u, "0",
+	      "", "Corrupt the matching frame with this number: flip one "
+	      "payload bit (seeded choice; RoCEv2 frames only, so the ICRC "
+	      "fails); 0 = off."),
+	G_U32("fault_corrupt_every", fault_corrupt_every, 0, 4294967295u, "0",
+	      "", "Corrupt every Nth matching frame; 0 = off."),
+	G_U32("fault_corrupt_ppm", fault_corrupt_ppm, 0, 1000000, "0", "ppm",
+	      "Corrupt each matching frame with this probability (seeded)."),
 	G_U32("virtual_tick_ns", virtual_tick_ns, 0, 1000000000, "0", "ns",
 	      "0: the generator runs on the TSC; > 0: on its own clock that "
 	      "advances this much per poll, so a run over in-memory ports "
@@ -967,6 +985,7 @@ profile_type_name(enum profile_type t)
 	case PROFILE_T_MAP: return "map";
 	case PROFILE_T_FLAGS: return "flag list";
 	case PROFILE_T_HEX: return "hex bytes";
+	case PROFILE_T_SAMPLE: return "sampling";
 	default: return "?";
 	}
 }
@@ -995,6 +1014,8 @@ profile_type_syntax(enum profile_type t)
 		"separated by blanks or commas, each once.";
 	case PROFILE_T_HEX: return "`6d5a56da...` or `6d:5a:56:da:...`: two "
 		"hex digits per byte, `:` allowed between bytes.";
+	case PROFILE_T_SAMPLE: return "`full` (every one), `off` (none) or "
+		"`every=N` (one in N, counted: the 1st, N+1st, ...).";
 	default: return "?";
 	}
 }

@@ -63,6 +63,8 @@ enum profile_type {
 	PROFILE_T_HEX,     /**< "6d:5a:.." or "6d5a.."; off -> u8[size],
 			        off2 -> u8 length; a length of exactly min or
 			        max bytes, or empty (length 0) if zero_ok */
+	PROFILE_T_SAMPLE,  /**< "full", "off" or "every=N" (N in min..max);
+			        off -> u32: 1, 0 or N (one in N) */
 	PROFILE_T_COUNT,   /**< number of types */
 };
 

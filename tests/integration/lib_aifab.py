@@ -168,10 +168,13 @@ def ipv4_header_ok(hdr):
     return inet_checksum(bytes(hdr)) == 0
 
 
-def icrc_zlib(frame, l3_off):
+def icrc_zlib(frame, l3_off, udp=None):
     """RoCEv2 ICRC recomputed from PROTOCOLS.md: CRC-32 over 8 x 0xff, IP,
     UDP, BTH, payload with the variant fields set to ones; returned as the
-    4 bytes as they are stored on the wire (little-endian)."""
+    4 bytes as they are stored on the wire (little-endian). The frame ends
+    with the ICRC; the UDP header is @udp bytes after the IP header's start
+    (default: after IPv4's IHL or IPv6's fixed 40 bytes; IPv6 extension
+    headers in between are covered as they are)."""
     b = bytearray(frame[l3_off:-4])
     ver = b[0] >> 4
     if ver == 4:
@@ -179,12 +182,12 @@ def icrc_zlib(frame, l3_off):
         b[1] = 0xff                      # TOS
         b[8] = 0xff                      # TTL
         b[10:12] = b"\xff\xff"           # header checksum
-        udp = ihl
+        udp = ihl if udp is None else udp
     elif ver == 6:
         b[0] |= 0x0f                     # traffic class (low nibble of b0)
         b[1:4] = b"\xff\xff\xff"         # traffic class, flow label
         b[7] = 0xff                      # hop limit
-        udp = 40
+        udp = 40 if udp is None else udp
     else:
         raise ValueError("not IP at offset %d" % l3_off)
     b[udp + 6:udp + 8] = b"\xff\xff"     # UDP checksum

@@ -36,7 +36,8 @@ import sys
 import tempfile
 
 from lib_aifab import (Checks, _remove_runtime_dir, exe_path, file_prefix,
-                       read_pcap, source_root, tshark_fields, write_pcap)
+                       icrc_zlib, read_pcap, source_root, tshark_fields,
+                       write_pcap)
 
 N_PORTS = 2
 RANKS = 4
@@ -285,6 +286,7 @@ def check_rx(ck, exe):
                        bytes(46))
         unk = bytearray(frames[0])
         unk[14 + 20 + 8 + 5:14 + 20 + 8 + 8] = QPN_BASE.to_bytes(3, "big")
+        unk[-4:] = icrc_zlib(unk, 14)   # the ICRC covers the dest QP
         crafted.append(bytes(unk))
     with tempfile.TemporaryDirectory(prefix="aifab-it-gen-") as d:
         p, rep, outs2, cmd = run(exe, d, sets, rx=crafted, tag="gen2")
