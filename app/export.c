@@ -248,27 +248,17 @@ prom_file(const struct app_stats *s, const struct aifab_gen_summary *g)
 	FILE *f;
 	int rc;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
-		return -ENAMETOOLONG;
 	for (i = 0; i < s->n_sets; i++) {
 		v[i].set = s->set[i].set;
 		v[i].snap = s->set[i].cur;
 	}
-	f = fopen(tmp, "w");
+	f = aifab_stats_file_open(path, tmp, sizeof(tmp));
 	if (f == NULL)
 		return -errno;
 	rc = aifab_stats_prom_write(f, v, s->n_sets);
 	if (rc == 0 && g != NULL)
 		prom_gen_write(f, g);
-	if (rc == 0 && (fflush(f) != 0 || fsync(fileno(f)) != 0))
-		rc = -errno;
-	if (fclose(f) != 0 && rc == 0)
-		rc = -errno;
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = -errno;
-	if (rc != 0)
-		unlink(tmp);
-	return rc;
+	return aifab_stats_file_commit(f, tmp, path, rc);
 }
 
 /* The generator's figures so far, and every counter of its set. */

@@ -14,6 +14,7 @@
 
 #include "aifab_ecmp.h"
 #include "aifab_json.h"
+#include "aifab_stats.h"
 #include "aifab_version.h"
 #include "app.h"
 #include "lab.h"
@@ -688,21 +689,18 @@ app_report_write_json(const struct app_report *r, const char *path,
 	int rc;
 
 	/* Write a temporary file and rename it: readers never see half. */
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	f = fopen(tmp, "w");
+	f = aifab_stats_file_open(path, tmp, sizeof(tmp));
 	if (f == NULL)
 		return -1;
-	rc = json_report(f, r, prof, elapsed_s, end, mbufs_in_use);
-	if (fclose(f) != 0)
-		rc = -1;
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = -1;
-	if (rc != 0)
-		remove(tmp);
-	return rc;
+	errno = 0;
+	rc = json_report(f, r, prof, elapsed_s, end, mbufs_in_use) == 0 ?
+		0 : -(errno != 0 ? errno : EIO);
+	rc = aifab_stats_file_commit(f, tmp, path, rc);
+	if (rc != 0) {
+		errno = -rc;
+		return -1;
+	}
+	return 0;
 }
 
 /* Groups with several members: packets per member and max/mean. */
