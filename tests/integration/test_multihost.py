@@ -328,15 +328,21 @@ def judge_merge(name, d, hosts):
              "65536" in page, "%s: self-contained HTML report" % name)
 
 
+def host_profile(d, split, name):
+    """The hosts' profile and rank table for @p split; FDB placed."""
+    place(split)
+    ini = os.path.join(d, name + ".ini")
+    with open(ini, "w") as f:
+        f.write(PROFILE % {"dev": "net_af_packet0",
+                           "tab": write_table(d, split, name + ".txt")})
+    return ini
+
+
 def good_runs(d, single):
     # two hosts, leader frame; host b loses its 5th data frame
     ck.section("two hosts, started by the leader's frame; loss on b")
     split = ["a"] * 4 + ["b"] * 4
-    place(split)
-    ini = os.path.join(d, "two.ini")
-    with open(ini, "w") as f:
-        f.write(PROFILE % {"dev": "net_af_packet0",
-                           "tab": write_table(d, split, "two.txt")})
+    ini = host_profile(d, split, "two")
     want = digest_of(ini)
     b = start_host(d, "b", ini, ["--duration", "150"],
                    ["generator.fault_drop_index=5"])
@@ -356,11 +362,7 @@ def good_runs(d, single):
 
     ck.section("three hosts, --start-at; loss on b")
     split = ["a"] * 3 + ["b"] * 3 + ["c"] * 2
-    place(split)
-    ini = os.path.join(d, "three.ini")
-    with open(ini, "w") as f:
-        f.write(PROFILE % {"dev": "net_af_packet0",
-                           "tab": write_table(d, split, "three.txt")})
+    ini = host_profile(d, split, "three")
     want = digest_of(ini)
     # one instant for all, ISO 8601 in UTC with a fraction
     t = time.time() + 8
