@@ -565,6 +565,14 @@ main(int argc, char **argv)
 	printf("dpdk-aifab: profile %s (%s), %u lcores\n", app.prof.name,
 	       app.prof.path, rte_lcore_count());
 	app.mh = app_mh_new(&app.args, &app.prof);
+	if (app.mh == NULL) {
+		fprintf(stderr, "dpdk-aifab: out of memory\n");
+		if (app.pdump)
+			rte_pdump_uninit();
+		rte_eal_cleanup();
+		aifab_eal_remove_runtime_dir(app.run_dir);
+		return 1;
+	}
 	if (app_start(&app, err, sizeof(err)) != 0 ||
 	    app_launch(&app, err, sizeof(err)) != 0) {
 		fprintf(stderr, "dpdk-aifab: %s\n", err);

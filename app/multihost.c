@@ -218,6 +218,8 @@ app_mh_started(struct app_mh *mh, void *gen, uint64_t now)
 	uint32_t r;
 	char t[48];
 
+	if (mh == NULL)
+		return;
 	mh->gen = gen;
 	mh->launched = now;
 	mh->next_arm = now;
@@ -339,7 +341,7 @@ app_mh_tick(struct app_mh *mh, uint64_t now, enum app_end *end)
 	struct aifab_gen_start st;
 	char what[512];
 
-	if (mh->gen == NULL || !mh->multi)
+	if (mh == NULL || mh->gen == NULL || !mh->multi)
 		return false;
 	aifab_gen_start_info(mh->gen, &st);
 	if (st.state == AIFAB_GEN_REFUSED) {
