@@ -307,13 +307,15 @@ gen_params(const struct aifab_profile *prof, const struct aifab_env *env,
 
 void *
 app_gen_create(const struct aifab_profile *prof, const struct aifab_env *env,
-	       char *err, size_t errlen)
+	       const struct app_mh *mh, char *err, size_t errlen)
 {
 	struct aifab_gen_params gp;
 	char why[APP_ERR_LEN];
 	void *st;
 
 	gen_params(prof, env, &gp);
+	if (mh != NULL)
+		app_mh_gen_params(mh, &gp);   /* several servers */
 	if (gen_gateway_macs(prof, env, &gp, err, errlen) != 0)
 		return NULL;
 	st = aifab_gen_create(env, &gp, 1, why, sizeof(why));
@@ -358,7 +360,7 @@ void *
 app_traffic_create(const struct aifab_profile *prof,
 		   const struct aifab_env *env,
 		   const struct aifab_pipeline_ops **ops, void **gen,
-		   char *err, size_t errlen)
+		   const struct app_mh *mh, char *err, size_t errlen)
 {
 	struct aifab_replay_params rp;
 	char why[APP_ERR_LEN];
@@ -367,7 +369,7 @@ app_traffic_create(const struct aifab_profile *prof,
 	*gen = NULL;
 	if (prof->gen.trace[0] == '\0') {
 		*ops = &aifab_generator_ops;
-		*gen = app_gen_create(prof, env, err, errlen);
+		*gen = app_gen_create(prof, env, mh, err, errlen);
 		return *gen;
 	}
 	*ops = &aifab_replay_ops;

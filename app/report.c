@@ -50,6 +50,7 @@ struct rep_lcore {
 
 struct app_report {
 	char *lab_json;             /* the "lab" object, rendered at the end */
+	char *mh_json;              /* "multihost" (app/multihost.c) */
 	bool has_gen;
 	struct aifab_gen_summary gen;
 	unsigned int n_lcores;
@@ -444,10 +445,19 @@ app_report_lab(struct app_report *r, const void *lab)
 }
 
 void
+app_report_multihost(struct app_report *r, char *json)
+{
+	free(r->mh_json);
+	r->mh_json = json;
+}
+
+void
 app_report_free(struct app_report *r)
 {
-	if (r != NULL)
+	if (r != NULL) {
 		free(r->lab_json);
+		free(r->mh_json);
+	}
 	free(r);
 }
 
@@ -461,6 +471,10 @@ app_end_name(enum app_end e)
 		return "duration";
 	case APP_END_SIGNAL:
 		return "signal";
+	case APP_END_START_TIMEOUT:
+		return "start_timeout";
+	case APP_END_REFUSED:
+		return "profile_mismatch";
 	}
 	return "unknown";
 }
@@ -657,6 +671,7 @@ json_report(FILE *f, const struct app_report *r,
 	aifab_json_obj(&j, "profile");
 	aifab_json_str(&j, "name", prof->name);
 	aifab_json_str(&j, "path", prof->path);
+	aifab_json_str(&j, "digest", prof->digest);
 	aifab_json_end(&j);
 	aifab_json_dbl(&j, "elapsed_s", elapsed_s, 6);
 	aifab_json_str(&j, "end", app_end_name(end));
@@ -668,6 +683,8 @@ json_report(FILE *f, const struct app_report *r,
 	json_generator(&j, r);
 	if (r->lab_json != NULL)
 		aifab_json_raw(&j, "lab", r->lab_json);
+	if (r->mh_json != NULL)
+		aifab_json_raw(&j, "multihost", r->mh_json);
 	json_lcores(&j, r);
 	aifab_json_u64(&j, "mempool_in_use_at_exit", mbufs_in_use);
 	aifab_json_end(&j);

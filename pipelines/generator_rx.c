@@ -243,7 +243,8 @@ rx_one(struct gen *g, uint16_t p, struct rte_mbuf *m, uint64_t now)
 		return;
 	}
 	if (!(pi.flags & AIFAB_PKT_F_ROCE)) {
-		gp->ctr[GEN_RX_OTHER]++;
+		if (!gen_start_rx(g, p, m, now)) /* several servers */
+			gp->ctr[GEN_RX_OTHER]++;
 		return;
 	}
 	rx_roce_dispatch(g, gp, m, &pi, now);

@@ -378,6 +378,10 @@ struct aifab_profile {
 
 	/* [general] */
 	char name[64];
+	char host[64];              /**< this host of a multi-host run; "" */
+	/** SHA-256 of the effective profile (lowercase hex): see
+	 * aifab_profile_load(). Equal on every host of one collective. */
+	char digest[65];
 	uint64_t seed;              /**< RNG seed for everything random */
 	uint32_t burst;             /**< rx/tx burst size, 1..512 */
 	uint32_t mbufs;             /**< mbufs per pool; 0 = sized from ports */
@@ -441,6 +445,16 @@ void aifab_profile_defaults(struct aifab_profile *p);
  * @param err    on failure one line: "<file>: [section] key = 'value': why;
  *               allowed: ..." (no trailing newline).
  * @return 0, or -1 with @p err filled.
+ *
+ * On success p->digest is the SHA-256 (FIPS 180-4, lowercase hex) of the
+ * effective profile text: every entry of every section after the --set
+ * overrides, one line `[section] key = value` each (value as written,
+ * trimmed), lines sorted bytewise and each ended by '\n'. Host-local keys
+ * are left out: `[general] host`, every `device` and every `lcores`, the
+ * `[generator] fault_*` keys (the fault stage on this host's ports); the
+ * `[generator] rank_table` path is replaced by `sha256:<hex>` of the
+ * file's bytes (kept as is when it cannot be read). Two hosts running one
+ * collective must have the same digest.
  */
 int aifab_profile_load(struct aifab_profile *p, const char *path,
 		       const char *const *sets, unsigned int n_sets,

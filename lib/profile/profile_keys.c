@@ -56,6 +56,14 @@ const struct profile_key profile_keys[] = {
 	  .min = 0, .max = UINT64_MAX, .def = "1", .unit = "",
 	  .help = "Seed of every random draw (ECN marking, ECMP hash, "
 		  "generator jitter); the same seed reproduces a run." },
+	{ .sect = PROFILE_SECT_GENERAL, .name = "host", .type = PROFILE_T_STRING,
+	  .off = P_OFF(host), .size = P_SZ(host), .off_has = SIZE_MAX,
+	  .def = "", .unit = "",
+	  .help = "Which host this process is when one collective spans "
+		  "several servers (`--host NAME` sets it): it emulates the "
+		  "ranks whose `rank_table` line says `host=NAME`, and those "
+		  "without a host. Host-local: not part of the profile "
+		  "digest. Empty = lines without a host only." },
 	{ .sect = PROFILE_SECT_GENERAL, .name = "burst", .type = PROFILE_T_U32,
 	  .off = P_OFF(burst), .size = P_SZ(burst), .off_has = SIZE_MAX,
 	  .min = 1, .max = 512, .def = "32", .unit = "packets",
@@ -634,8 +642,11 @@ const struct profile_key profile_keys[] = {
 	  .unit = "path",
 	  .help = "A file giving each rank its MAC, IPv4 and port, over "
 		  "base_mac/base_ip and the round robin: one line per rank "
-		  "`<rank> <mac> <ipv4> [<port>]` (# comments; every rank "
-		  "0..ranks-1 once; port one of `ports`). Empty = none." },
+		  "`<rank> <mac> <ipv4> [<port>] [host=<name>]` (# "
+		  "comments; every rank 0..ranks-1 once; port one of `ports` "
+		  "for this host's ranks; a host names the server that "
+		  "emulates the rank, none = this one: docs/lab.md, several "
+		  "servers). Empty = none." },
 	G_U32("qpn_base", qpn_base, 1, 0xFFF000, "256", "",
 	      "First QP number; connection i uses qpn_base + 2i (sender) "
 	      "and + 2i + 1 (receiver)."),

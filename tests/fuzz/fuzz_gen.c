@@ -435,7 +435,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			gp[n_gp++] = (uint8_t)p;
 	fuzz_env_fill(&env, &prof[v], N_PORTS, "fg", port_id, pool, FAKE_HZ,
 		      gen_mask[v]);
-	f.st = app_gen_create(&prof[v], &env, err, sizeof(err));
+	f.st = app_gen_create(&prof[v], &env, NULL, err,
+			      sizeof(err));
 	if (f.st == NULL)
 		die("generator create", err);
 
