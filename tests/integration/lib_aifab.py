@@ -203,6 +203,18 @@ def icrc_scapy(frame):
 
 # ---- running the binary ----------------------------------------------------
 
+def read_report(path):
+    """The --report-json file as a dict; None if it is missing,
+    {"_invalid_json": error} if it is not JSON."""
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        try:
+            return json.load(f)
+        except ValueError as e:
+            return {"_invalid_json": str(e)}
+
+
 class Run:
     """One run of dpdk-aifab over four net_pcap ports in a temp dir."""
 
@@ -226,19 +238,23 @@ class Run:
     def path(self, name):
         return os.path.join(self.dir, name)
 
-    def command(self):
-        cmd = [self.exe, "--no-huge", "-m", "512", "--no-pci",
-               "--file-prefix", self.prefix]
+    def command(self, mem_mb=512, eal_extra=()):
+        """EAL options, a --vdev per port (vdev()), then the app's own."""
+        cmd = [self.exe, "--no-huge", "-m", str(mem_mb), "--no-pci",
+               "--file-prefix", self.prefix] + list(eal_extra)
         for i in range(N_PORTS):
-            spec = "net_pcap%d,rx_pcap=%s,tx_pcap=%s" % (
-                i, self.path("in%d.pcap" % i),
-                "/dev/null" if self.tx_null else self.path("out%d.pcap" % i))
-            if self.vdev_extra.get(i):
-                spec += "," + self.vdev_extra[i]
-            cmd += ["--vdev", spec]
+            cmd += ["--vdev", self.vdev(i)]
         cmd += ["--", "--profile", self.profile, "--report-json",
                 self.path("report.json"), "--quiet"] + self.app_args
         return cmd
+
+    def vdev(self, i):
+        spec = "net_pcap%d,rx_pcap=%s,tx_pcap=%s" % (
+            i, self.path("in%d.pcap" % i),
+            "/dev/null" if self.tx_null else self.path("out%d.pcap" % i))
+        if self.vdev_extra.get(i):
+            spec += "," + self.vdev_extra[i]
+        return spec
 
     def prepare(self):
         for i in range(N_PORTS):
@@ -269,13 +285,7 @@ class Run:
 
     def _collect(self):
         _remove_runtime_dir(self.prefix)
-        rp = self.path("report.json")
-        if os.path.exists(rp):
-            with open(rp) as f:
-                try:
-                    self.report = json.load(f)
-                except ValueError as e:
-                    self.report = {"_invalid_json": str(e)}
+        self.report = read_report(self.path("report.json"))
         self.outputs = [read_pcap(self.path("out%d.pcap" % i))
                         for i in range(N_PORTS)]
 
@@ -351,6 +361,24 @@ class Checks:
                 print("  - " + f)
             sys.exit(1)
         sys.exit(0)
+
+
+def run_scenarios(name, scenarios, run=None):
+    """main() of a test made of named scenarios: argv[1] is the binary,
+    argv[2] a scenario name or "all" (the default). run(ck, exe, name) runs
+    one; without it, scenarios[name](ck, exe) does. Exits with the verdict."""
+    exe = exe_path()
+    which = sys.argv[2] if len(sys.argv) > 2 else "all"
+    names = list(scenarios) if which == "all" else [which]
+    ck = Checks("%s %s" % (name, which))
+    for n in names:
+        if n not in scenarios:
+            ck.fatal("scenario %r" % n, "known: %s" % list(scenarios))
+        if run is None:
+            scenarios[n](ck, exe)
+        else:
+            run(ck, exe, n)
+    ck.finish()
 
 
 def check_report_shape(ck, rep, what):
@@ -916,13 +944,7 @@ class VRun(Run):
 
     def _collect(self):
         _remove_runtime_dir(self.prefix)
-        rp = self.path("report.json")
-        if os.path.exists(rp):
-            with open(rp) as f:
-                try:
-                    self.report = json.load(f)
-                except ValueError as e:
-                    self.report = {"_invalid_json": str(e)}
+        self.report = read_report(self.path("report.json"))
         self.outputs = None
         if self.load:
             self.captures = [read_pcap_ns(self.cap_path(i))

@@ -89,17 +89,16 @@ multi_worker: two switch workers in real time (EAL --lcores 0@0,1@1,2@1:
 import os
 import shutil
 import struct
-import sys
 import tempfile
 import zlib
 
 from lib_aifab import (N_PORTS, NBR_IP4, NBR_MAC, PORT_MAC,
-                       PORT_NAMES, VT_EPOCH_NS, Checks, Departures,
+                       PORT_NAMES, VT_EPOCH_NS, Departures,
                        PcapWriter, RoceFlow, RoceMatch, Run, VRun,
-                       check_xon_hysteresis, exe_path, icrc_scapy, icrc_zlib,
+                       check_xon_hysteresis, icrc_scapy, icrc_zlib,
                        iter_pcap_ns, pfc_episodes, pfc_frame, quanta_ns,
-                       read_pcap_ns, run_ok, source_root, tshark_fields,
-                       wire_ns, write_pcap_timed)
+                       read_pcap_ns, run_ok, run_scenarios, source_root,
+                       tshark_fields, wire_ns, write_pcap_timed)
 
 DST = NBR_IP4[1]
 GBPS = 100
@@ -969,19 +968,15 @@ class MRun(Run):
             self.app_args += ["--set", x]
         self.captures = None
 
-    def command(self):
-        cmd = [self.exe, "--no-huge", "-m", "1024", "--no-pci",
-               "--file-prefix", self.prefix, "--lcores", MW_LCORES]
-        for i in range(N_PORTS):
-            qs = self.rx.get(i) or [[]]
-            spec = "net_pcap%d" % i
-            for q in range(len(qs)):
-                spec += ",rx_pcap=%s" % self.path("in%d_%d.pcap" % (i, q))
-            spec += ",tx_pcap=/dev/null,tx_pcap=/dev/null"
-            cmd += ["--vdev", spec]
-        cmd += ["--", "--profile", self.profile, "--report-json",
-                self.path("report.json"), "--quiet"] + self.app_args
-        return cmd
+    def command(self, mem_mb=1024, eal_extra=("--lcores", MW_LCORES)):
+        return Run.command(self, mem_mb, eal_extra)
+
+    def vdev(self, i):
+        qs = self.rx.get(i) or [[]]
+        spec = "net_pcap%d" % i
+        for q in range(len(qs)):
+            spec += ",rx_pcap=%s" % self.path("in%d_%d.pcap" % (i, q))
+        return spec + ",tx_pcap=/dev/null,tx_pcap=/dev/null"
 
     def prepare(self):
         for i in range(N_PORTS):
@@ -1192,15 +1187,7 @@ SCENARIOS["multi_worker"] = check_multi_worker
 
 
 def main():
-    exe = exe_path()
-    which = sys.argv[2] if len(sys.argv) > 2 else "all"
-    names = list(SCENARIOS) if which == "all" else [which]
-    ck = Checks("test_pfc " + which)
-    for n in names:
-        if n not in SCENARIOS:
-            ck.fatal("scenario %r" % n, "known: %s" % list(SCENARIOS))
-        SCENARIOS[n](ck, exe)
-    ck.finish()
+    run_scenarios("test_pfc", SCENARIOS)
 
 
 if __name__ == "__main__":

@@ -43,12 +43,12 @@ shaper:  one line-rate 100G input into p1 set to 10G (lossless TC3, PFC
 import bisect
 import math
 import os
-import sys
 
-from lib_aifab import (N_PORTS, NBR_IP4, PORT_NAMES, VT_EPOCH_NS, Checks,
+from lib_aifab import (N_PORTS, NBR_IP4, PORT_NAMES, VT_EPOCH_NS,
                        Departures, RoceFlow, RoceMatch, VRun,
-                       check_xon_hysteresis, exe_path, icrc_scapy, icrc_zlib,
-                       pfc_episodes, run_ok, tshark_fields, wire_ns)
+                       check_xon_hysteresis, icrc_scapy, icrc_zlib,
+                       pfc_episodes, run_ok, run_scenarios, tshark_fields,
+                       wire_ns)
 
 PAYLEN = 968            # 14 + 20 + 8 + 12 + 968 + 4 = 1026-byte frames
 FRAME_LEN = 1026
@@ -499,15 +499,7 @@ SCENARIOS = {"incast": check_incast, "ramp": check_ramp,
 
 
 def main():
-    exe = exe_path()
-    which = sys.argv[2] if len(sys.argv) > 2 else "all"
-    names = list(SCENARIOS) if which == "all" else [which]
-    ck = Checks("test_qos_ecn " + which)
-    for n in names:
-        if n not in SCENARIOS:
-            ck.fatal("scenario %r" % n, "known: %s" % list(SCENARIOS))
-        SCENARIOS[n](ck, exe)
-    ck.finish()
+    run_scenarios("test_qos_ecn", SCENARIOS)
 
 
 if __name__ == "__main__":
