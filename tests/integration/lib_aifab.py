@@ -1054,6 +1054,15 @@ class RoceMatch:
         return n - len(self.seen[q])
 
 
+
+def roce_match(ck, what, flows, egress, captured, n_of=None):
+    """A RoceMatch of `flows` fed the (t, frame) pairs `captured` out of
+    `egress` (n_of as add_port's), its problems reported on ck."""
+    m = RoceMatch(flows)
+    m.add_port(egress, [fr for _t, fr in captured], n_of)
+    m.report_problems(ck, what)
+    return m
+
 # ---- PFC hysteresis (XOFF ... XON) from captures ---------------------------
 
 def pfc_episodes(pfc_frames, prio=3):
