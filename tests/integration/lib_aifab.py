@@ -100,14 +100,18 @@ def file_prefix(tag="run"):
     return "aifab-it-%s-%d-%d" % (tag, os.getpid(), next(_run_counter))
 
 
-def _remove_runtime_dir(prefix):
-    """EAL leaves its runtime directory behind; remove ours (only ours)."""
+def runtime_dirs(prefix):
+    """Where EAL may keep the runtime directory of a --file-prefix."""
     bases = ["/var/run/dpdk"]
     if os.environ.get("XDG_RUNTIME_DIR"):
         bases.append(os.path.join(os.environ["XDG_RUNTIME_DIR"], "dpdk"))
     bases.append("/tmp/dpdk")
-    for b in bases:
-        d = os.path.join(b, prefix)
+    return [os.path.join(b, prefix) for b in bases]
+
+
+def _remove_runtime_dir(prefix):
+    """EAL leaves its runtime directory behind; remove ours (only ours)."""
+    for d in runtime_dirs(prefix):
         if prefix.startswith("aifab-it-") and os.path.isdir(d):
             shutil.rmtree(d, ignore_errors=True)
 
