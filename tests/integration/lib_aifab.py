@@ -197,6 +197,15 @@ def icrc_zlib(frame, l3_off):
     return struct.pack("<I", crc)
 
 
+def linux_sport(lqpn, rqpn):
+    """RoCEv2 UDP source port from the QP numbers (PROTOCOLS.md)."""
+    fl = lqpn * rqpn
+    fl ^= fl >> 20
+    fl ^= fl >> 40
+    fl &= 0xFFFFF
+    return ((fl & 0x3FFF) ^ ((fl & 0xFC000) >> 14)) | 0xC000
+
+
 def icrc_scapy(frame):
     """scapy's own ICRC of an (IPv4) RoCEv2 frame, or None if scapy cannot."""
     p = Ether(bytes(frame))

@@ -35,7 +35,8 @@ from scapy.all import ARP, IP, TCP, UDP, Ether, IPv6, raw
 from scapy.contrib.roce import BTH
 
 from lib_aifab import (Checks, _remove_runtime_dir, file_prefix, icrc_scapy,
-                       icrc_zlib, source_root, tshark_fields)
+                       icrc_zlib, linux_sport, read_report, source_root,
+                       tshark_fields)
 
 EPOCH_NS = 1700000000 * 10**9
 GAP_NS = 2000000          # 2 ms between trace frames
@@ -104,14 +105,6 @@ def write_pcap_ns(path, recs):
 
 
 # ---- the independent model of the rewrite ---------------------------------------
-
-def linux_sport(l, r):
-    fl = l * r
-    fl ^= fl >> 20
-    fl ^= fl >> 40
-    fl &= 0xFFFFF
-    return ((fl & 0x3FFF) ^ ((fl & 0xFC000) >> 14)) | 0xC000
-
 
 def rank_mac(r):
     b = list(BASE_MAC)
@@ -237,12 +230,7 @@ def run(exe, d, trace, sets=(), speed_gbps=100, duration=None, cwd=None,
                        text=True, timeout=120, cwd=cwd)
     wall = time.monotonic() - t0
     _remove_runtime_dir(prefix)
-    rep = None
-    rp = os.path.join(d, "report.json")
-    if os.path.exists(rp):
-        import json
-        with open(rp) as f:
-            rep = json.load(f)
+    rep = read_report(os.path.join(d, "report.json"))
     outs = [read_pcap_ts(os.path.join(d, "out%d.pcap" % i))
             for i in range(N_PORTS)]
     return p, rep, outs, wall, " ".join(cmd)
