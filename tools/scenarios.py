@@ -12,11 +12,11 @@ Exit status: 0 when every run exited 0, else 1."""
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from app_report import DEFAULT_EXE, ROOT, need_exe, run_for_report
+
 ORDER = ["clean", "latency", "loss", "latency-loss", "incast-lossless",
          "incast-lossy", "ecn-dcqcn", "pfc-storm", "ecmp-polarization",
          "ecmp-polarization-seeded"]
@@ -112,8 +112,7 @@ def table(rows):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--exe", default=os.path.join(ROOT, "build", "app",
-                                                  "dpdk-aifab"))
+    ap.add_argument("--exe", default=DEFAULT_EXE)
     ap.add_argument("--only", default="")
     ap.add_argument("--set", action="append", default=[])
     ap.add_argument("--duration", type=float, default=60.0,
@@ -123,9 +122,7 @@ def main():
     ap.add_argument("--keep", default=None,
                     help="keep each run's report and console here")
     a = ap.parse_args()
-    if not os.access(a.exe, os.X_OK):
-        sys.exit("scenarios.py: %s is not an executable; build first "
-                 "(tools/setup.sh build) or pass --exe" % a.exe)
+    need_exe("scenarios.py", a.exe)
     rows, reports, ok = [], {}, True
     with tempfile.TemporaryDirectory() as tmp:
         d = a.keep or tmp
@@ -136,18 +133,13 @@ def main():
                    "--duration", str(a.duration), "--quiet"]
             for s in a.set:
                 cmd += ["--set", s]
-            p = subprocess.run(cmd, capture_output=True, text=True,
-                               timeout=a.duration + 120)
+            p, rep = run_for_report(cmd, rep_path, a.duration + 120, name,
+                                    400)
             with open(os.path.join(d, name + ".log"), "w") as f:
                 f.write(p.stdout + p.stderr)
-            if p.returncode != 0 or not os.path.exists(rep_path):
+            if rep is None:
                 ok = False
-                print("%s: exit %d: %s" % (name, p.returncode,
-                                           p.stderr.strip()[-400:]),
-                      file=sys.stderr)
                 continue
-            with open(rep_path) as f:
-                rep = json.load(f)
             reports[name] = rep
             rows.append(summary(name, rep))
             print("%-18s %s" % (name, "done" if rows[-1]["finished"]

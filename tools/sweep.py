@@ -32,11 +32,11 @@ import html
 import json
 import math
 import os
-import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from app_report import DEFAULT_EXE, need_exe, run_for_report
+
 REDOP = {"allreduce": "sum", "reducescatter": "sum", "allgather": "none",
          "alltoall": "none"}
 
@@ -291,8 +291,7 @@ def main():
         eal = argv[argv.index("--") + 1:]
         argv = argv[:argv.index("--")]
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--exe", default=os.path.join(ROOT, "build", "app",
-                                                  "dpdk-aifab"))
+    ap.add_argument("--exe", default=DEFAULT_EXE)
     ap.add_argument("--profile", default=None,
                     help="default: the embedded demo")
     ap.add_argument("-b", "--minbytes", type=size_arg, default=8)
@@ -319,9 +318,7 @@ def main():
     if a.min_busbw is not None and a.min_busbw < 0:
         sys.exit("sweep.py: --min-busbw %g; allowed: GB/s >= 0"
                  % a.min_busbw)
-    if not os.access(a.exe, os.X_OK):
-        sys.exit("sweep.py: %s is not an executable; build first "
-                 "(tools/setup.sh build) or pass --exe" % a.exe)
+    need_exe("sweep.py", a.exe)
     lim = load_limits(a.limits) if a.limits else \
         {"min_busbw": None, "busbw_from": None, "max_time": {}}
     todo = sizes(a.minbytes, a.maxbytes, a.stepfactor)
@@ -349,17 +346,12 @@ def main():
                     str(a.duration), "--set", "generator.size_bytes=%d" % s]
             for x in a.set:
                 cmd += ["--set", x]
-            p = subprocess.run(cmd, capture_output=True, text=True,
-                               timeout=a.duration + 120)
-            if p.returncode != 0 or not os.path.exists(rep):
+            p, r = run_for_report(cmd, rep, a.duration + 120, "size %d" % s,
+                                  300)
+            if r is None:
                 failed.append({"size": s, "exit": p.returncode,
                                "stderr": p.stderr.strip()[-300:]})
-                print("size %d: exit %d: %s" % (s, p.returncode,
-                                                p.stderr.strip()[-300:]),
-                      file=sys.stderr)
                 continue
-            with open(rep) as fh:
-                r = json.load(fh)
             g = r["generator"]
             c = g["collective"]
             if op is None:

@@ -361,6 +361,10 @@ class Checks:
         return self.check(got == want, what,
                           "got %r, want %r" % (got, want))
 
+    def got(self, cond, what, got=""):
+        """check() that shows `got` when it fails."""
+        return self.check(cond, what, "got %s" % (got,))
+
     def fatal(self, what, detail=""):
         self.check(False, what, detail)
         self.finish()
