@@ -673,6 +673,17 @@ def expected_counters(cs, egress_of):
     return exp
 
 
+def verify_run(ck, run, cs, what):
+    """A finished Run over the CaseSet cs: exit status 0 (else its command
+    and stderr are printed), then verify_outputs() and verify_report().
+    Returns verify_outputs()'s egress_of."""
+    if not ck.eq(run.rc, 0, "%s: exit status" % what):
+        print(run.describe())
+    egress_of = verify_outputs(ck, run, cs, what)
+    verify_report(ck, run, cs, egress_of, what)
+    return egress_of
+
+
 def verify_report(ck, run, cs, egress_of, what, end="input_consumed"):
     rep = run.report
     ck.section("%s: report" % what)

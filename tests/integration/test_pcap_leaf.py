@@ -27,7 +27,7 @@ from scapy.utils import checksum as inet_checksum
 
 from lib_aifab import (NBR_IP4, NBR_IP6, NBR_MAC, PORT_IP4, PORT_IP6,
                        PORT_MAC, UPLINKS, CaseSet, Run, icrc_zlib,
-                       run_scenarios, verify_outputs, verify_report)
+                       run_scenarios, verify_run)
 
 # Off-leaf destinations (default route -> uplink ECMP group).
 FAR4 = ["172.16.5.9", "172.16.7.3", "192.168.100.20"]
@@ -477,11 +477,7 @@ def run_scenario(ck, exe, name):
     run = Run(exe, cs.inputs(), app_args=args, tag=name)
     run.run()
     try:
-        ok = ck.eq(run.rc, 0, "%s: exit status" % what)
-        if not ok:
-            print(run.describe())
-        egress_of = verify_outputs(ck, run, cs, what)
-        verify_report(ck, run, cs, egress_of, what)
+        egress_of = verify_run(ck, run, cs, what)
         if run.report and isinstance(run.report.get("ports"), dict):
             for i, sp in enumerate(SPEEDS[name]):
                 ck.eq(run.report["ports"].get("p%d" % i, {}).get("speed_mbps"),
