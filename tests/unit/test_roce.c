@@ -25,9 +25,9 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
-#include "aifab_eal.h"
 #include "aifab_rng.h"
 #include "aifab_roce.h"
+#include "unit_common.h"
 
 #define FRAME_MAX 9216
 
@@ -347,14 +347,12 @@ struct frame_ctx {
 	struct aifab_roce_payload *pl;
 };
 
-static char run_dir[PATH_MAX];
-
 static int
 eal_up(void **state)
 {
 	static struct frame_ctx ctx;
 
-	if (aifab_eal_init_private("test-roce", run_dir, sizeof(run_dir)) != 0)
+	if (unit_eal_up(state) != 0)
 		return -1;
 	ctx.hdr = rte_pktmbuf_pool_create("t_roce_hdr", 1023, 0, 0,
 					  RTE_PKTMBUF_HEADROOM + 128, 0);
@@ -374,9 +372,7 @@ eal_down(void **state)
 	assert_int_equal(aifab_roce_payload_free(ctx->pl), 0);
 	rte_mempool_free(ctx->hdr);
 	rte_mempool_free(ctx->ext);
-	rte_eal_cleanup();
-	aifab_eal_remove_runtime_dir(run_dir);
-	return 0;
+	return unit_eal_down(state);
 }
 
 static uint32_t
