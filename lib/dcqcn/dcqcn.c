@@ -122,29 +122,35 @@ aifab_dcqcn_rp_init(const struct aifab_dcqcn_conf *c,
 	rp->rate_start = now;
 }
 
-/* Whole periods elapsed since @p start by @p now (0 if now is earlier). */
+/*
+ * Whole periods elapsed since *@p start by @p now (0 if now is earlier):
+ * *@p start moves on by that many periods and *@p events counts them.
+ */
 static uint64_t
-periods(uint64_t start, uint64_t period, uint64_t now)
+take_periods(uint64_t *start, uint64_t period, uint64_t now,
+	     uint64_t *events)
 {
-	return (int64_t)(now - start) <= 0 ? 0 : (now - start) / period;
+	uint64_t n = (int64_t)(now - *start) <= 0 ? 0 :
+		(now - *start) / period;
+
+	*start += n * period;
+	*events += n;
+	return n;
 }
 
 static void
 run_alpha(const struct aifab_dcqcn_conf *c, struct aifab_dcqcn_rp *rp,
 	  uint64_t now)
 {
-	uint64_t n = periods(rp->alpha_start, c->alpha_period, now);
+	uint64_t n = take_periods(&rp->alpha_start, c->alpha_period, now,
+				  &rp->cnt[AIFAB_DCQCN_RP_CNT_ALPHA_DECAYS]);
 	uint64_t i;
 
-	if (n == 0)
-		return;
 	if (n <= ALPHA_LOOP_MAX)
 		for (i = 0; i < n; i++)
 			rp->alpha *= 1 - c->g;
 	else
 		rp->alpha *= pow(1 - c->g, (double)n);
-	rp->alpha_start += n * c->alpha_period;
-	rp->cnt[AIFAB_DCQCN_RP_CNT_ALPHA_DECAYS] += n;
 }
 
 /* One increase step after T or B counted. @return whether Rc or Rt moved. */
@@ -172,13 +178,10 @@ static void
 run_rate_timer(const struct aifab_dcqcn_conf *c, struct aifab_dcqcn_rp *rp,
 	       uint64_t now)
 {
-	uint64_t n = periods(rp->rate_start, c->rate_period, now);
+	uint64_t n = take_periods(&rp->rate_start, c->rate_period, now,
+				  &rp->cnt[AIFAB_DCQCN_RP_CNT_TIMER_EVENTS]);
 	uint64_t i;
 
-	if (n == 0)
-		return;
-	rp->rate_start += n * c->rate_period;
-	rp->cnt[AIFAB_DCQCN_RP_CNT_TIMER_EVENTS] += n;
 	for (i = 0; i < n; i++) {
 		if (rp->t < UINT32_MAX)
 			rp->t++;
