@@ -138,12 +138,11 @@ take_periods(uint64_t *start, uint64_t period, uint64_t now,
 	return n;
 }
 
+/* @p n alpha periods without a CNP: alpha decays n times. */
 static void
-run_alpha(const struct aifab_dcqcn_conf *c, struct aifab_dcqcn_rp *rp,
-	  uint64_t now)
+decay_alpha(const struct aifab_dcqcn_conf *c, struct aifab_dcqcn_rp *rp,
+	    uint64_t n)
 {
-	uint64_t n = take_periods(&rp->alpha_start, c->alpha_period, now,
-				  &rp->cnt[AIFAB_DCQCN_RP_CNT_ALPHA_DECAYS]);
 	uint64_t i;
 
 	if (n <= ALPHA_LOOP_MAX)
@@ -174,12 +173,11 @@ increase(const struct aifab_dcqcn_conf *c, struct aifab_dcqcn_rp *rp)
 	return rp->rc != rc || rp->rt != rt;
 }
 
+/* @p n rate timer events: T counts each, each an increase step. */
 static void
-run_rate_timer(const struct aifab_dcqcn_conf *c, struct aifab_dcqcn_rp *rp,
-	       uint64_t now)
+rate_timer_events(const struct aifab_dcqcn_conf *c,
+		  struct aifab_dcqcn_rp *rp, uint64_t n)
 {
-	uint64_t n = take_periods(&rp->rate_start, c->rate_period, now,
-				  &rp->cnt[AIFAB_DCQCN_RP_CNT_TIMER_EVENTS]);
 	uint64_t i;
 
 	for (i = 0; i < n; i++) {
@@ -198,8 +196,14 @@ double
 aifab_dcqcn_rp_poll(const struct aifab_dcqcn_conf *c,
 		    struct aifab_dcqcn_rp *rp, uint64_t now)
 {
-	run_alpha(c, rp, now);
-	run_rate_timer(c, rp, now);
+	uint64_t decays, events;
+
+	decays = take_periods(&rp->alpha_start, c->alpha_period, now,
+			      &rp->cnt[AIFAB_DCQCN_RP_CNT_ALPHA_DECAYS]);
+	events = take_periods(&rp->rate_start, c->rate_period, now,
+			      &rp->cnt[AIFAB_DCQCN_RP_CNT_TIMER_EVENTS]);
+	decay_alpha(c, rp, decays);
+	rate_timer_events(c, rp, events);
 	return rp->rc;
 }
 
