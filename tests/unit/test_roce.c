@@ -28,6 +28,7 @@
 #include "aifab_rng.h"
 #include "aifab_roce.h"
 #include "unit_common.h"
+#include "unit_judges.h"
 
 #define FRAME_MAX 9216
 
@@ -517,23 +518,8 @@ test_built_frames(void **state)
 
 /* ---- closed loop: ACK / NAK / CNP frames, segments from a PSN ring ------- */
 
-/* Bitwise CRC-32 (reflected 0x04C11DB7) and the ICRC masking rules of
- * PROTOCOLS.md, written here without lib/pkt. */
-static uint32_t
-crc32_bits(const uint8_t *p, size_t n)
-{
-	uint32_t c = 0xFFFFFFFFu;
-	size_t i;
-	int k;
-
-	for (i = 0; i < n; i++) {
-		c ^= p[i];
-		for (k = 0; k < 8; k++)
-			c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1)));
-	}
-	return ~c;
-}
-
+/* The ICRC masking rules of PROTOCOLS.md over the bitwise CRC-32
+ * (unit_judges.h), written here without lib/pkt. */
 static uint32_t
 icrc_indep(const uint8_t *f, uint32_t len)
 {
@@ -544,7 +530,7 @@ icrc_indep(const uint8_t *f, uint32_t len)
 	memcpy(buf + 8, f + 14, n);
 	buf[8 + 1] = buf[8 + 8] = buf[8 + 10] = buf[8 + 11] = 0xFF;
 	buf[8 + 26] = buf[8 + 27] = buf[8 + 32] = 0xFF;
-	return crc32_bits(buf, 8 + n);
+	return unit_crc32(buf, 8 + n);
 }
 
 static uint32_t

@@ -997,7 +997,7 @@ tel_connect(void)
 
 	assert_true(fd >= 0);
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/dpdk_telemetry.v2",
-		 unit_run_dir);
+		 unit_run_dir());
 	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	assert_true(read(fd, buf, sizeof(buf)) > 0); /* greeting */
 	return fd;
