@@ -3,6 +3,7 @@
 #ifndef AIFAB_APP_H
 #define AIFAB_APP_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -21,6 +22,7 @@ struct app_args {
 	char *eal_owned[APP_MAX_EAL_ARGS]; /**< the same strings, for freeing */
 	bool eal_given;             /**< the user passed EAL options */
 	const char *profile;        /**< NULL: the embedded default */
+	char profile_path[PATH_MAX]; /**< --profile FILE|NAME, found */
 	const char *sets[APP_MAX_SETS];
 	char lab_set[64];             /* --lab NAME as a --set */
 	unsigned int n_sets;
@@ -41,6 +43,17 @@ struct app_args {
 int app_args_parse(int argc, char **argv, struct app_args *a);
 void app_args_free(struct app_args *a);
 void app_usage(FILE *f, const char *prog);
+
+/* profiles.c: shipped profiles by name (--profile NAME, --list-profiles). */
+/**
+ * @p arg as given to --profile: an existing file or a path as it is, else
+ * a shipped profile's file. @return 0 with @p path, or -1 with @p err
+ * naming every directory searched.
+ */
+int app_profile_find(const char *arg, char *path, size_t len, char *err,
+		     size_t errlen);
+/** Print every shipped profile's name and first comment line. */
+int app_profiles_list(FILE *f);
 
 /**
  * Bind profile ports to ethdevs, create pools, configure and start them:
@@ -70,7 +83,16 @@ void *app_traffic_create(const struct aifab_profile *prof,
 			 const struct aifab_env *env,
 			 const struct aifab_pipeline_ops **ops, void **gen,
 			 char *err, size_t errlen);
-/** The [lab] recipe's pipeline (pipelines/lab.h); NULL with @p err. */
+/** Whether the profile runs a lab recipe ([lab] recipe is not "none"). */
+bool app_lab_on(const struct aifab_profile *prof);
+/**
+ * [lab] recipe names a recipe of the lab's table (or "none"); else -1 with
+ * @p err as the profile loader words it ("<file or --set>: [lab] recipe =
+ * 'x': unknown value; allowed: none, ecmp, ...").
+ */
+int app_lab_check(const struct aifab_profile *prof, const char *const *sets,
+		  unsigned int n_sets, char *err, size_t errlen);
+/** The [lab] recipe's pipeline (pipelines/lab/lab.h); NULL with @p err. */
 void *app_lab_create(const struct aifab_profile *prof,
 		     const struct aifab_env *env, char *err, size_t errlen);
 /** Stop and close every port of @p env (flushes pcap writers). */
@@ -145,7 +167,7 @@ void app_stats_set_gen(struct app_stats *s, const void *gen);
 /** The lab recipe whose verdict the HTML report shows (NULL: none). */
 void app_stats_set_lab(struct app_stats *s, const void *lab);
 /** After the pipes: the lcores set (@p lcores ascending), first
- * snapshot, files opened, telemetry commands registered. */
+ * snapshot, files opened. */
 int app_stats_start(struct app_stats *s, const unsigned int *lcores,
 		    unsigned int n, char *err, size_t errlen);
 /** Lcore @p lcore's block of the lcores set (its owner writes it). */
@@ -158,8 +180,27 @@ int app_stats_finish(struct app_stats *s, uint64_t now);
 /** Final load of @p lcore: busy/idle cycles, busy/idle polls, packets. */
 void app_stats_lcore_load(const struct app_stats *s, unsigned int lcore,
 			  uint64_t v[5]);
-/** Stop answering telemetry (before pipelines are freed). */
-void app_stats_stop(struct app_stats *s);
+/** After app_telemetry_stop(). */
 void app_stats_free(struct app_stats *s);
+
+/* counters.c: sums of counters (below export.c and telemetry.c). */
+struct aifab_stats_set;
+struct aifab_stats_snap;
+/** Counter @p pat ("name", or "prefix*" for every name it starts) summed
+ * over @p port's instances (every instance if @p port < 0). */
+uint64_t app_stats_sum(const struct aifab_stats_set *set,
+		       const struct aifab_stats_snap *snap, const char *pat,
+		       int port);
+/** Every pipeline's rx/tx per port, summed (AIFAB_MAX_PORTS entries). */
+void app_port_counters(const struct app_stats *s,
+		       struct aifab_port_counters *out);
+
+/* telemetry.c: /aifab/ rte_telemetry commands over a started app_stats. */
+/** Answer the commands (registered once per process) from @p s.
+ * @return 0, or a negative errno (the run goes on without them). */
+int app_telemetry_start(struct app_stats *s);
+/** Stop answering (before pipelines are freed); waits for a request in
+ * flight. NULL or not started is fine. */
+void app_telemetry_stop(struct app_stats *s);
 
 #endif /* AIFAB_APP_H */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Live statistics of a run (private to app/export*.c and app/telemetry.c):
+ * Live statistics of a run (private to app/export*.c, app/telemetry.c and
+ * app/counters.c):
  * the pipelines' lib/stats sets plus the app's own "lcores" set, read by
  * the main lcore every interval into snapshots and exported (console,
  * Prometheus text, JSON lines, history for the HTML report), and by the
@@ -72,18 +73,7 @@ struct app_stats {
 	bool live;                /* telemetry commands answer */
 };
 
-/* telemetry.c */
-int app_telemetry_start(struct app_stats *s);
-void app_telemetry_stop(struct app_stats *s);
-
 /* export_html.c */
 int app_html_write(struct app_stats *s, const char *path);
-
-/* export.c helpers shared with the others */
-uint64_t app_stats_sum(const struct aifab_stats_set *set,
-		       const struct aifab_stats_snap *snap, const char *pat,
-		       int port);
-void app_port_counters(const struct app_stats *s,
-		       struct aifab_port_counters *out);
 
 #endif /* APP_EXPORT_H */

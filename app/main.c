@@ -16,13 +16,11 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_mbuf_dyn.h>
-#include <rte_mempool.h>
 #include <rte_pdump.h>
 
 #include "aifab_eal.h"
 #include "aifab_stats.h"
 #include "app.h"
-#include "export.h"
 #include "generator.h"
 #include "lab.h"
 
@@ -246,10 +244,10 @@ app_start(struct app *app, char *err, size_t errlen)
 		if (n < 0)
 			return -1;
 	}
-	if ((prof->gen.enabled || prof->lab.recipe != 0) &&
+	if ((prof->gen.enabled || app_lab_on(prof)) &&
 	    app_gen_lcore(prof, &gen_lc, err, errlen) != 0)
 		return -1;
-	if (!sw_on && !prof->gen.enabled && prof->lab.recipe == 0) {
+	if (!sw_on && !prof->gen.enabled && !app_lab_on(prof)) {
 		snprintf(err, errlen, "%s: [switch] enabled = 'false' and no "
 			 "[generator]: nothing to run; allowed: enable one",
 			 prof->path);
@@ -269,7 +267,7 @@ app_start(struct app *app, char *err, size_t errlen)
 	if (sw_on && app_start_switches(app, ids, (unsigned int)n, gen_mask,
 					err, errlen) != 0)
 		return -1;
-	if (prof->lab.recipe != 0) {
+	if (app_lab_on(prof)) {
 		void *st;
 
 		app->env.worker_lcores = &gen_lc;
@@ -282,7 +280,7 @@ app_start(struct app *app, char *err, size_t errlen)
 		app->src = &app->pipe[app->n_pipes - 1];
 		plan_add(app, gen_lc, &aifab_lab_ops, st, 0);
 		printf("lab: recipe %s on lcore %u\n",
-		       aifab_lab_recipe_name(prof->lab.recipe), gen_lc);
+		       prof->lab.recipe, gen_lc);
 	}
 	if (prof->gen.enabled) {
 		const struct aifab_pipeline_ops *ops;
@@ -319,6 +317,7 @@ static int
 app_launch(struct app *app, char *err, size_t errlen)
 {
 	unsigned int lcores[RTE_MAX_LCORE], n = 0, i, k;
+	int rc;
 
 	app->stats = app_stats_new(&app->args, &app->env);
 	if (app->stats == NULL) {
@@ -336,6 +335,10 @@ app_launch(struct app *app, char *err, size_t errlen)
 			lcores[n++] = i;
 	if (app_stats_start(app->stats, lcores, n, err, errlen) != 0)
 		return -1;
+	rc = app_telemetry_start(app->stats);
+	if (rc != 0)
+		printf("warning: telemetry commands not registered: %s\n",
+		       strerror(-rc));
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
 		struct lcore_plan *pl = &app->plan[i];
 
@@ -448,21 +451,6 @@ app_pipes_fini(struct app *app)
 	app->src = NULL;
 }
 
-static void
-pool_in_use(struct rte_mempool *mp, void *arg)
-{
-	*(unsigned int *)arg += rte_mempool_in_use_count(mp);
-}
-
-unsigned int
-app_mempools_in_use(void)
-{
-	unsigned int n = 0;
-
-	rte_mempool_walk(pool_in_use, &n);
-	return n;
-}
-
 static int
 app_finish(struct app *app, enum app_end end, double elapsed)
 {
@@ -501,7 +489,7 @@ app_finish(struct app *app, enum app_end end, double elapsed)
 		aifab_lab_print(app->lab, stdout);
 		app_report_lab(r, app->lab);
 	}
-	app_stats_stop(app->stats); /* telemetry reads the pipelines */
+	app_telemetry_stop(app->stats); /* it reads the pipelines */
 	app_capture_stop(app->cap);
 	app->cap = NULL;
 	/* Ports first: closing them returns what RX rings and in-memory
@@ -547,7 +535,9 @@ main(int argc, char **argv)
 		return rc > 0 ? 0 : 1;
 	/* Profile errors come before EAL: they must not cost a start-up. */
 	if (aifab_profile_load(&app.prof, app.args.profile, app.args.sets,
-			       app.args.n_sets, err, sizeof(err)) != 0) {
+			       app.args.n_sets, err, sizeof(err)) != 0 ||
+	    app_lab_check(&app.prof, app.args.sets, app.args.n_sets, err,
+			  sizeof(err)) != 0) {
 		fprintf(stderr, "dpdk-aifab: %s\n", err);
 		return 1;
 	}
@@ -575,7 +565,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "dpdk-aifab: %s\n", err);
 		__atomic_store_n(&app.quit, 1, __ATOMIC_RELAXED);
 		rte_eal_mp_wait_lcore();
-		app_stats_stop(app.stats);
+		app_telemetry_stop(app.stats);
 		app_capture_stop(app.cap);
 		app_ports_close(&app.env);
 		app_pipes_fini(&app);

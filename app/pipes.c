@@ -68,7 +68,7 @@ app_gen_port_mask(const struct aifab_profile *p, uint32_t *mask, char *err,
 	int i;
 
 	*mask = 0;
-	if (p->lab.recipe != 0)
+	if (app_lab_on(p))
 		return lab_port_mask(p, mask, err, errlen);
 	if (!p->gen.enabled)
 		return 0;
@@ -440,6 +440,33 @@ lab_senders(const struct aifab_profile *prof, struct aifab_lab_params *p,
 	return 0;
 }
 
+bool
+app_lab_on(const struct aifab_profile *prof)
+{
+	return strcmp(prof->lab.recipe, "none") != 0;
+}
+
+int
+app_lab_check(const struct aifab_profile *prof, const char *const *sets,
+	      unsigned int n_sets, char *err, size_t errlen)
+{
+	const char *origin = prof->path;
+	char names[128];
+	unsigned int i;
+
+	if (!app_lab_on(prof) || aifab_lab_recipe_exists(prof->lab.recipe))
+		return 0;
+	/* as the profile loader says where a value came from */
+	for (i = 0; i < n_sets; i++)
+		if (strncmp(sets[i], "lab.recipe", 10) == 0 &&
+		    strchr(" \t=", sets[i][10]) != NULL)
+			origin = "--set";
+	aifab_lab_recipe_names(names, sizeof(names));
+	snprintf(err, errlen, "%s: [lab] recipe = '%s': unknown value; "
+		 "allowed: %s", origin, prof->lab.recipe, names);
+	return -1;
+}
+
 /* The profile's [lab] as the recipe's params. */
 void *
 app_lab_create(const struct aifab_profile *prof, const struct aifab_env *env,
@@ -451,7 +478,7 @@ app_lab_create(const struct aifab_profile *prof, const struct aifab_env *env,
 	void *st;
 
 	aifab_lab_params_defaults(&p);
-	p.recipe = lp->recipe;
+	snprintf(p.recipe, sizeof(p.recipe), "%s", lp->recipe);
 	p.tx_port = (uint16_t)aifab_profile_port_index(prof, lp->tx_port);
 	snprintf(buf, sizeof(buf), "%s", lp->rx_ports);
 	for (tok = strtok_r(buf, " ,", &save); tok != NULL &&

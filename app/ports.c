@@ -566,6 +566,21 @@ app_pools_in_use(void)
 	return n;
 }
 
+static void
+pool_in_use(struct rte_mempool *mp, void *arg)
+{
+	*(unsigned int *)arg += rte_mempool_in_use_count(mp);
+}
+
+unsigned int
+app_mempools_in_use(void)
+{
+	unsigned int n = 0;
+
+	rte_mempool_walk(pool_in_use, &n);
+	return n;
+}
+
 void
 app_pools_free(void)
 {

@@ -675,7 +675,7 @@ app_telemetry_stop(struct app_stats *s)
 {
 	unsigned int i;
 
-	if (!s->live)
+	if (s == NULL || !s->live)
 		return;
 	pthread_mutex_lock(&tel_lock);
 	if (tel_app == s)

@@ -1,43 +1,41 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The generator's closed loop: RC reliability and DCQCN glued onto the
- * ranks' schedules.
+ * The generator's closed loop: the state of each QP's two RC endpoints and
+ * what moves it (lib/rc, lib/dcqcn), apart from sending (generator_tx.c
+ * asks the requester for its next packet and paces it) and from frames
+ * (generator_rx.c reads them and builds the replies this file decides).
  *
  *  - receiver (responder + notification point, per QP): lib/rc's
  *    responder decides ACK / NAK / nothing for each data packet; a
- *    CE-marked packet asks lib/dcqcn's notification point for a CNP; the
- *    frames are built by lib/roce and sent from the receiving rank's port.
- *    A completed message is a delivered chunk: it may release the next
- *    step of the receiving rank.
- *  - sender (requester + reaction point, per QP): messages are posted to
- *    lib/rc's requester when their step's dependency is met; its packets
- *    (new or go-back-N retransmissions from the PSN ring) become segments
- *    for lib/roce's builder; ACKs and NAKs move its window, the retransmit
- *    timer is polled every loop; CNPs cut the QP's DCQCN rate, which paces
- *    the QP (the rank's token bucket still caps the sum).
+ *    CE-marked packet asks lib/dcqcn's notification point for a CNP. A
+ *    completed message is a delivered chunk: it may release the next step
+ *    of the receiving rank, and ends a step in the step statistics.
+ *  - sender (requester + reaction point, per QP): ACKs and NAKs move its
+ *    window (go-back-N on a NAK), the retransmit timer is polled every
+ *    loop; CNPs cut the QP's DCQCN rate.
  *
  * Arrivals are kept per receiving rank, per schedule entry and iteration
  * parity: a sender can run at most one iteration ahead of a receiver (it
  * cannot end iteration i + 1 before the receiver has started it).
+ *
+ * Run-wide counters (g->glob) move with lib/rc's and lib/dcqcn's per-QP
+ * ones at each call here.
  */
 #include <string.h>
 
 #include <rte_common.h>
 #include <rte_malloc.h>
-#include <rte_mbuf.h>
 
 #include "generator_priv.h"
 
 #define CL_REAP 16
 
-/* Bytes QP @p q of an entry of @p bytes carries. */
-static inline uint64_t
-split(uint64_t bytes, uint32_t nq, uint32_t q)
-{
-	return bytes / nq + (q < bytes % nq);
-}
+/* Run-wide counters move with lib/rc's and lib/dcqcn's per-QP ones: what
+ * a call added to QP counter @p c (read before it as @p before). */
+#define GEN_DELTA(g, gi, cnt, c, before) \
+	((g)->glob[gi] += (cnt)[c] - (before))
 
-/* ---- receiver --------------------------------------------------------------- */
+/* ---- receiver ------------------------------------------------------------ */
 
 /* First entry >= @p from of the sender's schedule that puts a message on
  * @p cn; UINT32_MAX if none. */
@@ -50,7 +48,8 @@ conn_next_entry(const struct gen *g, const struct gen_conn *cn, uint32_t from)
 
 	for (e = from; e < n; e++)
 		if (s->entry_conn[e] == base &&
-		    split(s->sched[e].bytes, g->p.qps_per_conn, cn->q) > 0)
+		    gen_qp_bytes(s->sched[e].bytes, g->p.qps_per_conn,
+				 cn->q) > 0)
 			return e;
 	return UINT32_MAX;
 }
@@ -97,99 +96,81 @@ delivered(struct gen *g, struct gen_conn *cn, uint64_t now,
 	}
 }
 
-/* Payload bytes of a data packet (no pad, no ICRC): from the IP and UDP
- * lengths, not the frame's, so Ethernet padding or a trailer after the
- * datagram is not payload. */
-static uint32_t
-payload_len(const struct rte_mbuf *m, const struct aifab_pkt_info *pi)
+bool
+gen_cl_on_data(struct gen *g, struct gen_conn *cn, const struct gen_rx_data *d,
+	       uint64_t now, struct gen_port *gp,
+	       struct aifab_rc_resp_action *act)
 {
-	uint32_t hdr = pi->bth_off + AIFAB_BTH_LEN + AIFAB_ICRC_LEN + pi->pad_cnt;
-	uint32_t end = (uint32_t)pi->l3_off + pi->ip_len;
-	const uint8_t *u;
-	uint8_t tmp[2];
+	const uint64_t *rc = cn->resp.cnt;
+	uint64_t a0, n0, d0, o0, b0;
+	bool cnp = false;
 
-	u = rte_pktmbuf_read(m, (uint32_t)pi->l4_off + 4, 2, tmp);
-	if (u != NULL)
-		end = RTE_MIN(end, (uint32_t)pi->l4_off +
-			      ((uint32_t)u[0] << 8 | u[1]));
-	hdr += aifab_bth_data_ext_len(pi->bth_opcode); /* RETH, ImmDt */
-	return end > hdr ? end - hdr : 0;
+	aifab_roce_rx_psn(&cn->rx, d->psn);
+	if (d->ce) {
+		g->glob[GEN_G_CE_RX]++;     /* lib/dcqcn: ce_rx per call */
+		cnp = aifab_dcqcn_np_on_ce(&g->ranks[cn->dst].dq, &cn->np,
+					   now);
+		if (cnp)
+			g->glob[GEN_G_CNP_TX]++; /* and cnp_tx when true */
+	}
+	a0 = rc[AIFAB_RC_RESP_CNT_ACKS_TX];
+	n0 = rc[AIFAB_RC_RESP_CNT_NAKS_TX];
+	d0 = rc[AIFAB_RC_RESP_CNT_RX_DUP];
+	o0 = rc[AIFAB_RC_RESP_CNT_RX_OOS];
+	b0 = rc[AIFAB_RC_RESP_CNT_RX_BYTES];
+	aifab_rc_resp_on_data(&cn->resp, d->psn, d->len, d->flags, act);
+	GEN_DELTA(g, GEN_G_ACKS_TX, rc, AIFAB_RC_RESP_CNT_ACKS_TX, a0);
+	GEN_DELTA(g, GEN_G_NAKS_TX, rc, AIFAB_RC_RESP_CNT_NAKS_TX, n0);
+	GEN_DELTA(g, GEN_G_DUP_RX, rc, AIFAB_RC_RESP_CNT_RX_DUP, d0);
+	GEN_DELTA(g, GEN_G_OOS_RX, rc, AIFAB_RC_RESP_CNT_RX_OOS, o0);
+	GEN_DELTA(g, GEN_G_DELIVERED, rc, AIFAB_RC_RESP_CNT_RX_BYTES, b0);
+	if (act->message_completed)
+		delivered(g, cn, now, gp);
+	return cnp;
 }
 
-/* Run-wide counters move with lib/rc's and lib/dcqcn's per-QP ones: what
- * a call added to QP counter @p c (read before it as @p before). */
-#define GEN_DELTA(g, gi, cnt, c, before) \
-	((g)->glob[gi] += (cnt)[c] - (before))
-
+/* Step statistics: free the slot of iteration @p it, adding its step
+ * durations (timed iterations) and blaming the slowest step's sender. */
 static void
-rx_data(struct gen *g, uint16_t p, struct rte_mbuf *m,
-	const struct aifab_pkt_info *pi, uint64_t now)
+iter_stats_close(struct gen *g, uint32_t it)
 {
-	struct gen_port *gp = &g->port[p];
-	struct gen_conn *cn = gen_conn_of_rqpn(g, pi->dqpn);
-	struct aifab_rc_resp_action act;
-	struct gen_rank *rk;
-	struct rte_mbuf *r;
-	uint8_t b8, tmp;
-	const uint8_t *bp;
-	int flags;
+	struct gen_iter_stat *st = &g->ist[it % GEN_STAT_SLOTS];
+	uint64_t prev = g->iter_start[it], d, worst = 0;
+	uint32_t k, slow = UINT32_MAX;
 
-	if (cn == NULL) {
-		gp->ctr[GEN_RX_UNKNOWN_QP]++;
+	if (st->iter != it)
 		return;
-	}
-	rk = &g->ranks[cn->dst];
-	aifab_roce_rx_psn(&cn->rx, pi->psn);
-	bp = rte_pktmbuf_read(m, pi->bth_off + 8, 1, &tmp);
-	b8 = bp != NULL ? *bp : 0;
-	flags = aifab_rc_opcode_flags(pi->bth_opcode);
-	if (b8 & 0x80)
-		flags |= AIFAB_RC_F_ACK_REQ;
-	if ((pi->tos & 3) == 3) {
-		gp->ctr[GEN_RX_CE]++;
-		g->glob[GEN_G_CE_RX]++;     /* lib/dcqcn: ce_rx per call */
-		if (aifab_dcqcn_np_on_ce(&rk->dq, &cn->np, now)) {
-			g->glob[GEN_G_CNP_TX]++; /* and cnp_tx when true */
-			r = aifab_roce_build_cnp(&cn->qp, g->cnp_tos, g->hdr_pool);
-			if (r == NULL)
-				gp->ctr[GEN_TX_NOMBUF]++;
-			else if (gen_tx_ctl(g, rk->port, r, true, now))
-				g->port[rk->port].ctr[GEN_TX_CNP]++;
+	for (k = 0; k < g->n_steps; k++) {
+		d = st->end[k] > prev ? st->end[k] - prev : 0;
+		prev = RTE_MAX(prev, st->end[k]);
+		if (it >= g->p.warmup)
+			g->step_sum_us[k] += (double)d * g->ns_per_tsc / 1e3;
+		if (slow == UINT32_MAX || d > worst) {
+			worst = d;
+			slow = k;
 		}
 	}
-	{
-		const uint64_t *rc = cn->resp.cnt;
-		uint64_t a0 = rc[AIFAB_RC_RESP_CNT_ACKS_TX];
-		uint64_t n0 = rc[AIFAB_RC_RESP_CNT_NAKS_TX];
-		uint64_t d0 = rc[AIFAB_RC_RESP_CNT_RX_DUP];
-		uint64_t o0 = rc[AIFAB_RC_RESP_CNT_RX_OOS];
-		uint64_t b0 = rc[AIFAB_RC_RESP_CNT_RX_BYTES];
-
-		aifab_rc_resp_on_data(&cn->resp, pi->psn, payload_len(m, pi),
-				      (unsigned int)flags, &act);
-		GEN_DELTA(g, GEN_G_ACKS_TX, rc, AIFAB_RC_RESP_CNT_ACKS_TX, a0);
-		GEN_DELTA(g, GEN_G_NAKS_TX, rc, AIFAB_RC_RESP_CNT_NAKS_TX, n0);
-		GEN_DELTA(g, GEN_G_DUP_RX, rc, AIFAB_RC_RESP_CNT_RX_DUP, d0);
-		GEN_DELTA(g, GEN_G_OOS_RX, rc, AIFAB_RC_RESP_CNT_RX_OOS, o0);
-		GEN_DELTA(g, GEN_G_DELIVERED, rc, AIFAB_RC_RESP_CNT_RX_BYTES,
-			  b0);
+	if (slow != UINT32_MAX && st->end[slow] != 0) {
+		g->irec[it].slow_step = slow;
+		g->irec[it].slow_rank = st->last[slow];
+		g->irec[it].slow_step_tsc = worst;
+		if (it >= g->p.warmup)
+			g->slow_count[st->last[slow]]++;
 	}
-	if (act.reply != AIFAB_RC_REPLY_NONE) {
-		r = aifab_roce_build_ack(&cn->qp, act.psn, act.syndrome, act.msn,
-					 (uint8_t)(cn->qp.cfg.dscp << 2 |
-						   cn->qp.cfg.ecn),
-					 g->hdr_pool);
-		if (r == NULL)
-			gp->ctr[GEN_TX_NOMBUF]++;
-		else if (gen_tx_ctl(g, rk->port, r, false, now))
-			g->port[rk->port].ctr[act.reply == AIFAB_RC_REPLY_NAK ?
-					      GEN_TX_NAK : GEN_TX_ACK]++;
-	}
-	if (act.message_completed)
-		delivered(g, cn, now, gp);
+	st->iter = UINT32_MAX;
 }
 
-/* ---- sender ----------------------------------------------------------------- */
+void
+gen_cl_iter_done(struct gen *g, struct gen_rank *rk, uint32_t it)
+{
+	if (g->iter_ranks_done[it] == g->p.n_ranks)
+		iter_stats_close(g, it);
+	/* This parity's arrivals now belong to iteration it + 2. */
+	memset(rk->got[it & 1], 0, g->n_steps * g->n_chan);
+	rk->got_total[it & 1] = 0;
+}
+
+/* ---- sender -------------------------------------------------------------- */
 
 /* The iteration record of @p cn's oldest unacknowledged message (what a
  * NAK or a timeout holds up); NULL if nothing is outstanding. */
@@ -214,239 +195,49 @@ reap(struct gen *g, struct gen_conn *cn)
 		g->ranks[cn->src].msgs_out -= n;
 }
 
-static void
-rx_ack(struct gen *g, uint16_t p, struct rte_mbuf *m,
-       const struct aifab_pkt_info *pi, uint64_t now)
+void
+gen_cl_on_ack(struct gen *g, struct gen_conn *cn, uint32_t psn, uint64_t now)
 {
-	struct gen_port *gp = &g->port[p];
-	struct gen_conn *cn = gen_conn_of_sqpn(g, pi->dqpn);
-	uint8_t tmp;
-	const uint8_t *syn;
+	uint64_t before = cn->req->cnt[AIFAB_RC_REQ_CNT_ACKS_RX];
 
-	syn = rte_pktmbuf_read(m, pi->bth_off + AIFAB_BTH_LEN, 1, &tmp);
-	if (cn == NULL || syn == NULL) {
-		gp->ctr[GEN_RX_UNKNOWN_QP]++;
-		return;
-	}
-	if ((*syn & 0x60) == 0) {
-		uint64_t before = cn->req->cnt[AIFAB_RC_REQ_CNT_ACKS_RX];
-
-		gp->ctr[GEN_RX_ACK]++;
-		if (aifab_rc_req_on_ack(cn->req, pi->psn, now) > 0)
-			reap(g, cn);
-		GEN_DELTA(g, GEN_G_ACKS_RX, cn->req->cnt,
-			  AIFAB_RC_REQ_CNT_ACKS_RX, before);
-	} else if (*syn == AIFAB_RC_SYN_NAK_PSN_SEQ) {
-		struct gen_iter_rec *ir = oldest_rec(g, cn);
-		uint64_t before = cn->req->cnt[AIFAB_RC_REQ_CNT_NAKS_RX];
-
-		gp->ctr[GEN_RX_NAK]++;
-		if (aifab_rc_req_on_nak(cn->req, pi->psn, now) > 0)
-			reap(g, cn);
-		if (ir != NULL)
-			ir->naks_rx += cn->req->cnt[AIFAB_RC_REQ_CNT_NAKS_RX] -
-				before;
-		GEN_DELTA(g, GEN_G_NAKS_RX, cn->req->cnt,
-			  AIFAB_RC_REQ_CNT_NAKS_RX, before);
-	} else {
-		gp->ctr[GEN_RX_NAK_OTHER]++;
-	}
-}
-
-static void
-rx_cnp(struct gen *g, uint16_t p, const struct aifab_pkt_info *pi,
-       uint64_t now)
-{
-	struct gen_port *gp = &g->port[p];
-	struct gen_conn *cn = gen_conn_of_sqpn(g, pi->dqpn);
-
-	if (cn == NULL) {
-		gp->ctr[GEN_RX_UNKNOWN_QP]++;
-		return;
-	}
-	gp->ctr[GEN_RX_CNP]++;
-	g->glob[GEN_G_CNP_RX]++;
-	if (g->p.dcqcn) {
-		uint64_t before = cn->rp.cnt[AIFAB_DCQCN_RP_CNT_RATE_CUTS];
-
-		aifab_dcqcn_rp_on_cnp(&g->ranks[cn->src].dq, &cn->rp, now);
-		GEN_DELTA(g, GEN_G_RATE_CUTS, cn->rp.cnt,
-			  AIFAB_DCQCN_RP_CNT_RATE_CUTS, before);
-		if (cn->rate_n > 0 && cn->rp.min_rc < g->rate_min)
-			g->rate_min = cn->rp.min_rc;
-	}
+	if (aifab_rc_req_on_ack(cn->req, psn, now) > 0)
+		reap(g, cn);
+	GEN_DELTA(g, GEN_G_ACKS_RX, cn->req->cnt, AIFAB_RC_REQ_CNT_ACKS_RX,
+		  before);
 }
 
 void
-gen_cl_rx(struct gen *g, uint16_t p, struct rte_mbuf *m,
-	  const struct aifab_pkt_info *pi, uint64_t now)
+gen_cl_on_nak(struct gen *g, struct gen_conn *cn, uint32_t psn, uint64_t now)
 {
-	if (aifab_rc_opcode_flags(pi->bth_opcode) >= 0)
-		rx_data(g, p, m, pi, now);
-	else if (pi->bth_opcode == AIFAB_BTH_OP_ACK)
-		rx_ack(g, p, m, pi, now);
-	else if (pi->bth_opcode == AIFAB_BTH_OP_CNP)
-		rx_cnp(g, p, pi, now);
-	else
-		g->port[p].ctr[GEN_RX_ROCE_OTHER]++;
+	struct gen_iter_rec *ir = oldest_rec(g, cn);
+	uint64_t before = cn->req->cnt[AIFAB_RC_REQ_CNT_NAKS_RX];
+
+	if (aifab_rc_req_on_nak(cn->req, psn, now) > 0)
+		reap(g, cn);
+	if (ir != NULL)
+		ir->naks_rx += cn->req->cnt[AIFAB_RC_REQ_CNT_NAKS_RX] - before;
+	GEN_DELTA(g, GEN_G_NAKS_RX, cn->req->cnt, AIFAB_RC_REQ_CNT_NAKS_RX,
+		  before);
 }
 
-/* Post entry @p e (one message per QP with bytes); false if some QP's
- * message queue is full (then nothing is posted). */
-static bool
-post_entry(struct gen *g, struct gen_rank *rk, uint32_t e)
+void
+gen_cl_on_cnp(struct gen *g, struct gen_conn *cn, uint64_t now)
 {
-	const struct aifab_coll_step *s = &rk->sched[e];
-	uint32_t q, nq = g->p.qps_per_conn, ci;
-	uint64_t off = s->offset, b;
+	uint64_t before;
 
-	for (q = 0; q < nq; q++) {
-		const struct gen_conn *cn = &g->conns[rk->entry_conn[e] + q];
-
-		if (split(s->bytes, nq, q) > 0 &&
-		    cn->n_posted - cn->req->msg_reaped > cn->msg_mask)
-			return false;
-	}
-	for (q = 0; q < nq; q++, off += b) {
-		struct gen_conn *cn;
-		struct gen_msg *gm;
-
-		b = split(s->bytes, nq, q);
-		if (b == 0)
-			continue;
-		ci = rk->entry_conn[e] + q;
-		cn = &g->conns[ci];
-		gm = &cn->msgs[cn->n_posted & cn->msg_mask];
-		gm->va_off = off;
-		gm->iter = rk->iter;
-		gm->step = (uint16_t)s->step;
-		/* Room was checked; sizes were validated at create. */
-		aifab_rc_req_post(cn->req, cn->n_posted, (uint32_t)b);
-		cn->n_posted++;
-		rk->msgs_out++;
-		if (!cn->in_act) {
-			cn->in_act = true;
-			rk->act[rk->n_act++] = ci;
-		}
-	}
-	return true;
+	g->glob[GEN_G_CNP_RX]++;
+	if (!g->p.dcqcn)
+		return;
+	before = cn->rp.cnt[AIFAB_DCQCN_RP_CNT_RATE_CUTS];
+	aifab_dcqcn_rp_on_cnp(&g->ranks[cn->src].dq, &cn->rp, now);
+	GEN_DELTA(g, GEN_G_RATE_CUTS, cn->rp.cnt, AIFAB_DCQCN_RP_CNT_RATE_CUTS,
+		  before);
+	if (cn->rate_n > 0 && cn->rp.min_rc < g->rate_min)
+		g->rate_min = cn->rp.min_rc;
 }
 
-/* Post every step whose chunk from the predecessor has arrived. */
-static void
-post_ready(struct gen *g, struct gen_rank *rk)
-{
-	uint32_t c, e, par = rk->iter & 1, de;
-	int32_t dep;
-
-	for (c = 0; c < g->n_chan; c++) {
-		while (rk->cstep[c] < g->n_steps) {
-			e = rk->cstep[c] * g->n_chan + c;
-			dep = rk->sched[e].depends_on;
-			if (dep != AIFAB_COLL_NO_DEP) {
-				de = (uint32_t)dep * g->n_chan + c;
-				if (rk->got[par][de] < rk->need[de])
-					break;
-			}
-			if (!post_entry(g, rk, e))
-				break;
-			if (++rk->cstep[c] == g->n_steps)
-				rk->ch_done++;
-		}
-	}
-}
-
-/* Next QP of the rank (round robin) with a packet it may send now. */
-static struct gen_conn *
-pick(struct gen *g, struct gen_rank *rk, uint64_t now)
-{
-	uint32_t i;
-
-	for (i = 0; i < rk->n_act; i++) {
-		struct gen_conn *cn;
-
-		if (rk->rr >= rk->n_act)
-			rk->rr = 0;
-		cn = &g->conns[rk->act[rk->rr++]];
-		if (!cn->has_pend && !aifab_rc_req_can_send(cn->req))
-			continue;
-		if (g->p.dcqcn && cn->pace_t > (double)now)
-			continue;
-		return cn;
-	}
-	return NULL;
-}
-
-/* Build and queue one packet of @p cn: 1, or -1 out of mbufs. */
-static int
-send_one(struct gen *g, struct gen_rank *rk, struct gen_conn *cn, uint32_t r,
-	 uint64_t now)
-{
-	struct aifab_roce_tag_info ti = { .rank = (uint16_t)r, .tx_tsc = now };
-	struct aifab_roce_seg seg;
-	struct aifab_rc_pkt pk;
-	const struct gen_msg *gm;
-	struct rte_mbuf *m;
-	uint32_t slot, wire;
-	double rate, gap, lo;
-
-	if (cn->has_pend) {
-		seg = cn->pend;
-		slot = cn->pend_msg;
-		cn->has_pend = false;
-	} else {
-		if (aifab_rc_req_next(cn->req, now, &pk) != 0)
-			return 0;
-		slot = (uint32_t)pk.cookie & cn->msg_mask;
-		gm = &cn->msgs[slot];
-		if (pk.flags & AIFAB_RC_F_RETX) {
-			g->irec[gm->iter].retx_packets++;
-			g->irec[gm->iter].retx_bytes += pk.len;
-			g->glob[GEN_G_RETX_PKTS]++;
-			g->glob[GEN_G_RETX_BYTES] += pk.len;
-		}
-		aifab_roce_seg_make(&seg, cn->qp.cfg.remote_va + gm->va_off,
-				    pk.msg_len, pk.offset, pk.len, pk.psn,
-				    pk.flags & AIFAB_RC_F_FIRST,
-				    pk.flags & AIFAB_RC_F_LAST);
-	}
-	gm = &cn->msgs[slot];
-	ti.step = gm->step;
-	ti.iter = gm->iter;
-	m = aifab_roce_build(&cn->qp, &seg, &ti, g->hdr_pool, g->ext_pool);
-	if (m == NULL) {
-		cn->pend = seg;
-		cn->pend_msg = slot;
-		cn->has_pend = true;
-		g->port[rk->port].ctr[GEN_TX_NOMBUF]++;
-		return -1;
-	}
-	wire = m->pkt_len + GEN_WIRE_EXTRA;
-	rk->tokens -= (int64_t)wire << GEN_FP;
-	gen_tx_data(g, rk->port, m, now);
-	if (g->p.dcqcn) {
-		aifab_dcqcn_rp_on_bytes_sent(&rk->dq, &cn->rp, wire, now);
-		rate = aifab_dcqcn_rp_rate(&cn->rp);
-		gap = (double)wire * 8.0 * (double)g->hz / (rate * 1e6);
-		cn->pace_t = RTE_MAX(cn->pace_t, (double)now - gap) + gap;
-	} else {
-		rate = rk->line_mbps;
-	}
-	if (cn->rate_n++ == 0) {
-		g->n_rated++;
-		lo = g->p.dcqcn ? cn->rp.min_rc : rk->line_mbps;
-		if (g->rate_min < 0 || lo < g->rate_min)
-			g->rate_min = lo;
-	}
-	cn->rate_sum += rate;
-	g->rate_last_sum += rate - cn->rate_last;
-	cn->rate_last = rate;
-	return 1;
-}
-
-/* Retransmit timers of the rank's QPs; QPs with nothing left leave. */
-static void
-timers_and_prune(struct gen *g, struct gen_rank *rk, uint64_t now)
+void
+gen_cl_timers(struct gen *g, struct gen_rank *rk, uint64_t now)
 {
 	uint32_t i = 0;
 
@@ -472,61 +263,18 @@ timers_and_prune(struct gen *g, struct gen_rank *rk, uint64_t now)
 	}
 }
 
-static void
-iter_begin(struct gen *g, struct gen_rank *rk, uint64_t now)
+/* The run starts at @p now: every QP's reaction point at the line rate. */
+void
+gen_cl_start(struct gen *g, uint64_t now)
 {
-	g->iter_start[rk->iter] = RTE_MIN(g->iter_start[rk->iter], now);
-	memset(rk->cstep, 0, sizeof(rk->cstep[0]) * g->n_chan);
-	rk->ch_done = 0;
-	rk->state = RANK_SEND;
+	uint32_t i;
+
+	for (i = 0; i < g->n_conns; i++)
+		aifab_dcqcn_rp_init(&g->ranks[g->conns[i].src].dq,
+				    &g->conns[i].rp, now);
 }
 
-unsigned int
-gen_cl_rank_poll(struct gen *g, uint32_t r, uint64_t now)
-{
-	struct gen_rank *rk = &g->ranks[r];
-	struct gen_port *gp = &g->port[rk->port];
-	unsigned int sent = 0;
-	struct gen_conn *cn;
-
-	gen_bucket_refill(rk, now);
-	rk->backlogged = false;
-	if (rk->state == RANK_DONE)
-		return 0;
-	if (rk->state == RANK_WAIT) {
-		if (now < rk->next_start)
-			return 0;
-		iter_begin(g, rk, now);
-	}
-	post_ready(g, rk);
-	timers_and_prune(g, rk, now);
-	while (sent < g->p.burst_pkts) {
-		if (rk->rate_fp != 0 && rk->tokens <= 0) {
-			rk->backlogged = true;
-			break;
-		}
-		if (gen_data_paused(g, rk->port, now))
-			break;
-		if (gp->n_tx == GEN_TXBUF) {
-			gen_tx_flush(g, rk->port, now);
-			if (gp->n_tx == GEN_TXBUF)
-				break;
-		}
-		cn = pick(g, rk, now);
-		if (cn == NULL || send_one(g, rk, cn, r, now) < 0)
-			break;
-		sent++;
-	}
-	if (rk->ch_done == g->n_chan && rk->msgs_out == 0 &&
-	    rk->got_total[rk->iter & 1] == rk->need_total)
-		gen_iter_rank_done(g, rk, r, now);
-	return sent;
-}
-
-/* ---- building ----------------------------------------------------------------- */
-
-#define BAD(...) do { snprintf(err, errlen, "generator: " __VA_ARGS__); \
-		      return -1; } while (0)
+/* ---- building ------------------------------------------------------------ */
 
 /* Every send is expected by its receiver at the same entry index: the
  * receiver's entry e names the sender as recv_from. */

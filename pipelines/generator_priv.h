@@ -1,10 +1,24 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Generator pipeline internals shared by generator.c and generator_ctl.c. */
+/*
+ * Generator pipeline internals shared by its files: the state, constants,
+ * counter lists and the small lookups every layer uses. The files call
+ * one way only (a DAG, leaves at the bottom):
+ *
+ *   generator.c         ops table: poll = RX, then each rank's send, flush
+ *     generator_setup.c   params, build from them, fini
+ *     generator_rx.c      receive: one frame dispatch, closed-loop replies
+ *       generator_tx.c      send: schedule -> QP -> build -> pace -> queue
+ *         generator_cl.c      closed-loop QP state (lib/rc, lib/dcqcn)
+ *     generator_report.c  counters to lib/stats, summary, report, table
+ *
+ * (setup also calls cl and report to build their parts.)
+ */
 #ifndef GENERATOR_PRIV_H
 #define GENERATOR_PRIV_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <rte_mbuf.h>
 
@@ -274,27 +288,71 @@ gen_conn_of_sqpn(struct gen *g, uint32_t dqpn)
 	return i < g->n_conns ? &g->conns[i] : NULL;
 }
 
-/* generator.c */
+/* Bytes QP @p q of a schedule entry of @p bytes carries (of @p nq: the
+ * remainder goes to the first ones). */
+static inline uint64_t
+gen_qp_bytes(uint64_t bytes, uint32_t nq, uint32_t q)
+{
+	return bytes / nq + (q < bytes % nq);
+}
+
+/* Build steps: @p err gets "generator: <what>", the caller returns -1. */
+#define BAD(...) do { snprintf(err, errlen, "generator: " __VA_ARGS__); \
+		      return -1; } while (0)
+
+/* What the receive side read from a closed-loop data packet. */
+struct gen_rx_data {
+	uint32_t psn;
+	uint32_t len;               /* payload bytes: no pad, no ICRC */
+	unsigned int flags;         /* lib/rc AIFAB_RC_F_* (opcode, AckReq) */
+	bool ce;                    /* IP ECN field is CE */
+};
+
+/* generator_setup.c: build (aifab_gen_create) and free */
+void gen_fini(void *st);
+
+/* generator_rx.c: RX burst of every port, each frame dispatched; frames
+ * received */
+unsigned int gen_rx_poll(struct gen *g, uint64_t now);
+
+/* generator_tx.c: one rank's poll, open or closed loop (packets sent) */
+unsigned int gen_tx_rank_poll(struct gen *g, uint32_t r, uint64_t now);
+unsigned int gen_tx_cl_rank_poll(struct gen *g, uint32_t r, uint64_t now);
+/* Flush port @p p's queues unless PFC pauses their priority. */
 void gen_tx_flush(struct gen *g, uint16_t p, uint64_t now);
-void gen_tx_data(struct gen *g, uint16_t p, struct rte_mbuf *m, uint64_t now);
+/* Queue an ACK / NAK (data queue) or a CNP; false: dropped, queue full. */
 bool gen_tx_ctl(struct gen *g, uint16_t p, struct rte_mbuf *m, bool cnp,
 		uint64_t now);
-bool gen_data_paused(const struct gen *g, uint16_t p, uint64_t now);
-void gen_bucket_refill(struct gen_rank *rk, uint64_t now);
-void gen_iter_rank_done(struct gen *g, struct gen_rank *rk, uint32_t r,
-			uint64_t now);
+/* End of run: flush every queue, drop what a pause still holds. */
+void gen_tx_drain(struct gen *g);
 
-/* generator_cl.c: closed loop */
-void gen_cl_rx(struct gen *g, uint16_t p, struct rte_mbuf *m,
-	       const struct aifab_pkt_info *pi, uint64_t now);
-unsigned int gen_cl_rank_poll(struct gen *g, uint32_t r, uint64_t now);
+/* generator_cl.c: closed loop. A data packet @p d to @p cn's receiver
+ * (port @p gp): PSN tracking, the responder's decision in @p act and the
+ * delivery of a completed message; true: the notification point wants a
+ * CNP sent. */
+bool gen_cl_on_data(struct gen *g, struct gen_conn *cn,
+		    const struct gen_rx_data *d, uint64_t now,
+		    struct gen_port *gp, struct aifab_rc_resp_action *act);
+/* An ACK, a PSN sequence NAK (go-back-N) or a CNP to @p cn's sender. */
+void gen_cl_on_ack(struct gen *g, struct gen_conn *cn, uint32_t psn,
+		   uint64_t now);
+void gen_cl_on_nak(struct gen *g, struct gen_conn *cn, uint32_t psn,
+		   uint64_t now);
+void gen_cl_on_cnp(struct gen *g, struct gen_conn *cn, uint64_t now);
+/* Retransmit timers of the rank's active QPs; QPs with nothing left
+ * leave its active list. */
+void gen_cl_timers(struct gen *g, struct gen_rank *rk, uint64_t now);
+/* Rank @p rk ended iteration @p it (counted in iter_ranks_done): step
+ * statistics when it was the last, its arrivals' parity cleared. */
+void gen_cl_iter_done(struct gen *g, struct gen_rank *rk, uint32_t it);
+void gen_cl_start(struct gen *g, uint64_t now);
 int gen_cl_build(struct gen *g, char *err, size_t errlen);
 void gen_cl_free(struct gen *g);
 
-/* generator_ctl.c */
-void gen_report(const void *st, const struct aifab_report_sink *sink);
-void gen_fini(void *st);
+/* generator_report.c */
 int gen_stats_create(struct gen *g, char *err, size_t errlen);
+/* Mirror the counters into the lib/stats block (worker only). */
 void gen_stats_sync(struct gen *g);
+void gen_report(const void *st, const struct aifab_report_sink *sink);
 
 #endif /* GENERATOR_PRIV_H */

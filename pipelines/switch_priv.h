@@ -1,9 +1,24 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Private to the switch pipeline: its state and the functions its files
- * share. switch.c builds and reports, switch_fwd.c is the ingress path
- * (parse, route, ECMP, classify, admit), switch_egress.c the egress path
- * (PFC honoured, scheduler, shaper, ECN at dequeue, TX) and PFC generation.
+ * Private to the switch pipeline: its state, the counting macros, the
+ * helpers the hot path inlines and the functions its files share. Calls
+ * go one way, down this list (a file calls only files below it):
+ *
+ *   switch.c         the ops table; init and fini glue
+ *   switch_worker.c  per-worker state: buffer, queues, fault stages, RX queues
+ *   switch_setup.c   switch-wide set-up from the profile: FIB and ECMP
+ *                    groups, QoS, PFC, virtual-time parameters
+ *   switch_poll.c    one poll of a worker (real time), the run's end
+ *   switch_vt.c      one poll in virtual time (pcap replays)
+ *   switch_rx.c      one RX burst: pcap EOF, the port's RX fault stage
+ *   switch_link.c    link state into ECMP: watched ports, followed per poll
+ *   switch_parse.c   ingress: parse, admit, seen counters (per chunk)
+ *   switch_route.c   LPM, ECMP member, classify, L2 rewrite, TTL
+ *   switch_tx.c      the egress pass: PFC received and sent, watchdog,
+ *                    scheduler + shaper, TX through the TX fault stage
+ *   switch_queue.c   enqueue: PFC ingress accounting, buffer admission, ECN
+ *   switch_peer.c    virtual time: the link into a port and its peer's pause
+ *   switch_report.c  counters: set-up, mirror (sync), port counters, report
  *
  * Each worker owns a complete egress model over its share of the traffic
  * (RSS spreads flows over workers): queues, a shaper at port speed / n,
@@ -206,26 +221,90 @@ struct sw {
 	uint64_t sync_cycles;          /* TSC between stats mirrors */
 };
 
-/* switch_fwd.c */
+/*
+ * A chunk's frames admitted for routing (switch_parse.c to
+ * switch_route.c): parse results by position in the chunk, and the
+ * destinations of the IPv4 and IPv6 ones, each list in arrival order.
+ */
+struct sw_admitted {
+	struct aifab_pkt_info pi[SW_CHUNK];
+	const uint8_t *hdr[SW_CHUNK];  /* where the parser read the headers */
+	uint32_t ip4[SW_CHUNK];        /* host order */
+	uint8_t ip6[SW_CHUNK][16];
+	uint16_t idx4[SW_CHUNK], idx6[SW_CHUNK]; /* positions in the chunk */
+	uint16_t n4, n6;
+};
+
+/* ---- functions, by file, in call order (each calls only those below) ---- */
+
+/* switch_worker.c */
+int sw_link_check(const struct sw *sw, char *err, size_t errlen);
+int sw_rxq_assign(struct sw *sw, char *err, size_t errlen);
+int sw_worker_setup(struct sw *sw, struct sw_worker *wk, unsigned int w,
+		    int socket);
+void sw_worker_free(struct sw *sw, struct sw_worker *wk);
+
+/* switch_setup.c */
+int sw_vt_setup(struct sw *sw, char *err, size_t errlen);
+int sw_fib_build(struct sw *sw, int socket, char *err, size_t errlen);
+int sw_ecmp_setup(struct sw *sw, char *err, size_t errlen);
+int sw_qos_setup(struct sw *sw, char *err, size_t errlen);
+int sw_pfc_setup(struct sw *sw, char *err, size_t errlen);
+uint64_t sw_buf_share(const struct sw *sw);
+
+/* switch_poll.c: the ops table's run-time entries */
+unsigned int sw_poll(void *st, unsigned int w, uint64_t now);
+void sw_drain(void *st, unsigned int w, uint64_t now);
+bool sw_done(const void *st);
+bool sw_idle(const void *st);
+
+/* switch_vt.c */
+unsigned int sw_poll_virtual(struct sw *sw, struct sw_worker *wk);
+
+/* switch_rx.c */
+uint16_t sw_rx(struct sw *sw, struct sw_worker *wk, struct sw_rxq *rq,
+	       struct rte_mbuf **pkts, uint16_t n);
+
+/* switch_link.c */
+int sw_link_watch_setup(struct sw *sw, int socket, char *err, size_t errlen);
+void sw_link_state(struct sw *sw, struct sw_worker *wk);
+
+/* switch_parse.c */
 void sw_ingress(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 		struct rte_mbuf **pkts, uint16_t n);
 
-/* switch.c */
-void sw_link_state(struct sw *sw, struct sw_worker *wk);
-void sw_peer_pfc(struct sw *sw, struct sw_worker *wk, uint16_t port,
-		 const struct aifab_pfc_frame *f);
+/* switch_route.c */
+void sw_route(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
+	      struct rte_mbuf **pkts, struct sw_admitted *a);
 
-/* switch_egress.c */
+/* switch_tx.c */
 void sw_egress_run(struct sw *sw, struct sw_worker *wk, uint64_t now);
-void sw_enqueue(struct sw *sw, struct sw_worker *wk, uint16_t out_port,
-		uint8_t tc, struct rte_mbuf *m, uint32_t tos_off);
 void sw_pfc_received(struct sw *sw, struct sw_worker *wk, uint16_t port,
 		     const struct aifab_pkt_info *pi);
 void sw_tx_flush(struct sw *sw, struct sw_worker *wk, uint16_t port);
 void sw_flush_queues(struct sw *sw, struct sw_worker *wk);
-void sw_link_rx_release(struct sw *sw, struct sw_worker *wk);
-void sw_link_drain(struct sw *sw, struct sw_worker *wk);
 bool sw_queues_empty(const struct sw *sw, const struct sw_worker *wk);
+
+/* switch_queue.c */
+void sw_enqueue(struct sw *sw, struct sw_worker *wk, uint16_t out_port,
+		uint8_t tc, struct rte_mbuf *m, uint32_t l3_off);
+bool sw_ecn(struct sw *sw, struct sw_worker *wk, uint16_t port, uint8_t tc,
+	    struct rte_mbuf *m, uint32_t qbytes);
+
+/* switch_peer.c */
+void sw_link_busy(const struct sw *sw, struct sw_peer *pe, uint16_t p,
+		  uint64_t t, uint32_t len);
+void sw_peer_pfc(struct sw *sw, struct sw_worker *wk, uint16_t port,
+		 const struct aifab_pfc_frame *f);
+
+/* switch_report.c */
+int sw_stats_setup(struct sw *sw, char *err, size_t errlen);
+void sw_stats_sync(struct sw *sw, struct sw_worker *wk);
+void sw_port_counters(const void *st, struct aifab_port_counters *out);
+void sw_report(const void *st, const struct aifab_report_sink *sink);
+void sw_warn_headroom(const struct sw *sw);
+
+/* ---- helpers several files inline --------------------------------------- */
 
 /* The worker that runs a port's PFC watchdog for all of them. */
 static inline bool
@@ -250,6 +329,41 @@ sw_drop(struct sw_worker *wk, uint16_t port, unsigned int reason,
 {
 	SW_INC(wk, reason, port);
 	rte_pktmbuf_free(m);
+}
+
+/* Port @p p belongs to another switch instance (not the generator). */
+static inline bool
+sw_other_switch(const struct aifab_env *env, unsigned int p)
+{
+	return !env->ports[p].gen_owned && env->ports[p].sw != env->sw_index;
+}
+
+/* The buffer, at enqueue (switch_queue.c) and dequeue (switch_tx.c). */
+
+static inline uint32_t
+sw_queue(uint16_t port, uint8_t tc)
+{
+	return (uint32_t)port * AIFAB_QOS_N_TC + tc;
+}
+
+static inline uint64_t
+sw_free(const struct sw_worker *wk)
+{
+	return wk->buf->size - wk->buf->used;
+}
+
+/* Undo a packet's buffer and PFC accounting (dequeued or dropped). */
+static inline void
+sw_release(struct sw *sw, struct sw_worker *wk, uint16_t out_port,
+	   const struct rte_mbuf *m)
+{
+	uint8_t tc = SW_META_TC(m->hash.usr);
+
+	aifab_qos_buf_release(wk->buf, sw_queue(out_port, tc),
+			      SW_CELLS(m->pkt_len));
+	if (sw->lossless & (1u << tc))
+		aifab_pfc_gen_sub(&wk->eg[SW_META_PORT(m->hash.usr)].pfc_gen,
+				  tc, m->pkt_len, sw_free(wk));
 }
 
 #endif /* SWITCH_PRIV_H */

@@ -6,24 +6,35 @@ run's JSON report. docs/scenarios.md explains the rows.
   tools/scenarios.py [--exe PATH] [--only a,b] [--set sect.key=value ...]
                      [--duration S] [--json FILE] [--keep DIR]
 
+Installed (meson install, the Debian package) it is dpdk-aifab-scenarios:
+it then runs the dpdk-aifab beside it and the installed scenarios
+(<prefix>/share/dpdk-aifab/profiles/scenarios); from the source tree,
+build/app/dpdk-aifab and profiles/scenarios.
+
 --set is passed to every run (e.g. --set generator.iterations=20 for
 steadier averages); --json writes the table and every report's summary.
 Exit status: 0 when every run exited 0, else 1."""
 import argparse
 import json
 import os
+import subprocess
 import sys
 import tempfile
 
-from app_report import DEFAULT_EXE, ROOT, need_exe, run_for_report
-
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+INSTALLED = os.path.basename(__file__).startswith("dpdk-aifab-")
+PROFILES = os.path.join(ROOT, "share", "dpdk-aifab", "profiles") \
+    if INSTALLED else os.path.join(ROOT, "profiles")
+EXE = os.path.join(HERE, "dpdk-aifab") if INSTALLED else \
+    os.path.join(ROOT, "build", "app", "dpdk-aifab")
 ORDER = ["clean", "latency", "loss", "latency-loss", "incast-lossless",
          "incast-lossy", "ecn-dcqcn", "pfc-storm", "ecmp-polarization",
          "ecmp-polarization-seeded"]
 
 
 def scenarios(only):
-    d = os.path.join(ROOT, "profiles", "scenarios")
+    d = os.path.join(PROFILES, "scenarios")
     have = sorted(f[:-4] for f in os.listdir(d) if f.endswith(".ini"))
     names = [n for n in ORDER if n in have] + \
         [n for n in have if n not in ORDER]
@@ -112,7 +123,7 @@ def table(rows):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--exe", default=DEFAULT_EXE)
+    ap.add_argument("--exe", default=EXE)
     ap.add_argument("--only", default="")
     ap.add_argument("--set", action="append", default=[])
     ap.add_argument("--duration", type=float, default=60.0,
@@ -122,7 +133,9 @@ def main():
     ap.add_argument("--keep", default=None,
                     help="keep each run's report and console here")
     a = ap.parse_args()
-    need_exe("scenarios.py", a.exe)
+    if not os.access(a.exe, os.X_OK):
+        sys.exit("scenarios.py: %s is not an executable; build first "
+                 "(tools/setup.sh build) or pass --exe" % a.exe)
     rows, reports, ok = [], {}, True
     with tempfile.TemporaryDirectory() as tmp:
         d = a.keep or tmp
@@ -133,13 +146,18 @@ def main():
                    "--duration", str(a.duration), "--quiet"]
             for s in a.set:
                 cmd += ["--set", s]
-            p, rep = run_for_report(cmd, rep_path, a.duration + 120, name,
-                                    400)
+            p = subprocess.run(cmd, capture_output=True, text=True,
+                               timeout=a.duration + 120)
             with open(os.path.join(d, name + ".log"), "w") as f:
                 f.write(p.stdout + p.stderr)
-            if rep is None:
+            if p.returncode != 0 or not os.path.exists(rep_path):
                 ok = False
+                print("%s: exit %d: %s" % (name, p.returncode,
+                                           p.stderr.strip()[-400:]),
+                      file=sys.stderr)
                 continue
+            with open(rep_path) as f:
+                rep = json.load(f)
             reports[name] = rep
             rows.append(summary(name, rep))
             print("%-18s %s" % (name, "done" if rows[-1]["finished"]

@@ -25,18 +25,26 @@ every run exited 0. Exit status 0 on PASS, 1 otherwise.
 
 --json writes the table, the checks and the verdict; --html a
 self-contained page (no scripts) with the tables and inline SVG charts of
-time, algbw and busbw against size."""
+time, algbw and busbw against size.
+
+Installed (meson install, the Debian package) it is dpdk-aifab-sweep and
+runs the dpdk-aifab beside it; from the source tree, build/app/dpdk-aifab.
+--profile takes a file or a shipped profile's name (dpdk-aifab
+--list-profiles)."""
 import argparse
 import configparser
 import html
 import json
 import math
 import os
+import subprocess
 import sys
 import tempfile
 
-from app_report import DEFAULT_EXE, need_exe, run_for_report
-
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXE = os.path.join(HERE, "dpdk-aifab") \
+    if os.path.basename(__file__).startswith("dpdk-aifab-") else \
+    os.path.join(os.path.dirname(HERE), "build", "app", "dpdk-aifab")
 REDOP = {"allreduce": "sum", "reducescatter": "sum", "allgather": "none",
          "alltoall": "none"}
 
@@ -291,7 +299,7 @@ def main():
         eal = argv[argv.index("--") + 1:]
         argv = argv[:argv.index("--")]
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--exe", default=DEFAULT_EXE)
+    ap.add_argument("--exe", default=EXE)
     ap.add_argument("--profile", default=None,
                     help="default: the embedded demo")
     ap.add_argument("-b", "--minbytes", type=size_arg, default=8)
@@ -318,7 +326,9 @@ def main():
     if a.min_busbw is not None and a.min_busbw < 0:
         sys.exit("sweep.py: --min-busbw %g; allowed: GB/s >= 0"
                  % a.min_busbw)
-    need_exe("sweep.py", a.exe)
+    if not os.access(a.exe, os.X_OK):
+        sys.exit("sweep.py: %s is not an executable; build first "
+                 "(tools/setup.sh build) or pass --exe" % a.exe)
     lim = load_limits(a.limits) if a.limits else \
         {"min_busbw": None, "busbw_from": None, "max_time": {}}
     todo = sizes(a.minbytes, a.maxbytes, a.stepfactor)
@@ -346,12 +356,17 @@ def main():
                     str(a.duration), "--set", "generator.size_bytes=%d" % s]
             for x in a.set:
                 cmd += ["--set", x]
-            p, r = run_for_report(cmd, rep, a.duration + 120, "size %d" % s,
-                                  300)
-            if r is None:
+            p = subprocess.run(cmd, capture_output=True, text=True,
+                               timeout=a.duration + 120)
+            if p.returncode != 0 or not os.path.exists(rep):
                 failed.append({"size": s, "exit": p.returncode,
                                "stderr": p.stderr.strip()[-300:]})
+                print("size %d: exit %d: %s" % (s, p.returncode,
+                                                p.stderr.strip()[-300:]),
+                      file=sys.stderr)
                 continue
+            with open(rep) as fh:
+                r = json.load(fh)
             g = r["generator"]
             c = g["collective"]
             if op is None:

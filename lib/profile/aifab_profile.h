@@ -247,9 +247,10 @@ enum aifab_coll_kind {
 	AIFAB_COLL_KIND_ALLTOALL,
 };
 
-/** [lab]: a recipe measuring a switch under test (pipelines/lab.h). */
+/** [lab]: a recipe measuring a switch under test (pipelines/lab/lab.h). */
 struct aifab_lab_profile {
-	uint8_t recipe;             /**< enum aifab_lab_recipe; 0 = none */
+	char recipe[16];            /**< a recipe's name (the lab's table
+				     * checks it); "none" = no recipe */
 	char tx_port[AIFAB_NAME_LEN];
 	char rx_ports[256];         /**< port names, blank separated */
 	bool has_gw_mac;

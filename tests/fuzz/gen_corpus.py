@@ -297,7 +297,7 @@ class Xoshiro:
 
 
 def gen_qps(n_conns, seed=1):
-    """(start_psn, remote_va, rkey) of connection i, as generator_ctl.c
+    """(start_psn, remote_va, rkey) of connection i, as generator_setup.c
     draws them (seed [general] seed, stream 0x9e4)."""
     r = Xoshiro(seed, 0x9e4)
     out = []

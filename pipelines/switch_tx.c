@@ -1,155 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Switch egress: buffer admission with PFC ingress accounting and ECN at
- * enqueue; per poll and port: PFC frames to send, the PFC watchdog, the
- * pause mask from received PFC, then scheduler + shaper dequeue (ECN at
- * dequeue) into the TX buffer.
+ * Switch egress, one pass per poll and port: configured PFC storms, PFC
+ * frames to send, the PFC watchdog, the pause mask from received PFC,
+ * then scheduler + shaper dequeue (ECN at dequeue) into the TX buffer,
+ * and TX through the port's TX fault stage. PFC frames received are
+ * honoured here too (sw_pfc_received, from ingress).
  */
 #include <string.h>
 
 #include <rte_ethdev.h>
 
 #include "switch_priv.h"
-
-static inline uint32_t
-sw_queue(uint16_t port, uint8_t tc)
-{
-	return (uint32_t)port * AIFAB_QOS_N_TC + tc;
-}
-
-static inline uint64_t
-sw_free(const struct sw_worker *wk)
-{
-	return wk->buf->size - wk->buf->used;
-}
-
-/* TOS / traffic class byte of the IP header at @p l3. */
-static inline uint8_t
-sw_tos(const uint8_t *l3)
-{
-	if ((l3[0] >> 4) == 4)
-		return l3[1];
-	return (uint8_t)((l3[0] & 0x0F) << 4 | l3[1] >> 4);
-}
-
-/* Count a non-pass ECN verdict (cold: out of the hot path's registers). */
-static __rte_noinline void
-sw_ecn_count(struct sw_worker *wk, uint16_t port, uint8_t tc,
-	     enum aifab_qos_ecn_verdict v, bool marked)
-{
-	SW_ADD_TC(wk, sw_st_ecn_selected, port, tc, 1);
-	if (marked)
-		SW_ADD_TC(wk, sw_st_ecn_marked, port, tc, 1);
-	if (v == AIFAB_QOS_ECN_DROP)
-		SW_ADD_TC(wk, sw_st_ecn_drop_not_ect, port, tc, 1);
-}
-
-/* Apply an ECN verdict. @return false if the packet must be dropped. */
-static bool
-sw_ecn(struct sw *sw, struct sw_worker *wk, uint16_t port, uint8_t tc,
-       struct rte_mbuf *m, uint32_t qbytes)
-{
-	uint8_t *l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, m->l2_len);
-	enum aifab_qos_ecn_verdict v = aifab_qos_ecn_decide(&sw->ecn[tc],
-		qbytes, sw_tos(l3), &wk->rng);
-	bool marked = false;
-
-	if (v == AIFAB_QOS_ECN_PASS)
-		return true;
-	if (v == AIFAB_QOS_ECN_MARK)
-		marked = aifab_qos_ecn_set_ce(l3);
-	sw_ecn_count(wk, port, tc, v, marked);
-	return v != AIFAB_QOS_ECN_DROP;
-}
-
-/* Undo a packet's buffer and PFC accounting (dequeued or dropped). */
-static inline void
-sw_release(struct sw *sw, struct sw_worker *wk, uint16_t out_port,
-	   const struct rte_mbuf *m)
-{
-	uint8_t tc = SW_META_TC(m->hash.usr);
-
-	aifab_qos_buf_release(wk->buf, sw_queue(out_port, tc),
-			      SW_CELLS(m->pkt_len));
-	if (sw->lossless & (1u << tc))
-		aifab_pfc_gen_sub(&wk->eg[SW_META_PORT(m->hash.usr)].pfc_gen,
-				  tc, m->pkt_len, sw_free(wk));
-}
-
-void
-sw_enqueue(struct sw *sw, struct sw_worker *wk, uint16_t out_port,
-	   uint8_t tc, struct rte_mbuf *m, uint32_t l3_off)
-{
-	struct sw_egress *eg = &wk->eg[out_port];
-	uint16_t in_port = SW_META_PORT(m->hash.usr);
-	bool lossless = sw->lossless & (1u << tc);
-	/* PFC thresholds are in bytes; the buffer is accounted in cells. */
-	uint32_t len = m->pkt_len, q = sw_queue(out_port, tc);
-	enum aifab_pfc_verdict v = AIFAB_PFC_ADMIT;
-	int r;
-
-	m->l2_len = l3_off;
-	if (sw->tcs_of_prios[aifab_pfc_share_stormed(&sw->pfc_share[out_port]) &
-			     sw->wd.drop] & (1u << tc)) {
-		SW_ADD_TC(wk, sw_st_pfcwd_drops, out_port, tc, 1);
-		sw_drop(wk, out_port, SW_DROP(pfcwd), m);
-		return;
-	}
-	if (lossless && (v = aifab_pfc_gen_add(&wk->eg[in_port].pfc_gen, tc,
-				len, sw_free(wk))) == AIFAB_PFC_DROP) {
-		sw_drop(wk, in_port, SW_DROP(headroom_overflow), m);
-		return;
-	}
-	r = aifab_qos_buf_admit(wk->buf, q, SW_CELLS(len));
-	if (r < 0) {
-		if (lossless)
-			aifab_pfc_gen_sub(&wk->eg[in_port].pfc_gen, tc, len,
-					  sw_free(wk));
-		SW_ADD_TC(wk, sw_st_qos(aifab_qos_drop_ctr(
-			(enum aifab_qos_drop)-r)), out_port, tc, 1);
-		sw_drop(wk, out_port, SW_DROP(egress_queue), m);
-		return;
-	}
-	if (r == AIFAB_QOS_ADMIT_HEADROOM) {
-		/* Lossless into the headroom reserve (shared pool full): it
-		 * is headroom for PFC too, which pauses the sender; past
-		 * the port's headroom it is an overflow. An ingress port
-		 * without PFC ([port.X] pfc = false) has no headroom. */
-		if (v == AIFAB_PFC_ADMIT)
-			v = aifab_pfc_gen_spill(&wk->eg[in_port].pfc_gen, tc,
-						len);
-		if (v != AIFAB_PFC_ADMIT_HEADROOM) {
-			aifab_qos_buf_release(wk->buf, q, SW_CELLS(len));
-			if (v == AIFAB_PFC_DROP) {
-				sw_drop(wk, in_port, SW_DROP(headroom_overflow),
-					m);
-				return;
-			}
-			aifab_pfc_gen_sub(&wk->eg[in_port].pfc_gen, tc, len,
-					  sw_free(wk));
-			SW_ADD_TC(wk, sw_st_qos(aifab_qos_drop_ctr(
-				AIFAB_QOS_DROP_BUFFER_FULL)), out_port, tc, 1);
-			sw_drop(wk, out_port, SW_DROP(egress_queue), m);
-			return;
-		}
-		SW_ADD_TC(wk, sw_st_headroom_admits, out_port, tc, 1);
-	}
-	/* A full FIFO drops first: ECN counts only frames that are queued. */
-	if (aifab_qos_fifo_count(eg->q[tc]) > eg->q[tc]->mask) {
-		SW_ADD_TC(wk, sw_st_tail_drop_fifo_full, out_port, tc, 1);
-		sw_release(sw, wk, out_port, m);
-		sw_drop(wk, out_port, SW_DROP(egress_queue), m);
-		return;
-	}
-	if (!sw->ecn_at_dequeue &&
-	    !sw_ecn(sw, wk, out_port, tc, m, eg->q[tc]->bytes)) {
-		sw_release(sw, wk, out_port, m);
-		sw_drop(wk, out_port, SW_DROP(egress_queue), m);
-		return;
-	}
-	aifab_qos_fifo_enqueue(eg->q[tc], m); /* room checked above */
-	eg->nonempty |= (uint8_t)(1u << tc);
-}
 
 /* ---- TX ----------------------------------------------------------------- */
 
@@ -366,7 +227,7 @@ sw_pfc_poll(struct sw *sw, struct sw_worker *wk, uint16_t port, uint64_t now)
 		~(stormed & (sw->wd.drop | sw->wd.forward)))];
 }
 
-/* ---- scheduler ------------------------------------------------------------ */
+/* ---- scheduler ---------------------------------------------------------- */
 
 static void
 sw_port_dequeue(struct sw *sw, struct sw_worker *wk, uint16_t port,
@@ -498,46 +359,4 @@ sw_queues_empty(const struct sw *sw, const struct sw_worker *wk)
 			return false;
 	}
 	return true;
-}
-
-/* Real time: RX frames whose delay has passed go through ingress. */
-void
-sw_link_rx_release(struct sw *sw, struct sw_worker *wk)
-{
-	struct rte_mbuf *pkts[SW_CHUNK];
-	uint64_t ns = sw_ns(sw, wk->now);
-	uint16_t p, n;
-
-	for (p = 0; p < sw->env.n_ports; p++) {
-		struct aifab_link *l = wk->link[p][AIFAB_FAULT_DIR_RX];
-
-		if (l == NULL || !l->delaying)
-			continue;
-		while ((n = aifab_link_out(l, pkts, SW_CHUNK, ns)) > 0)
-			sw_ingress(sw, wk, p, pkts, n);
-	}
-}
-
-/* Stopping: what the delay lines hold is freed and counted. */
-void
-sw_link_drain(struct sw *sw, struct sw_worker *wk)
-{
-	struct rte_mbuf *pkts[SW_CHUNK];
-	uint16_t p, n, i;
-	unsigned int d;
-
-	for (p = 0; p < sw->env.n_ports; p++)
-		for (d = 0; d < 2; d++) {
-			struct aifab_link *l = wk->link[p][d];
-
-			if (l == NULL)
-				continue;
-			while ((n = aifab_link_out(l, pkts, SW_CHUNK,
-						   UINT64_MAX)) > 0)
-				for (i = 0; i < n; i++)
-					sw_drop(wk, p,
-						SW_DROP(flushed_at_stop),
-						pkts[i]);
-		}
-	RTE_SET_USED(sw);
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Switch ingress: parse -> admit (kind, destination MAC, TTL) -> LPM route
- * -> ECMP member -> classify (DSCP / PCP -> TC) -> L2 rewrite, TTL or hop
- * limit - 1 -> egress enqueue (buffer, ECN, PFC accounting).
+ * Switch ingress, per chunk of a burst: parse -> count what is seen ->
+ * admit (kind, destination MAC, TTL; a PFC frame is consumed here), then
+ * the admitted frames to switch_route.c.
  */
 #include <string.h>
 
@@ -63,94 +63,16 @@ sw_admit(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 	return 0;
 }
 
-static unsigned int
-sw_target_drop(uint32_t target)
-{
-	if (target == AIFAB_FIB_MISS)
-		return SW_DROP(no_route);
-	if (target == AIFAB_FIB_LOCAL)
-		return SW_DROP(own_address);
-	if (target == AIFAB_FIB_UNRESOLVED)
-		return SW_DROP(no_neighbor);
-	return 0;
-}
-
-/* The group member for this flow: hashed only when there is a choice. */
-static int
-sw_member(const struct sw *sw, struct sw_worker *wk, uint32_t target,
-	  const uint8_t *hdr, const struct aifab_pkt_info *pi)
-{
-	const struct aifab_ecmp_group *g = &wk->groups[target];
-	struct aifab_ecmp_flow flow;
-	unsigned int slot;
-
-	if (aifab_fib_group(sw->fib, target)->n == 1)
-		slot = 0;
-	else {
-		uint32_t avail = RTE_MIN(pi->pkt_len,
-					 (uint32_t)AIFAB_PKT_HDR_WINDOW);
-
-		if (aifab_ecmp_flow_from_pkt(&flow, hdr, avail, pi) != 0)
-			return -1;
-		slot = aifab_ecmp_select(g, aifab_ecmp_hash(&sw->ecmp_cfg,
-							    &flow));
-		if (slot == AIFAB_ECMP_NONE)
-			return -1;
-	}
-	wk->ecmp[target].packets[slot]++;
-	wk->ecmp[target].bytes[slot] += pi->pkt_len;
-	return (int)aifab_ecmp_member(g, slot);
-}
-
-/* Route, rewrite, classify and hand one packet to the egress queues. */
-static void
-sw_forward(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
-	   struct rte_mbuf *m, const struct aifab_pkt_info *pi,
-	   const uint8_t *hdr, uint32_t target)
-{
-	const struct aifab_fib_nh *nh;
-	struct rte_ether_hdr *eth;
-	unsigned int reason = sw_target_drop(target);
-	uint8_t *l3, tc;
-	int member;
-
-	if (reason != 0) {
-		sw_drop(wk, in_port, reason, m);
-		return;
-	}
-	member = sw_member(sw, wk, target, hdr, pi);
-	if (member < 0) {
-		sw_drop(wk, in_port, SW_DROP(ecmp_no_member), m);
-		return;
-	}
-	nh = aifab_fib_nh(sw->fib, (uint16_t)member);
-	if (pi->ip_len > sw->env.ports[nh->port].mtu) {
-		sw_drop(wk, in_port, SW_DROP(mtu_exceeded), m);
-		return;
-	}
-	tc = aifab_qos_classify(&sw->map, sw->trust[in_port], pi->tos,
-				pi->n_vlans > 0, pi->pcp);
-	eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-	rte_ether_addr_copy(&nh->dmac, &eth->dst_addr);
-	rte_ether_addr_copy(&sw->env.ports[nh->port].mac, &eth->src_addr);
-	l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, pi->l3_off);
-	if (pi->l3 == AIFAB_L3_IPV4)
-		aifab_ipv4_dec_ttl((struct rte_ipv4_hdr *)l3);
-	else
-		((struct rte_ipv6_hdr *)l3)->hop_limits--;
-	m->hash.usr = SW_META(in_port, tc);
-	sw_enqueue(sw, wk, nh->port, tc, m, pi->l3_off);
-}
-
+/*
+ * Parse, count and admit a chunk of frames received on @p in_port; the
+ * admitted ones go on to routing.
+ */
 void
 sw_ingress(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 	   struct rte_mbuf **pkts, uint16_t n)
 {
-	struct aifab_pkt_info pi[SW_CHUNK];
-	const uint8_t *hdr[SW_CHUNK];
-	uint32_t ip4[SW_CHUNK], t4[SW_CHUNK], t6[SW_CHUNK];
-	uint8_t ip6[SW_CHUNK][16];
-	uint16_t idx4[SW_CHUNK], idx6[SW_CHUNK];
+	struct sw_admitted a;
+	struct aifab_pkt_info *pi = a.pi;
 	uint16_t n4 = 0, n6 = 0, i;
 	uint64_t rx_bytes = 0;
 	uint32_t n_roce = 0, n_ip6 = 0; /* n_ip6: dropped before routing */
@@ -171,7 +93,7 @@ sw_ingress(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 			continue;
 		}
 		/* Where the parser read the headers: in place or scratch. */
-		hdr[i] = rte_pktmbuf_data_len(m) >= RTE_MIN(m->pkt_len,
+		a.hdr[i] = rte_pktmbuf_data_len(m) >= RTE_MIN(m->pkt_len,
 			(uint32_t)AIFAB_PKT_HDR_WINDOW) ?
 			rte_pktmbuf_mtod(m, const uint8_t *) : wk->scratch[i];
 		/* Seen on receive: common kinds summed here, added per burst
@@ -190,27 +112,22 @@ sw_ingress(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 		}
 		l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, pi[i].l3_off);
 		if (pi[i].l3 == AIFAB_L3_IPV4) {
-			ip4[n4] = rte_be_to_cpu_32(
+			a.ip4[n4] = rte_be_to_cpu_32(
 				((const struct rte_ipv4_hdr *)l3)->dst_addr);
-			idx4[n4++] = i;
+			a.idx4[n4++] = i;
 		} else {
-			memcpy(ip6[n6],
+			memcpy(a.ip6[n6],
 			       ((const struct rte_ipv6_hdr *)l3)->dst_addr, 16);
-			idx6[n6++] = i;
+			a.idx6[n6++] = i;
 		}
 	}
 	SW_ADD(wk, sw_st_rx_pkts, in_port, n);
 	SW_ADD(wk, sw_st_rx_bytes, in_port, rx_bytes);
 	SW_ADD(wk, sw_st_rx_roce, in_port, n_roce);
 	SW_ADD(wk, sw_st_rx_ipv6, in_port, n_ip6 + n6); /* all parsed IPv6 */
-	if (n4)
-		aifab_fib_lookup4_bulk(sw->fib, ip4, t4, n4);
-	if (n6)
-		aifab_fib_lookup6_bulk(sw->fib, ip6, t6, n6);
-	for (i = 0; i < n4; i++)
-		sw_forward(sw, wk, in_port, pkts[idx4[i]], &pi[idx4[i]],
-			   hdr[idx4[i]], t4[i]);
-	for (i = 0; i < n6; i++)
-		sw_forward(sw, wk, in_port, pkts[idx6[i]], &pi[idx6[i]],
-			   hdr[idx6[i]], t6[i]);
+	if (n4 == 0 && n6 == 0)
+		return;
+	a.n4 = n4;
+	a.n6 = n6;
+	sw_route(sw, wk, in_port, pkts, &a);
 }

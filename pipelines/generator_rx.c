@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The generator's receive side: what comes back on its ports, frame by
+ * frame, from the fault stage at RX through one dispatch:
+ *
+ *   rx_one            every frame: counted, parsed (lib/pkt); malformed
+ *                     frames, PFC (pauses the port's priorities, lib/pfc),
+ *                     802.3x PAUSE and frames not RoCEv2 end here
+ *   rx_roce_dispatch  every RoCEv2 frame: counted, latency from the
+ *                     payload tag of data packets, then by loop and BTH
+ *                     opcode:
+ *     open loop       the receiver QP's PSN tracking (lib/roce)
+ *     closed loop     data -> the responder and notification point
+ *                     (generator_cl.c), whose ACK, NAK or CNP this file
+ *                     builds and queues (generator_tx.c); ACK / NAK (by
+ *                     AETH syndrome) and CNP -> the requester and reaction
+ *                     point (generator_cl.c)
+ */
+#include <rte_common.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "aifab_pkt.h"
+#include "aifab_roce.h"
+#include "generator_priv.h"
+
+/* Latency from the tag of a data packet (both loops). */
+static void
+rx_latency(struct gen *g, struct gen_port *gp, struct rte_mbuf *m,
+	   const struct aifab_pkt_info *pi, uint64_t now)
+{
+	struct aifab_roce_tag_info ti;
+	uint8_t tagbuf[AIFAB_ROCE_TAG_LEN];
+	const uint8_t *t;
+	uint32_t off;
+
+	off = pi->bth_off + AIFAB_BTH_LEN + aifab_bth_data_ext_len(
+		pi->bth_opcode);
+	t = off + AIFAB_ROCE_TAG_LEN + AIFAB_ICRC_LEN <= m->pkt_len ?
+		rte_pktmbuf_read(m, off, AIFAB_ROCE_TAG_LEN, tagbuf) : NULL;
+	if (t == NULL || !aifab_roce_tag_read(t, AIFAB_ROCE_TAG_LEN, &ti) ||
+	    ti.tx_tsc > now) {
+		gp->ctr[GEN_RX_NO_TAG]++;
+		return;
+	}
+	aifab_roce_hist_add(&gp->lat,
+			    (uint64_t)((double)(now - ti.tx_tsc) * g->ns_per_tsc));
+}
+
+/* Payload bytes of a data packet (no pad, no ICRC): from the IP and UDP
+ * lengths, not the frame's, so Ethernet padding or a trailer after the
+ * datagram is not payload. */
+static uint32_t
+payload_len(const struct rte_mbuf *m, const struct aifab_pkt_info *pi)
+{
+	uint32_t hdr = pi->bth_off + AIFAB_BTH_LEN + AIFAB_ICRC_LEN + pi->pad_cnt;
+	uint32_t end = (uint32_t)pi->l3_off + pi->ip_len;
+	const uint8_t *u;
+	uint8_t tmp[2];
+
+	u = rte_pktmbuf_read(m, (uint32_t)pi->l4_off + 4, 2, tmp);
+	if (u != NULL)
+		end = RTE_MIN(end, (uint32_t)pi->l4_off +
+			      ((uint32_t)u[0] << 8 | u[1]));
+	hdr += aifab_bth_data_ext_len(pi->bth_opcode); /* RETH, ImmDt */
+	return end > hdr ? end - hdr : 0;
+}
+
+/* The responder's ACK / NAK and the notification point's CNP for a data
+ * packet of @p cn, from the receiving rank's port. */
+static void
+rx_data_reply(struct gen *g, struct gen_port *gp, struct gen_conn *cn,
+	      bool cnp, const struct aifab_rc_resp_action *act, uint64_t now)
+{
+	uint16_t port = g->ranks[cn->dst].port;
+	struct rte_mbuf *r;
+
+	if (cnp) {
+		r = aifab_roce_build_cnp(&cn->qp, g->cnp_tos, g->hdr_pool);
+		if (r == NULL)
+			gp->ctr[GEN_TX_NOMBUF]++;
+		else if (gen_tx_ctl(g, port, r, true, now))
+			g->port[port].ctr[GEN_TX_CNP]++;
+	}
+	if (act->reply == AIFAB_RC_REPLY_NONE)
+		return;
+	r = aifab_roce_build_ack(&cn->qp, act->psn, act->syndrome, act->msn,
+				 (uint8_t)(cn->qp.cfg.dscp << 2 |
+					   cn->qp.cfg.ecn),
+				 g->hdr_pool);
+	if (r == NULL)
+		gp->ctr[GEN_TX_NOMBUF]++;
+	else if (gen_tx_ctl(g, port, r, false, now))
+		g->port[port].ctr[act->reply == AIFAB_RC_REPLY_NAK ?
+				  GEN_TX_NAK : GEN_TX_ACK]++;
+}
+
+/* Closed loop: a data packet to a receiver QP. */
+static void
+rx_data(struct gen *g, struct gen_port *gp, struct rte_mbuf *m,
+	const struct aifab_pkt_info *pi, uint64_t now)
+{
+	struct gen_conn *cn = gen_conn_of_rqpn(g, pi->dqpn);
+	struct aifab_rc_resp_action act;
+	struct gen_rx_data d;
+	const uint8_t *bp;
+	uint8_t tmp;
+	bool cnp;
+
+	if (cn == NULL) {
+		gp->ctr[GEN_RX_UNKNOWN_QP]++;
+		return;
+	}
+	bp = rte_pktmbuf_read(m, pi->bth_off + 8, 1, &tmp);
+	d.psn = pi->psn;
+	d.len = payload_len(m, pi);
+	d.flags = (unsigned int)aifab_rc_opcode_flags(pi->bth_opcode);
+	if (bp != NULL && (*bp & 0x80))             /* BTH AckReq */
+		d.flags |= AIFAB_RC_F_ACK_REQ;
+	d.ce = (pi->tos & 3) == 3;
+	if (d.ce)
+		gp->ctr[GEN_RX_CE]++;
+	cnp = gen_cl_on_data(g, cn, &d, now, gp, &act);
+	rx_data_reply(g, gp, cn, cnp, &act, now);
+}
+
+/* Closed loop: an ACK or NAK (AETH syndrome) to a sender QP. */
+static void
+rx_ack(struct gen *g, struct gen_port *gp, struct rte_mbuf *m,
+       const struct aifab_pkt_info *pi, uint64_t now)
+{
+	struct gen_conn *cn = gen_conn_of_sqpn(g, pi->dqpn);
+	uint8_t tmp;
+	const uint8_t *syn;
+
+	syn = rte_pktmbuf_read(m, pi->bth_off + AIFAB_BTH_LEN, 1, &tmp);
+	if (cn == NULL || syn == NULL) {
+		gp->ctr[GEN_RX_UNKNOWN_QP]++;
+		return;
+	}
+	if ((*syn & 0x60) == 0) {
+		gp->ctr[GEN_RX_ACK]++;
+		gen_cl_on_ack(g, cn, pi->psn, now);
+	} else if (*syn == AIFAB_RC_SYN_NAK_PSN_SEQ) {
+		gp->ctr[GEN_RX_NAK]++;
+		gen_cl_on_nak(g, cn, pi->psn, now);
+	} else {
+		gp->ctr[GEN_RX_NAK_OTHER]++;
+	}
+}
+
+/* Closed loop: a CNP to a sender QP. */
+static void
+rx_cnp(struct gen *g, struct gen_port *gp, const struct aifab_pkt_info *pi,
+       uint64_t now)
+{
+	struct gen_conn *cn = gen_conn_of_sqpn(g, pi->dqpn);
+
+	if (cn == NULL) {
+		gp->ctr[GEN_RX_UNKNOWN_QP]++;
+		return;
+	}
+	gp->ctr[GEN_RX_CNP]++;
+	gen_cl_on_cnp(g, cn, now);
+}
+
+/* Every RoCEv2 frame the generator receives enters here, parsed and of a
+ * known layout: checks of the whole frame go first. */
+static void
+rx_roce_dispatch(struct gen *g, struct gen_port *gp, struct rte_mbuf *m,
+	const struct aifab_pkt_info *pi, uint64_t now)
+{
+	struct gen_conn *cn;
+
+	gp->ctr[GEN_RX_ROCE]++;
+	if (pi->bth_opcode <= AIFAB_BTH_OP_WRITE_ONLY_IMM)
+		rx_latency(g, gp, m, pi, now);
+	if (!g->p.closed_loop) {
+		cn = gen_conn_of_rqpn(g, pi->dqpn);
+		if (cn == NULL)
+			gp->ctr[GEN_RX_UNKNOWN_QP]++;
+		else
+			aifab_roce_rx_psn(&cn->rx, pi->psn);
+		return;
+	}
+	if (aifab_rc_opcode_flags(pi->bth_opcode) >= 0)
+		rx_data(g, gp, m, pi, now);
+	else if (pi->bth_opcode == AIFAB_BTH_OP_ACK)
+		rx_ack(g, gp, m, pi, now);
+	else if (pi->bth_opcode == AIFAB_BTH_OP_CNP)
+		rx_cnp(g, gp, pi, now);
+	else
+		gp->ctr[GEN_RX_ROCE_OTHER]++;
+}
+
+static void
+rx_one(struct gen *g, uint16_t p, struct rte_mbuf *m, uint64_t now)
+{
+	struct gen_port *gp = &g->port[p];
+	struct aifab_pkt_info pi;
+	enum aifab_pkt_err e;
+
+	gp->rx_packets++;
+	gp->rx_bytes += m->pkt_len;
+	e = aifab_pkt_parse_mbuf(m, &pi, gp->scratch, false);
+	if (e != AIFAB_PKT_ERR_OK) {
+		gp->ctr[GEN_RX_OTHER]++;
+		gp->rx_err[e]++;
+		return;
+	}
+	if (pi.flags & AIFAB_PKT_F_PFC) {
+		gp->ctr[GEN_RX_PFC]++;
+		aifab_pfc_rx_frame(&gp->pfc, pi.pfc_enable, pi.pfc_time, now);
+		return;
+	}
+	if (pi.flags & AIFAB_PKT_F_PAUSE) {
+		gp->ctr[GEN_RX_PAUSE]++;
+		return;
+	}
+	if (!(pi.flags & AIFAB_PKT_F_ROCE)) {
+		gp->ctr[GEN_RX_OTHER]++;
+		return;
+	}
+	rx_roce_dispatch(g, gp, m, &pi, now);
+}
+
+unsigned int
+gen_rx_poll(struct gen *g, uint64_t now)
+{
+	struct rte_mbuf *pkts[GEN_RX_BURST];
+	unsigned int got = 0, i;
+	uint16_t u, n;
+
+	for (u = 0; u < g->n_used_ports; u++) {
+		uint16_t p = g->used_ports[u];
+		struct gen_port *gp = &g->port[p];
+
+		n = rte_eth_rx_burst(g->env.ports[p].port_id, g->p.rxq, pkts,
+				     GEN_RX_BURST);
+		got += n;
+		if (n > 0 && !g->p.fault_on_tx && aifab_fault_active(&gp->fault))
+			n = aifab_fault_burst(&gp->fault, pkts, n, gp->scratch);
+		for (i = 0; i < n; i++) {
+			rx_one(g, p, pkts[i], now);
+			rte_pktmbuf_free(pkts[i]);
+		}
+	}
+	return got;
+}
