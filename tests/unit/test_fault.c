@@ -27,13 +27,12 @@
 #include <rte_eal.h>
 #include <rte_mbuf.h>
 
-#include "aifab_eal.h"
 #include "aifab_fault.h"
 #include "aifab_link.h"
 #include "aifab_pkt.h"
+#include "unit_common.h"
 
 static struct rte_mempool *pool;
-static char run_dir[512];
 
 static void
 test_params(void **state)
@@ -632,8 +631,7 @@ test_link_down_window_storm(void **state)
 static int
 eal_up(void **state)
 {
-	(void)state;
-	if (aifab_eal_init_private("test_fault", run_dir, sizeof(run_dir)) != 0)
+	if (unit_eal_up(state) != 0)
 		return -1;
 	pool = rte_pktmbuf_pool_create("tf_pool", 255, 0, 0,
 				       RTE_MBUF_DEFAULT_BUF_SIZE, 0);
@@ -643,11 +641,8 @@ eal_up(void **state)
 static int
 eal_down(void **state)
 {
-	(void)state;
 	rte_mempool_free(pool);
-	rte_eal_cleanup();
-	aifab_eal_remove_runtime_dir(run_dir);
-	return 0;
+	return unit_eal_down(state);
 }
 
 int
