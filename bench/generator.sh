@@ -6,7 +6,7 @@
 # the same vdevs (two net_null sinks), in the same run. A figure, not a test.
 #
 #   bench/generator.sh [-d SECONDS] [-r REPEATS] [-m IB_MTUS] [-n RANKS]
-#                      [-w WORKDIR]
+#                      [-o OWN_RANKS] [-w WORKDIR]
 #
 #   -d  sending time of each run (default 3)
 #   -r  runs per tool per case, interleaved; fewest cycles/packet kept (2)
@@ -15,6 +15,11 @@
 #   -n  rank counts for the scaling table, comma-separated (default
 #       8,64,512,4096; "" skips it): halving-doubling AllReduce, whose
 #       N log2(N) QPs are all active, at IB MTU 4096
+#   -o  rank counts for the memory table, comma-separated (default
+#       4096,16384; "" skips it): ring AllReduce with every rank owned,
+#       and with 1/64 of them (a rank table of 64 hosts written here,
+#       this process host h0); runs the host's memory cannot hold are
+#       skipped, with the estimate
 #   -w  logs and reports (default /tmp/aifab-bench-gen)
 #
 # The generator runs open loop ([generator] rx = false: nothing comes back
@@ -34,12 +39,13 @@ DUR=3
 REPS=2
 MTUS=256,4096
 RANKS=8,64,512,4096
+OWN=4096,16384
 WORK=/tmp/aifab-bench-gen
 LCORES=0,1
 
 # shellcheck source=bench/common.sh
 . "$ROOT/bench/common.sh"
-bench_options "d:DUR r:REPS m:MTUS n:RANKS w:WORK" 26 "$@"
+bench_options "d:DUR r:REPS m:MTUS n:RANKS o:OWN w:WORK" 31 "$@"
 mkdir -p "$WORK"
 [ -x "$AIFAB" ] || { echo "bench: build $AIFAB first (bench/run.sh builds it)" >&2; exit 1; }
 
@@ -167,6 +173,55 @@ if [ -n "$RANKS" ]; then
 				'BEGIN { printf "%.0f B", (a - b) * 1024 / (q - p) }')
 		fi
 		echo "| $n | $qps | $gcpp | $gbusy; $gwall | $(( rss / 1024 )) | $per |"
+	done
+fi
+# Memory: a host keeps the schedule and QPs of its own ranks (and of the
+# ranks they exchange with) only. Ring AllReduce, E = 2(N-1) entries per
+# rank; peak RSS of a 1-second run with every rank owned, and with 1/64.
+run_mem() {	# ranks share -> "est_mb rss_kb wall_s", "skip est_mb" or "fail"
+	local n=$1 share=$2 tag=mem$1_$2 own=$(( $1 / $2 )) args=() rows
+	local e=$(( 2 * ($1 - 1) ))
+	rows=$(( share == 1 ? n : own + 2 ))
+	# 40 B of plan + 4 B entry -> QP per schedule entry kept.
+	local est=$(( rows * e * 44 / 1048576 )) avail
+	avail=$(awk '/MemAvailable/ { print int($2 / 1024) }' /proc/meminfo)
+	if [ $(( est * 10 )) -gt $(( avail * 6 )) ]; then echo "skip $est"; return; fi
+	if [ "$share" -gt 1 ]; then
+		awk -v n="$n" -v own="$own" 'BEGIN { for (r = 0; r < n; r++)
+			printf "%d 02:a1:fb:%02x:%02x:%02x 10.100.%d.%d host=h%d\n",
+				r, int(r / 65536) % 256, int(r / 256) % 256, r % 256,
+				int(r / 256), r % 256, int(r / own) }' >"$WORK/$tag.ranks"
+		args=(--set "generator.rank_table=$WORK/$tag.ranks" --host h0
+		      --start-at +0)
+	fi
+	if ! /usr/bin/time -f "%M %e" -o "$WORK/$tag.rss" \
+		"$AIFAB" -l $LCORES --no-huge -m $(( 1024 + rows * e * 4 / 1048576 )) \
+		--no-pci --file-prefix "aifab-bench-$$-m" "${VDEVS[@]}" -- \
+		--profile "$(profile 4096 "$n" allreduce_ring)" "${args[@]}" \
+		--duration 1 --quiet --report-json "$WORK/$tag.json" \
+		>"$WORK/$tag.log" 2>&1; then
+		echo fail; return
+	fi
+	echo "$est $(tail -1 "$WORK/$tag.rss")"
+}
+
+if [ -n "$OWN" ]; then
+	echo
+	echo "| ranks | owned here | schedule rows kept | plan + entry tables (est.) MB | peak RSS MB | run s |"
+	echo "|---:|---:|---:|---:|---:|---:|"
+	IFS=, read -ra own_list <<<"$OWN"
+	for n in "${own_list[@]}"; do
+		for share in 1 64; do
+			own=$(( n / share ))
+			rows=$(( share == 1 ? n : own + 2 ))
+			m=$(run_mem "$n" "$share")
+			case $m in
+			skip*) echo "| $n | $own | $rows | ${m#skip } | skipped: over 60% of MemAvailable | - |" ;;
+			fail) echo "| $n | $own | $rows | - | failed (see $WORK/mem${n}_$share.log) | - |"; status=1 ;;
+			*) read -r est rss wall <<<"$m"
+			   echo "| $n | $own | $rows | $est | $(( rss / 1024 )) | $wall |" ;;
+			esac
+		done
 	done
 fi
 exit $status

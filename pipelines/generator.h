@@ -51,7 +51,7 @@
 #include "aifab_fault.h"
 #include "aifab_pipeline.h"
 
-#define AIFAB_GEN_MAX_RANKS 4096
+#define AIFAB_GEN_MAX_RANKS 16384
 
 /** Generator settings (the lead maps profile keys onto these). */
 struct aifab_gen_params {

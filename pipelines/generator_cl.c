@@ -281,9 +281,10 @@ gen_cl_start(struct gen *g, uint64_t now)
 static int
 build_need(struct gen *g, char *err, size_t errlen)
 {
-	uint32_t r, e, n = g->n_steps * g->n_chan, nq = g->p.qps_per_conn;
+	uint32_t i, e, n = g->n_steps * g->n_chan, nq = g->p.qps_per_conn;
 
-	for (r = 0; r < g->p.n_ranks; r++) {
+	for (i = 0; i < g->n_own; i++) {
+		uint32_t r = g->own_list[i];
 		struct gen_rank *rk = &g->ranks[r];
 
 		for (e = 0; e < n; e++) {
@@ -375,8 +376,11 @@ gen_cl_build(struct gen *g, char *err, size_t errlen)
 
 	m = g->p.max_msgs ? g->p.max_msgs : RTE_MIN(g->n_steps, 64u);
 	m = rte_align32pow2(RTE_MAX(m, 1u));
-	for (r = 0; r < g->p.n_ranks; r++) {
-		struct gen_rank *rk = &g->ranks[r];
+	for (r = 0; r < g->p.n_ranks; r++)
+		if (build_dcqcn(g, &g->ranks[r], err, errlen) != 0)
+			return -1;
+	for (r = 0; r < g->n_own; r++) {   /* senders and receivers here */
+		struct gen_rank *rk = &g->ranks[g->own_list[r]];
 
 		rk->cstep = rte_zmalloc_socket("gen_cstep", sizeof(uint32_t) *
 					       g->n_chan, 0, socket);
@@ -386,8 +390,6 @@ gen_cl_build(struct gen *g, char *err, size_t errlen)
 		if (rk->cstep == NULL || rk->need == NULL ||
 		    rk->got[0] == NULL || rk->got[1] == NULL)
 			BAD("out of memory (raise -m)");
-		if (build_dcqcn(g, rk, err, errlen) != 0)
-			return -1;
 	}
 	if (build_need(g, err, errlen) != 0)
 		return -1;

@@ -244,7 +244,10 @@ struct gen {
 	bool started;
 	uint32_t rr_rank;
 	uint32_t n_conns;
-	struct gen_conn *conns;
+	struct gen_conn *conns;     /* those with an own end, by QP number */
+	uint32_t *conn_gidx;        /* per conn: its QP number i (QPN
+				     * qpn_base + 2i); NULL: conn i is QP i */
+	uint32_t qps_per_rank;      /* of every rank: rank r's are r x it.. */
 	struct gen_rank *ranks;
 	uint64_t *iter_start, *iter_end;
 	uint32_t *iter_ranks_done;
@@ -290,30 +293,48 @@ struct gen {
 	struct gen_port port[AIFAB_MAX_PORTS];
 };
 
+/* The conn of QP number @p gi (NULL: not kept here): conns is sorted by
+ * QP number. */
+static inline struct gen_conn *
+gen_conn_at(struct gen *g, uint32_t gi)
+{
+	uint32_t lo = 0, hi = g->n_conns, mid;
+
+	if (g->conn_gidx == NULL)
+		return gi < g->n_conns ? &g->conns[gi] : NULL;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (g->conn_gidx[mid] < gi)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < g->n_conns && g->conn_gidx[lo] == gi ? &g->conns[lo] :
+		NULL;
+}
+
 /* The conn whose receiver (odd QPN qpn_base + 2i + 1) is @p dqpn. */
 static inline struct gen_conn *
 gen_conn_of_rqpn(struct gen *g, uint32_t dqpn)
 {
-	uint32_t i;
+	struct gen_conn *cn;
 
 	if (dqpn <= g->p.qpn_base || ((dqpn - g->p.qpn_base) & 1) == 0)
 		return NULL;
-	i = (dqpn - g->p.qpn_base - 1) / 2;
-	return i < g->n_conns && g->own[g->conns[i].dst] ? &g->conns[i] :
-		NULL;
+	cn = gen_conn_at(g, (dqpn - g->p.qpn_base - 1) / 2);
+	return cn != NULL && g->own[cn->dst] ? cn : NULL;
 }
 
 /* The conn whose sender (even QPN qpn_base + 2i) is @p dqpn. */
 static inline struct gen_conn *
 gen_conn_of_sqpn(struct gen *g, uint32_t dqpn)
 {
-	uint32_t i;
+	struct gen_conn *cn;
 
 	if (dqpn < g->p.qpn_base || ((dqpn - g->p.qpn_base) & 1) != 0)
 		return NULL;
-	i = (dqpn - g->p.qpn_base) / 2;
-	return i < g->n_conns && g->own[g->conns[i].src] ? &g->conns[i] :
-		NULL;
+	cn = gen_conn_at(g, (dqpn - g->p.qpn_base) / 2);
+	return cn != NULL && g->own[cn->src] ? cn : NULL;
 }
 
 /* Bytes QP @p q of a schedule entry of @p bytes carries (of @p nq: the

@@ -336,7 +336,7 @@ qp_fill(const struct gen *g, uint32_t i, struct aifab_gen_qp_sum *q)
 	const struct gen_conn *cn = &g->conns[i];
 
 	memset(q, 0, sizeof(*q));
-	q->qpn = g->p.qpn_base + 2 * i;
+	q->qpn = cn->qp.cfg.qpn;
 	q->src = cn->src;
 	q->dst = cn->dst;
 	q->channel = cn->channel;

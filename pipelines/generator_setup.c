@@ -489,23 +489,42 @@ build_own(struct gen *g, char *err, size_t errlen)
 	return build_start_dst(g, err, errlen);
 }
 
+/* The random draws of one QP, in the order every host makes them. */
+struct qp_draw {
+	uint32_t psn, rkey;
+	uint64_t va;
+};
+
+static struct qp_draw
+qp_draw(struct aifab_rng *rng)
+{
+	struct qp_draw d;
+
+	d.psn = aifab_rng_u32(rng) & AIFAB_ROCE_PSN_MASK;
+	d.va = aifab_rng_u64(rng) & 0x00007FFFFFFFF000ull;
+	d.rkey = aifab_rng_u32(rng);
+	return d;
+}
+
+/* Conn @p i, QP number @p gi of the whole collective (QPN, UDP source
+ * port and random draws are the same on every host). */
 static int
-conn_qp_init(struct gen *g, uint32_t i, struct aifab_rng *rng)
+conn_qp_init(struct gen *g, uint32_t i, uint32_t gi, struct qp_draw d)
 {
 	struct gen_conn *cn = &g->conns[i];
 	struct aifab_roce_qp_params qp = {
-		.qpn = g->p.qpn_base + 2 * i,
-		.dqpn = g->p.qpn_base + 2 * i + 1,
-		.start_psn = aifab_rng_u32(rng) & AIFAB_ROCE_PSN_MASK,
+		.qpn = g->p.qpn_base + 2 * gi,
+		.dqpn = g->p.qpn_base + 2 * gi + 1,
+		.start_psn = d.psn,
 		.dscp = g->chan_dscp[cn->channel],
 		.ecn = g->chan_ecn[cn->channel],
 		.mtu = g->p.ib_mtu,
-		.remote_va = (aifab_rng_u64(rng) & 0x00007FFFFFFFF000ull),
-		.rkey = aifab_rng_u32(rng),
+		.remote_va = d.va,
+		.rkey = d.rkey,
 	};
 
 	if (g->p.sport_count > 0)
-		qp.sport = (uint16_t)(g->p.sport_base + i % g->p.sport_count);
+		qp.sport = (uint16_t)(g->p.sport_base + gi % g->p.sport_count);
 	rank_addr(&g->p, cn->src, &qp.smac, &qp.sip);
 	rank_addr(&g->p, cn->dst, &qp.dmac, &qp.dip);
 	/* Through a switch: each end sends to its own port's gateway. */
@@ -567,45 +586,110 @@ chan_tos(struct gen *g, char *err, size_t errlen)
 	return 0;
 }
 
-/*
- * One connection (qps_per_conn QPs) per distinct (rank, peer, channel).
- * @p fill false: only count them.
- */
+/* QP number of the whole collective of conn @p i. */
 static uint32_t
-conns_walk(struct gen *g, uint32_t *slot, bool fill)
+conn_gidx(const struct gen *g, uint32_t i)
 {
-	uint32_t nq = g->p.qps_per_conn, n = 0, r, e, cnt, q, k;
-	uint32_t width = g->p.n_ranks * g->n_chan;
+	return g->conn_gidx != NULL ? g->conn_gidx[i] : i;
+}
+
+/*
+ * One connection (qps_per_conn QPs) per distinct (rank, peer, channel), in
+ * the order of the rank's schedule; each rank has the same number of them
+ * (g->qps_per_rank) in every collective, so rank r's QPs are numbered from
+ * r x qps_per_rank on every host. This process keeps those with an end
+ * among its ranks (every QP when it owns every rank), walking the ranks
+ * whose schedule it has. @p slot: N x C entries, all UINT32_MAX. @p fill
+ * false: only count them (and set g->qps_per_rank).
+ */
+static int
+conns_walk(struct gen *g, uint32_t *slot, bool fill, uint32_t *n_kept)
+{
+	uint32_t nq = g->p.qps_per_conn, n = 0, r, e, cnt, q, j;
 
 	for (r = 0; r < g->p.n_ranks; r++) {
 		const struct aifab_coll_step *s =
 			aifab_coll_plan_rank(g->plan, r, &cnt);
 
-		for (k = 0; k < width; k++)
-			slot[k] = UINT32_MAX;
-		for (e = 0; e < cnt; e++) {
+		if (s == NULL)
+			continue;
+		for (e = 0, j = 0; e < cnt; e++) {
 			uint32_t *sl = &slot[s[e].peer * g->n_chan + s[e].channel];
+			bool keep = g->own[r] || g->own[s[e].peer];
 
 			if (*sl == UINT32_MAX) {
-				*sl = n;
-				for (q = 0; fill && q < nq; q++) {
+				*sl = keep ? n : UINT32_MAX - 1;
+				for (q = 0; fill && keep && q < nq; q++) {
 					g->conns[n + q].src = r;
 					g->conns[n + q].dst = s[e].peer;
 					g->conns[n + q].channel = s[e].channel;
+					if (g->conn_gidx != NULL)
+						g->conn_gidx[n + q] = r *
+							g->qps_per_rank + j + q;
 				}
-				n += nq;
+				n += keep ? nq : 0;
+				j += nq;
 			}
 			if (fill)
-				g->ranks[r].entry_conn[e] = *sl;
+				g->ranks[r].entry_conn[e] = keep ? *sl : UINT32_MAX;
 		}
+		for (e = 0; e < cnt; e++)
+			slot[s[e].peer * g->n_chan + s[e].channel] = UINT32_MAX;
+		if (g->qps_per_rank == 0)
+			g->qps_per_rank = j;
+		if (j != g->qps_per_rank)
+			return -1;
 	}
-	return n;
+	*n_kept = n;
+	return 0;
+}
+
+/* Per rank with a schedule: its entries' conns; false: out of memory. */
+static bool
+alloc_entry_conn(struct gen *g)
+{
+	uint32_t i, steps_per_rank = g->n_steps * g->n_chan, cnt;
+	int socket = rte_socket_id();
+
+	for (i = 0; i < g->p.n_ranks; i++) {
+		if (aifab_coll_plan_rank(g->plan, i, &cnt) == NULL)
+			continue;
+		g->ranks[i].entry_conn = rte_malloc_socket("gen_ec",
+			sizeof(uint32_t) * steps_per_rank, 0, socket);
+		if (g->ranks[i].entry_conn == NULL)
+			return false;
+	}
+	return true;
+}
+
+/* Per own rank: the active list (open loop: the QPs of one step; closed
+ * loop: every QP it has). */
+static int
+build_rank_conns(struct gen *g, char *err, size_t errlen)
+{
+	uint32_t i;
+	int socket = rte_socket_id();
+
+	for (i = 0; i < g->n_conns; i++) {
+		g->conns[i].q = i % g->p.qps_per_conn;
+		g->ranks[g->conns[i].src].n_conns++;
+	}
+	for (i = 0; i < g->n_own; i++) {
+		struct gen_rank *rk = &g->ranks[g->own_list[i]];
+
+		rk->act = rte_malloc_socket("gen_act", sizeof(uint32_t) *
+			RTE_MAX(rk->n_conns, g->n_chan * g->p.qps_per_conn), 0,
+			socket);
+		if (rk->act == NULL)
+			BAD("out of memory for %u QPs (raise -m)", g->n_conns);
+	}
+	return 0;
 }
 
 static int
 build_conns(struct gen *g, char *err, size_t errlen)
 {
-	uint32_t *slot, i, n, steps_per_rank;
+	uint32_t *slot, i, n, all, next = 0;
 	struct aifab_rng rng;
 	int socket = rte_socket_id();
 
@@ -613,45 +697,45 @@ build_conns(struct gen *g, char *err, size_t errlen)
 			  0);
 	if (slot == NULL)
 		BAD("out of memory (raise -m)");
-	n = conns_walk(g, slot, false);
-	if (n > GEN_MAX_CONNS ||
-	    g->p.qpn_base + 2ull * n > AIFAB_ROCE_QPN_MASK) {
+	memset(slot, 0xff, sizeof(*slot) * g->p.n_ranks * g->n_chan);
+	if (conns_walk(g, slot, false, &n) != 0) {
+		rte_free(slot);
+		BAD("collective = '%s': ranks have different numbers of QPs; "
+		    "allowed: a collective whose ranks have as many peers",
+		    aifab_coll_type_name(g->p.type));
+	}
+	all = g->qps_per_rank * g->p.n_ranks;
+	if (all > GEN_MAX_CONNS ||
+	    g->p.qpn_base + 2ull * all > AIFAB_ROCE_QPN_MASK) {
 		rte_free(slot);
 		BAD("%u QPs from qpn_base 0x%x; allowed: up to %u QPs below "
-		    "2^24", n, g->p.qpn_base, GEN_MAX_CONNS);
+		    "2^24", all, g->p.qpn_base, GEN_MAX_CONNS);
 	}
-	steps_per_rank = g->n_steps * g->n_chan;
 	g->n_conns = n;
 	g->conns = rte_zmalloc_socket("gen_conns", sizeof(*g->conns) * n,
 				      RTE_CACHE_LINE_SIZE, socket);
-	for (i = 0; i < g->p.n_ranks && g->conns != NULL; i++) {
-		g->ranks[i].entry_conn = rte_malloc_socket("gen_ec",
-			sizeof(uint32_t) * steps_per_rank, 0, socket);
-		if (g->ranks[i].entry_conn == NULL)
-			break;
-	}
-	if (g->conns == NULL || i < g->p.n_ranks) {
+	if (n < all)
+		g->conn_gidx = rte_malloc_socket("gen_gidx", sizeof(uint32_t) *
+						 n, 0, socket);
+	if (g->conns == NULL || (n < all && g->conn_gidx == NULL) ||
+	    !alloc_entry_conn(g)) {
 		rte_free(slot);
 		BAD("out of memory for %u QPs (raise -m)", n);
 	}
-	conns_walk(g, slot, true);
+	conns_walk(g, slot, true, &n);
 	rte_free(slot);
-	for (i = 0; i < n; i++) {
-		g->conns[i].q = i % g->p.qps_per_conn;
-		g->ranks[g->conns[i].src].n_conns++;
-	}
-	/* Open loop: the QPs of one step; closed loop: every QP it has. */
-	for (i = 0; i < g->p.n_ranks; i++) {
-		g->ranks[i].act = rte_malloc_socket("gen_act", sizeof(uint32_t) *
-			RTE_MAX(g->ranks[i].n_conns,
-				g->n_chan * g->p.qps_per_conn), 0, socket);
-		if (g->ranks[i].act == NULL)
-			BAD("out of memory for %u QPs (raise -m)", n);
-	}
+	if (build_rank_conns(g, err, errlen) != 0)
+		return -1;
 	aifab_rng_seed(&rng, g->p.seed, 0x9e4);
-	for (i = 0; i < n; i++)
-		if (conn_qp_init(g, i, &rng) != 0)
-			BAD("QP %u: invalid QP parameters", i);
+	for (i = 0; i < n; i++) {
+		uint32_t gi = conn_gidx(g, i);
+
+		for (; next < gi; next++)
+			qp_draw(&rng);  /* another host's QP */
+		next = gi + 1;
+		if (conn_qp_init(g, i, gi, qp_draw(&rng)) != 0)
+			BAD("QP %u: invalid QP parameters", gi);
+	}
 	return 0;
 }
 
@@ -666,7 +750,7 @@ check_msg_sizes(const struct gen *g, char *err, size_t errlen)
 		const struct aifab_coll_step *s =
 			aifab_coll_plan_rank(g->plan, r, &cnt);
 
-		for (e = 0; e < cnt; e++)
+		for (e = 0; s != NULL && e < cnt; e++)
 			max = RTE_MAX(max, s[e].bytes);
 	}
 	if ((max + g->p.qps_per_conn - 1) / g->p.qps_per_conn >
@@ -759,23 +843,60 @@ build_ports(struct gen *g, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The plan: the schedule of every rank this process needs, its own and
+ * those they send to or receive from (a receiver walks its sender's
+ * schedule; closed loop pairs each entry with both): O(own ranks x steps).
+ */
 static int
-build(struct gen *g, char *err, size_t errlen)
+build_plan(struct gen *g, char *err, size_t errlen)
 {
 	struct aifab_coll_params cp = {
 		.type = g->p.type, .n_ranks = g->p.n_ranks, .size = g->p.size,
 		.n_channels = g->p.n_channels,
 	};
-	uint32_t on_port[AIFAB_MAX_PORTS] = { 0 }, r, it;
-	int socket = rte_socket_id();
-	uint16_t u;
+	uint32_t n = aifab_coll_n_steps(&cp) * cp.n_channels, i, e;
+	struct aifab_coll_step *row = NULL;
+	uint8_t *want = NULL;
 
-	g->plan = aifab_coll_plan_create(&cp);
+	if (g->n_own < g->p.n_ranks && n > 0) {
+		want = calloc(g->p.n_ranks, 1);
+		row = malloc(sizeof(*row) * n);
+		if (want == NULL || row == NULL) {
+			free(want);
+			free(row);
+			BAD("out of memory for the schedule of %u ranks",
+			    g->n_own);
+		}
+		for (i = 0; i < g->n_own; i++) {
+			want[g->own_list[i]] = 1;
+			aifab_coll_rank_sched(&cp, g->own_list[i], row);
+			for (e = 0; e < n; e++) {
+				want[row[e].peer] = 1;
+				want[row[e].recv_from] = 1;
+			}
+		}
+		free(row);
+	}
+	g->plan = aifab_coll_plan_create_for(&cp, want);
+	free(want);
 	if (g->plan == NULL)
 		BAD("collective = '%s' with %u ranks: %s; allowed: a power of "
 		    "two ranks for halving-doubling",
 		    aifab_coll_type_name(g->p.type), g->p.n_ranks,
 		    rte_strerror(rte_errno));
+	return 0;
+}
+
+static int
+build(struct gen *g, char *err, size_t errlen)
+{
+	uint32_t on_port[AIFAB_MAX_PORTS] = { 0 }, r, it;
+	int socket = rte_socket_id();
+	uint16_t u;
+
+	if (build_plan(g, err, errlen) != 0)
+		return -1;
 	g->n_steps = aifab_coll_plan_n_steps(g->plan);
 	g->n_chan = g->p.n_channels;
 	g->total_iters = g->p.warmup + g->p.iterations;
@@ -886,6 +1007,7 @@ gen_fini(void *st)
 	}
 	rte_free(g->ranks);
 	rte_free(g->conns);
+	rte_free(g->conn_gidx);
 	rte_free(g->iter_start);
 	rte_free(g->iter_end);
 	rte_free(g->iter_ranks_done);

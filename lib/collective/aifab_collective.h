@@ -25,7 +25,11 @@
  * AllReduce). Sends of zero bytes (S < N x C) stay in the schedule with
  * bytes = 0: a generator skips them.
  *
- * Plans are built on the control path (calloc); reading them is free.
+ * Plans are built on the control path (calloc); reading them is free. A
+ * plan holds the rows of every rank (N x n_steps x C entries, growing as
+ * N^2 for ring and all-to-all) or of the ranks asked for only
+ * (aifab_coll_plan_create_for); aifab_coll_rank_sched computes one rank's
+ * row from the collective's formula, without a plan.
  */
 #ifndef AIFAB_COLLECTIVE_H
 #define AIFAB_COLLECTIVE_H
@@ -36,7 +40,7 @@
 extern "C" {
 #endif
 
-#define AIFAB_COLL_MAX_RANKS 4096
+#define AIFAB_COLL_MAX_RANKS 16384
 #define AIFAB_COLL_MAX_CHANNELS 64
 /** depends_on value of a send that needs nothing received first. */
 #define AIFAB_COLL_NO_DEP (-1)
@@ -96,6 +100,28 @@ struct aifab_coll_plan;
  */
 struct aifab_coll_plan *aifab_coll_plan_create(const struct aifab_coll_params *p);
 
+/**
+ * Build the schedule of the ranks with @p want[rank] != 0 only (NULL: every
+ * rank): memory is theirs alone; aifab_coll_plan_rank() returns NULL for
+ * the others. Their rows equal those of aifab_coll_plan_create().
+ *
+ * @return the plan, or NULL with rte_errno as aifab_coll_plan_create().
+ */
+struct aifab_coll_plan *
+aifab_coll_plan_create_for(const struct aifab_coll_params *p,
+			   const uint8_t *want);
+
+/** Steps per iteration of @p p (0: invalid params). */
+uint32_t aifab_coll_n_steps(const struct aifab_coll_params *p);
+
+/**
+ * Rank @p rank's sends, as a plan's row: @p out gets n_steps x C entries
+ * (aifab_coll_n_steps() x n_channels), ordered by step then channel.
+ * @return 0, or -EINVAL (params as aifab_coll_plan_create, rank >= N).
+ */
+int aifab_coll_rank_sched(const struct aifab_coll_params *p, uint32_t rank,
+			  struct aifab_coll_step *out);
+
 /** Free a plan (NULL is fine). */
 void aifab_coll_plan_free(struct aifab_coll_plan *plan);
 
@@ -105,7 +131,8 @@ uint32_t aifab_coll_plan_n_steps(const struct aifab_coll_plan *plan);
 /**
  * Sends of @p rank, ordered by step then channel.
  * @param n  out: number of entries (n_steps x C).
- * @return the array (owned by the plan), NULL if @p rank is out of range.
+ * @return the array (owned by the plan), NULL if @p rank is out of range
+ *   or has no row (aifab_coll_plan_create_for).
  */
 const struct aifab_coll_step *
 aifab_coll_plan_rank(const struct aifab_coll_plan *plan, uint32_t rank,

@@ -18,7 +18,9 @@ struct aifab_coll_plan {
 	struct aifab_coll_params p;
 	uint32_t n_steps;
 	uint32_t per_rank;              /* n_steps x C entries */
-	struct aifab_coll_step *steps;  /* [rank][per_rank] */
+	uint32_t n_rows;                /* ranks with a row */
+	uint32_t *row;                  /* per rank: its row, UINT32_MAX none */
+	struct aifab_coll_step *steps;  /* [row][per_rank] */
 };
 
 #define COLL_NAME(e, s) s,
@@ -75,11 +77,11 @@ ring_n_steps(enum aifab_coll_type t, uint32_t n)
 	}
 }
 
+/* Entry (step k, channel ch) of a row of n_steps x C entries. */
 static struct aifab_coll_step *
-at(struct aifab_coll_plan *pl, uint32_t rank, uint32_t step, uint32_t ch)
+at(struct aifab_coll_step *row, uint32_t n_chan, uint32_t k, uint32_t ch)
 {
-	return &pl->steps[(size_t)rank * pl->per_rank +
-			  (size_t)step * pl->p.n_channels + ch];
+	return &row[(size_t)k * n_chan + ch];
 }
 
 /* Ring: chunk sent at step k by rank r, per algorithm. */
@@ -96,85 +98,99 @@ ring_chunk(enum aifab_coll_type t, uint32_t n, uint32_t r, uint32_t k)
 }
 
 static void
-plan_ring(struct aifab_coll_plan *pl, uint32_t ch, struct span cs)
+rank_ring(const struct aifab_coll_params *p, uint32_t n_steps, uint32_t r,
+	  uint32_t ch, struct span cs, struct aifab_coll_step *row)
 {
-	uint32_t n = pl->p.n_ranks, r, k;
+	uint32_t n = p->n_ranks, k;
 
-	for (r = 0; r < n; r++)
-		for (k = 0; k < pl->n_steps; k++) {
-			struct span c = split(cs.off, cs.len, n,
-					      ring_chunk(pl->p.type, n, r, k));
+	for (k = 0; k < n_steps; k++) {
+		struct span c = split(cs.off, cs.len, n,
+				      ring_chunk(p->type, n, r, k));
 
-			*at(pl, r, k, ch) = (struct aifab_coll_step){
-				.peer = (r + 1) % n,
-				.recv_from = (r + n - 1) % n,
-				.bytes = c.len,
-				.offset = c.off,
-				.channel = ch,
-				.step = k,
-				.depends_on = k == 0 ? AIFAB_COLL_NO_DEP :
-					(int32_t)k - 1,
-			};
-		}
-}
-
-static void
-plan_hd(struct aifab_coll_plan *pl, uint32_t ch, struct span cs)
-{
-	uint32_t n = pl->p.n_ranks, levels = pl->n_steps / 2, r, k;
-	struct span kept[32];
-
-	for (r = 0; r < n; r++) {
-		struct span cur = cs;
-
-		for (k = 0; k < levels; k++) {
-			uint64_t half = cur.len / 2;
-			struct span lo = { cur.off, half };
-			struct span hi = { cur.off + half, cur.len - half };
-			bool upper = (r >> k) & 1;
-			struct span send = upper ? lo : hi;
-
-			kept[k] = upper ? hi : lo;
-			cur = kept[k];
-			*at(pl, r, k, ch) = (struct aifab_coll_step){
-				.peer = r ^ (1u << k), .recv_from = r ^ (1u << k),
-				.bytes = send.len, .offset = send.off,
-				.channel = ch, .step = k,
-				.depends_on = k == 0 ? AIFAB_COLL_NO_DEP :
-					(int32_t)k - 1,
-			};
-		}
-		for (k = 0; k < levels; k++) {
-			uint32_t lvl = levels - 1 - k, s = levels + k;
-
-			*at(pl, r, s, ch) = (struct aifab_coll_step){
-				.peer = r ^ (1u << lvl), .recv_from = r ^ (1u << lvl),
-				.bytes = kept[lvl].len, .offset = kept[lvl].off,
-				.channel = ch, .step = s,
-				.depends_on = (int32_t)s - 1,
-			};
-		}
+		*at(row, p->n_channels, k, ch) = (struct aifab_coll_step){
+			.peer = (r + 1) % n,
+			.recv_from = (r + n - 1) % n,
+			.bytes = c.len,
+			.offset = c.off,
+			.channel = ch,
+			.step = k,
+			.depends_on = k == 0 ? AIFAB_COLL_NO_DEP : (int32_t)k - 1,
+		};
 	}
 }
 
 static void
-plan_alltoall(struct aifab_coll_plan *pl, uint32_t ch, struct span cs)
+rank_hd(const struct aifab_coll_params *p, uint32_t n_steps, uint32_t r,
+	uint32_t ch, struct span cs, struct aifab_coll_step *row)
 {
-	uint32_t n = pl->p.n_ranks, r, k;
+	uint32_t levels = n_steps / 2, k, c = p->n_channels;
+	struct span kept[32], cur = cs;
 
-	for (r = 0; r < n; r++)
-		for (k = 0; k < pl->n_steps; k++) {
-			uint32_t peer = (r + k + 1) % n;
-			struct span b = split(cs.off, cs.len, n, peer);
+	for (k = 0; k < levels; k++) {
+		uint64_t half = cur.len / 2;
+		struct span lo = { cur.off, half };
+		struct span hi = { cur.off + half, cur.len - half };
+		bool upper = (r >> k) & 1;
+		struct span send = upper ? lo : hi;
 
-			*at(pl, r, k, ch) = (struct aifab_coll_step){
-				.peer = peer,
-				.recv_from = (r + 2 * n - k - 1) % n,
-				.bytes = b.len, .offset = b.off,
-				.channel = ch, .step = k,
-				.depends_on = AIFAB_COLL_NO_DEP,
-			};
-		}
+		kept[k] = upper ? hi : lo;
+		cur = kept[k];
+		*at(row, c, k, ch) = (struct aifab_coll_step){
+			.peer = r ^ (1u << k), .recv_from = r ^ (1u << k),
+			.bytes = send.len, .offset = send.off,
+			.channel = ch, .step = k,
+			.depends_on = k == 0 ? AIFAB_COLL_NO_DEP : (int32_t)k - 1,
+		};
+	}
+	for (k = 0; k < levels; k++) {
+		uint32_t lvl = levels - 1 - k, s = levels + k;
+
+		*at(row, c, s, ch) = (struct aifab_coll_step){
+			.peer = r ^ (1u << lvl), .recv_from = r ^ (1u << lvl),
+			.bytes = kept[lvl].len, .offset = kept[lvl].off,
+			.channel = ch, .step = s,
+			.depends_on = (int32_t)s - 1,
+		};
+	}
+}
+
+static void
+rank_alltoall(const struct aifab_coll_params *p, uint32_t n_steps, uint32_t r,
+	      uint32_t ch, struct span cs, struct aifab_coll_step *row)
+{
+	uint32_t n = p->n_ranks, k;
+
+	for (k = 0; k < n_steps; k++) {
+		uint32_t peer = (r + k + 1) % n;
+		struct span b = split(cs.off, cs.len, n, peer);
+
+		*at(row, p->n_channels, k, ch) = (struct aifab_coll_step){
+			.peer = peer,
+			.recv_from = (r + 2 * n - k - 1) % n,
+			.bytes = b.len, .offset = b.off,
+			.channel = ch, .step = k,
+			.depends_on = AIFAB_COLL_NO_DEP,
+		};
+	}
+}
+
+/* Rank @p r's row, computed from the collective's formula alone. */
+static void
+rank_row(const struct aifab_coll_params *p, uint32_t n_steps, uint32_t r,
+	 struct aifab_coll_step *row)
+{
+	uint32_t ch;
+
+	for (ch = 0; ch < p->n_channels; ch++) {
+		struct span cs = split(0, p->size, p->n_channels, ch);
+
+		if (p->type == AIFAB_COLL_ALLREDUCE_HD)
+			rank_hd(p, n_steps, r, ch, cs, row);
+		else if (p->type == AIFAB_COLL_ALLTOALL)
+			rank_alltoall(p, n_steps, r, ch, cs, row);
+		else
+			rank_ring(p, n_steps, r, ch, cs, row);
+	}
 }
 
 static int
@@ -190,11 +206,28 @@ params_ok(const struct aifab_coll_params *p)
 	return 1;
 }
 
+uint32_t
+aifab_coll_n_steps(const struct aifab_coll_params *p)
+{
+	return params_ok(p) ? ring_n_steps(p->type, p->n_ranks) : 0;
+}
+
+int
+aifab_coll_rank_sched(const struct aifab_coll_params *p, uint32_t rank,
+		      struct aifab_coll_step *out)
+{
+	if (!params_ok(p) || rank >= p->n_ranks)
+		return -EINVAL;
+	rank_row(p, ring_n_steps(p->type, p->n_ranks), rank, out);
+	return 0;
+}
+
 struct aifab_coll_plan *
-aifab_coll_plan_create(const struct aifab_coll_params *p)
+aifab_coll_plan_create_for(const struct aifab_coll_params *p,
+			   const uint8_t *want)
 {
 	struct aifab_coll_plan *pl;
-	uint32_t ch;
+	uint32_t r;
 
 	if (!params_ok(p)) {
 		rte_errno = EINVAL;
@@ -206,25 +239,30 @@ aifab_coll_plan_create(const struct aifab_coll_params *p)
 	pl->p = *p;
 	pl->n_steps = ring_n_steps(p->type, p->n_ranks);
 	pl->per_rank = pl->n_steps * p->n_channels;
-	pl->steps = calloc((size_t)p->n_ranks * pl->per_rank,
+	pl->row = malloc(sizeof(*pl->row) * p->n_ranks);
+	if (pl->row == NULL)
+		goto nomem;
+	for (r = 0; r < p->n_ranks; r++)
+		pl->row[r] = want == NULL || want[r] ? pl->n_rows++ : UINT32_MAX;
+	pl->steps = calloc((size_t)RTE_MAX(pl->n_rows, 1u) * pl->per_rank,
 			   sizeof(*pl->steps));
 	if (pl->steps == NULL)
 		goto nomem;
-	for (ch = 0; ch < p->n_channels; ch++) {
-		struct span cs = split(0, p->size, p->n_channels, ch);
-
-		if (p->type == AIFAB_COLL_ALLREDUCE_HD)
-			plan_hd(pl, ch, cs);
-		else if (p->type == AIFAB_COLL_ALLTOALL)
-			plan_alltoall(pl, ch, cs);
-		else
-			plan_ring(pl, ch, cs);
-	}
+	for (r = 0; r < p->n_ranks; r++)
+		if (pl->row[r] != UINT32_MAX)
+			rank_row(p, pl->n_steps, r,
+				 &pl->steps[(size_t)pl->row[r] * pl->per_rank]);
 	return pl;
 nomem:
 	aifab_coll_plan_free(pl);
 	rte_errno = ENOMEM;
 	return NULL;
+}
+
+struct aifab_coll_plan *
+aifab_coll_plan_create(const struct aifab_coll_params *p)
+{
+	return aifab_coll_plan_create_for(p, NULL);
 }
 
 void
@@ -233,6 +271,7 @@ aifab_coll_plan_free(struct aifab_coll_plan *plan)
 	if (plan == NULL)
 		return;
 	free(plan->steps);
+	free(plan->row);
 	free(plan);
 }
 
@@ -246,10 +285,10 @@ const struct aifab_coll_step *
 aifab_coll_plan_rank(const struct aifab_coll_plan *plan, uint32_t rank,
 		     uint32_t *n)
 {
-	if (rank >= plan->p.n_ranks)
+	if (rank >= plan->p.n_ranks || plan->row[rank] == UINT32_MAX)
 		return NULL;
 	*n = plan->per_rank;
-	return &plan->steps[(size_t)rank * plan->per_rank];
+	return &plan->steps[(size_t)plan->row[rank] * plan->per_rank];
 }
 
 const struct aifab_coll_params *

@@ -574,7 +574,7 @@ const struct profile_key profile_keys[] = {
 	  .names = coll_names, .def = "allreduce_ring", .unit = "",
 	  .help = "Collective and algorithm (NCCL's ring, halving-doubling, "
 		  "MoE all-to-all)." },
-	G_U32("ranks", ranks, 2, 4096, "8", "ranks", "GPU ranks N."),
+	G_U32("ranks", ranks, 2, 16384, "8", "ranks", "GPU ranks N."),
 	{ .sect = PROFILE_SECT_GENERATOR, .name = "size_bytes",
 	  .type = PROFILE_T_U64, .off = P_OFF(gen.size_bytes),
 	  .size = P_SZ(gen.size_bytes), .off_has = SIZE_MAX, .min = 1,

@@ -433,6 +433,50 @@ def failures(d):
              a.out[-400:])
 
 
+def memory(d):
+    """16384 ranks of ring AllReduce over 64 hosts (a rank table of 64
+    host= names): this host keeps the schedule and QPs of its own 256 ranks
+    (and of the ranks they exchange with) only. The whole plan would be
+    16384 x 32766 entries x 40 B = 21 GB; peak RSS stays under 1 GB, and
+    the per-QP list holds the 257 QPs with an end here (256 sent from its
+    ranks, 1 from rank 16383 to rank 0)."""
+    ck.section("16384 ranks, 1/64 of them here: memory of its own ranks")
+    n, own = 16384, 256
+    table = os.path.join(d, "ranks16k.txt")
+    with open(table, "w") as f:
+        for r in range(n):
+            f.write("%d 02:a1:fb:00:%02x:%02x 10.100.%d.%d host=h%d\n"
+                    % (r, r >> 8, r & 255, r >> 8, r & 255, r // own))
+    rj = os.path.join(d, "mem16k.json")
+    prefix = L.file_prefix("mh-mem")
+    p = subprocess.Popen(
+        [exe, "--no-huge", "-m", "1024", "--no-pci", "--file-prefix", prefix,
+         "--vdev", "net_null0,no-rx=1", "--vdev", "net_null1,no-rx=1", "--",
+         "--profile", os.path.join(L.source_root(), "profiles",
+                                   "gen-open-loop.ini"),
+         "--set", "generator.ranks=%d" % n,
+         "--set", "generator.rank_table=" + table, "--set", "generator.rx=false",
+         "--host", "h0", "--start-at", "+0", "--duration", "1", "--quiet",
+         "--report-json", rj],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = p.stdout.read().decode(errors="replace")
+    _, status, ru = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    L._remove_runtime_dir(prefix)
+    ck.check(p.returncode == 0 and os.path.exists(rj), "16384 ranks, host "
+             "h0 of 64: runs", out[-400:])
+    if p.returncode != 0 or not os.path.exists(rj):
+        return
+    g = L.read_report(rj)["generator"]
+    ck.eq(g["collective"]["ranks"], n, "16384 ranks: collective.ranks")
+    ck.eq(g["per_qp"]["qps"], own + 1, "16384 ranks: QPs with an end here")
+    ck.check(g["tx_packets"] > 0, "16384 ranks: its ranks send",
+             g["tx_packets"])
+    ck.check(ru.ru_maxrss < 1024 * 1024, "16384 ranks, 256 here: peak RSS "
+             "%d MB < 1 GB (the whole plan: 21 GB)" % (ru.ru_maxrss // 1024),
+             ru.ru_maxrss)
+
+
 def main():
     if os.geteuid() != 0:
         print("not root: network namespaces unavailable; skipped")
@@ -443,6 +487,7 @@ def main():
         single = single_run(d)
         good_runs(d, single)
         failures(d)
+        memory(d)
     except (RuntimeError, subprocess.TimeoutExpired, OSError,
             ValueError, KeyError) as e:
         ck.check(False, "test ran to the end", repr(e))

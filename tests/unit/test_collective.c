@@ -430,6 +430,109 @@ test_busbw_and_names(void **state)
 	assert_int_equal(rte_errno, EINVAL);
 }
 
+/* Distinct (peer, channel) pairs of one row: the generator numbers QPs
+ * by it and needs it the same for every rank. */
+static uint32_t
+distinct_peers(const struct aifab_coll_step *s, uint32_t cnt, uint32_t n,
+	       uint32_t c)
+{
+	uint8_t *seen = calloc((size_t)n * c, 1);
+	uint32_t e, d = 0;
+
+	assert_non_null(seen);
+	for (e = 0; e < cnt; e++)
+		if (!seen[s[e].peer * c + s[e].channel]++)
+			d++;
+	free(seen);
+	return d;
+}
+
+/* One rank's row computed alone, and a plan of some ranks only, equal the
+ * whole plan's rows; the ranks left out have none. */
+static void
+check_rows(enum aifab_coll_type t, uint32_t n, uint64_t size, uint32_t c)
+{
+	struct aifab_coll_params p = {
+		.type = t, .n_ranks = n, .size = size, .n_channels = c,
+	};
+	struct aifab_coll_plan *all = mk(t, n, size, c), *some;
+	uint32_t steps = aifab_coll_plan_n_steps(all), r, cnt, cnt2, d0 = 0;
+	struct aifab_coll_step *row = calloc((size_t)steps * c, sizeof(*row));
+	uint8_t *want = calloc(n, 1);
+
+	assert_non_null(row);
+	assert_non_null(want);
+	assert_int_equal(aifab_coll_n_steps(&p), steps);
+	for (r = 0; r < n; r++)
+		want[r] = r % 3 == 1 || r == n - 1;
+	some = aifab_coll_plan_create_for(&p, want);
+	assert_non_null(some);
+	for (r = 0; r < n; r++) {
+		const struct aifab_coll_step *a = aifab_coll_plan_rank(all, r, &cnt);
+		const struct aifab_coll_step *b =
+			aifab_coll_plan_rank(some, r, &cnt2);
+
+		assert_int_equal(cnt, steps * c);
+		assert_int_equal(aifab_coll_rank_sched(&p, r, row), 0);
+		assert_memory_equal(row, a, sizeof(*row) * cnt);
+		if (!want[r]) {
+			assert_null(b);
+		} else {
+			assert_int_equal(cnt2, cnt);
+			assert_memory_equal(b, a, sizeof(*a) * cnt);
+		}
+		if (r == 0)
+			d0 = distinct_peers(a, cnt, n, c);
+		assert_int_equal(distinct_peers(a, cnt, n, c), d0);
+	}
+	assert_int_equal(aifab_coll_rank_sched(&p, n, row), -EINVAL);
+	aifab_coll_plan_free(some);
+	aifab_coll_plan_free(all);
+	free(row);
+	free(want);
+}
+
+static void
+test_rank_rows(void **state)
+{
+	static const enum aifab_coll_type types[] = {
+		AIFAB_COLL_ALLREDUCE_RING, AIFAB_COLL_REDUCESCATTER_RING,
+		AIFAB_COLL_ALLGATHER_RING, AIFAB_COLL_ALLTOALL,
+	};
+	struct aifab_coll_params p = { .type = AIFAB_COLL_ALLREDUCE_RING,
+				       .n_ranks = AIFAB_COLL_MAX_RANKS,
+				       .size = 1u << 20, .n_channels = 1 };
+	struct aifab_coll_step *row;
+	uint32_t t, n, c;
+
+	(void)state;
+	for (t = 0; t < RTE_DIM(types); t++)
+		for (n = 2; n <= 40; n++)
+			for (c = 1; c <= 3; c += 2) {
+				check_rows(types[t], n, 1000003, c);
+				check_rows(types[t], n, 7, c);
+			}
+	for (n = 2; n <= 256; n *= 2)
+		for (c = 1; c <= 3; c += 2) {
+			check_rows(AIFAB_COLL_ALLREDUCE_HD, n, 1000003, c);
+			check_rows(AIFAB_COLL_ALLREDUCE_HD, n, 5, c);
+			check_rows(AIFAB_COLL_ALLREDUCE_RING, n, 4096, c);
+		}
+	/* The largest collective: one rank's row alone, no plan. */
+	row = calloc(2 * (AIFAB_COLL_MAX_RANKS - 1), sizeof(*row));
+	assert_non_null(row);
+	assert_int_equal(AIFAB_COLL_MAX_RANKS, 16384);
+	assert_int_equal(aifab_coll_n_steps(&p), 2 * (AIFAB_COLL_MAX_RANKS - 1));
+	assert_int_equal(aifab_coll_rank_sched(&p, 16383, row), 0);
+	assert_int_equal(row[0].peer, 0);
+	assert_int_equal(row[0].recv_from, 16382);
+	assert_int_equal(row[2 * 16383 - 1].step, 2 * 16383 - 1);
+	p.n_ranks = AIFAB_COLL_MAX_RANKS + 1;
+	assert_int_equal(aifab_coll_n_steps(&p), 0);
+	assert_int_equal(aifab_coll_rank_sched(&p, 0, row), -EINVAL);
+	free(row);
+}
+
 int
 main(void)
 {
@@ -441,6 +544,7 @@ main(void)
 		cmocka_unit_test(test_alltoall),
 		cmocka_unit_test(test_halving_doubling),
 		cmocka_unit_test(test_busbw_and_names),
+		cmocka_unit_test(test_rank_rows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
