@@ -360,6 +360,26 @@ struct gen_rx_data {
 /* generator_setup.c: build (aifab_gen_create) and free */
 void gen_fini(void *st);
 
+/* generator_ranks.c: addresses, the rank table, ownership (while building) */
+struct gen_rank_tab {
+	struct rte_ether_addr *mac;
+	uint32_t *ip;
+	uint16_t *port;
+	uint16_t *host;             /* index into g->hosts, 0: no host= */
+	uint8_t *seen;
+};
+/* Rank @p r's MAC and IPv4: the rank table's, else base + r. */
+void gen_rank_addr(const struct aifab_gen_params *p, uint32_t r,
+		   struct rte_ether_addr *mac, uint32_t *ip);
+/* Read g->p.rank_table into @p t, then g->p.rank_mac/rank_ip, g->rank_port
+ * and g->rank_host point at its arrays; 0, or -1 with @p err filled. */
+int gen_rank_tab_load(struct gen *g, struct gen_rank_tab *t, char *err,
+		      size_t errlen);
+void gen_rank_tab_free(struct gen_rank_tab *t);
+/* The ranks this process emulates (g->own, own_list, n_own, host) and the
+ * leader's start-frame destinations; 0, or -1 with @p err filled. */
+int gen_ranks_own(struct gen *g, char *err, size_t errlen);
+
 /* generator_rx.c: RX burst of every port, each frame dispatched; frames
  * received */
 unsigned int gen_rx_poll(struct gen *g, uint64_t now);
