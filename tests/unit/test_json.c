@@ -273,6 +273,7 @@ test_misuse(void **state)
 	aifab_json_u64(&j, NULL, 1);
 	expect_assert_failure(aifab_json_end(&j));
 	assert_int_equal(aifab_json_finish(&j), -1);
+	assert_string_equal(buf_out(&b), "1");
 	aifab_json_begin(&j, buf_open(&b), 0);
 	aifab_json_u64(&j, NULL, 1);
 	expect_assert_failure(aifab_json_u64(&j, NULL, 2));
