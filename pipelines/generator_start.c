@@ -63,6 +63,8 @@ start_send_one(struct gen *g, uint16_t p, const struct rte_ether_addr *dst,
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(g->hdr_pool);
 	struct rte_ether_hdr *eh;
+	uint64_t wall_be;
+	uint32_t ranks;
 	uint8_t *b;
 
 	if (m == NULL)
@@ -81,8 +83,10 @@ start_send_one(struct gen *g, uint16_t p, const struct rte_ether_addr *dst,
 	memcpy(b, START_MAGIC, 4);
 	b[4] = START_VERSION;
 	b[5] = START_KIND;
-	*(unaligned_uint32_t *)(b + SO_RANKS) = rte_cpu_to_be_32(g->p.n_ranks);
-	*(unaligned_uint64_t *)(b + SO_WALL) = rte_cpu_to_be_64((uint64_t)wall);
+	ranks = rte_cpu_to_be_32(g->p.n_ranks);
+	wall_be = rte_cpu_to_be_64((uint64_t)wall);
+	memcpy(b + SO_RANKS, &ranks, sizeof(ranks));   /* unaligned fields */
+	memcpy(b + SO_WALL, &wall_be, sizeof(wall_be));
 	memcpy(b + SO_DIGEST, g->p.digest, 32);
 	memcpy(b + SO_HOST, g->host, AIFAB_GEN_HOST_LEN - 1);
 	return gen_tx_ctl(g, p, m, false, now);
@@ -124,6 +128,8 @@ gen_start_rx(struct gen *g, uint16_t p, struct rte_mbuf *m, uint64_t now)
 	const struct rte_ether_hdr *eh;
 	struct aifab_gen_start *st = &g->start;
 	const uint8_t *b;
+	uint64_t wall_be;
+	uint32_t ranks;
 	bool same;
 
 	RTE_SET_USED(p);
@@ -139,11 +145,11 @@ gen_start_rx(struct gen *g, uint16_t p, struct rte_mbuf *m, uint64_t now)
 	st->frames_rx++;
 	if (st->state != AIFAB_GEN_WAITING)
 		return true;            /* a copy, or too late: ignored */
+	memcpy(&ranks, b + SO_RANKS, sizeof(ranks));     /* unaligned fields */
+	memcpy(&wall_be, b + SO_WALL, sizeof(wall_be));
 	same = memcmp(b + SO_DIGEST, g->p.digest, 32) == 0 &&
-		rte_be_to_cpu_32(*(const unaligned_uint32_t *)(b + SO_RANKS)) ==
-		g->p.n_ranks;
-	st->leader_wall_ns = (int64_t)rte_be_to_cpu_64(
-		*(const unaligned_uint64_t *)(b + SO_WALL));
+		rte_be_to_cpu_32(ranks) == g->p.n_ranks;
+	st->leader_wall_ns = (int64_t)rte_be_to_cpu_64(wall_be);
 	memcpy(st->leader_host, b + SO_HOST, AIFAB_GEN_HOST_LEN - 1);
 	st->leader_host[AIFAB_GEN_HOST_LEN - 1] = '\0';
 	st->leader_mac = eh->src_addr;

@@ -216,7 +216,8 @@ def finish(p, timeout=180):
         p.report = json.load(open(p.rep))
     except (OSError, ValueError) as e:
         p.report = None
-        ck.check(False, "host %s: report written" % p.host, str(e))
+        ck.check(False, "host %s: report written" % p.host,
+                 "%s (exit %s; stderr: %s)" % (e, p.returncode, err[-1500:]))
     return p
 
 
