@@ -51,6 +51,48 @@ int app_ports_setup(const struct aifab_profile *prof,
 		    uint32_t gen_mask, struct aifab_env *env, char *err,
 		    size_t errlen);
 
+/** Port @p i's in-memory cable for the virtual clock: the ring it
+ * transmits into, the ring its peer receives from, and the peer (both
+ * NULL when @p i is not wired). */
+struct rte_ring;
+void app_ports_wire(unsigned int i, struct rte_ring **tx,
+		    struct rte_ring **peer_rx, unsigned int *peer);
+
+/* vclock.c: [general] clock, and the one virtual clock. */
+#define APP_VCLOCK_HZ 1000000000ull /* `now` in nanoseconds */
+enum app_clock {
+	APP_CLOCK_REALTIME,         /**< the TSC */
+	APP_CLOCK_PCAP,             /**< the switch's pcap timestamps */
+	APP_CLOCK_WHOLE,            /**< one discrete-event loop, in memory */
+};
+/** Which clock @p p runs: clock = virtual on a profile with pcap (or
+ * NIC) ports is the switch's pcap time (sets virtual_time). */
+enum app_clock app_clock_choose(struct aifab_profile *p);
+/** After app_clock_choose(): the whole-process virtual clock runs. */
+bool app_clock_whole(const struct aifab_profile *p);
+/** One line for the console banner. */
+const char *app_clock_describe(enum app_clock c);
+struct app_vclock;
+struct aifab_stats_block;
+/** The loop and the wires of every in-memory cable (after ports). */
+struct app_vclock *app_vclock_new(const struct aifab_env *env,
+				  const struct aifab_profile *prof,
+				  char *err, size_t errlen);
+/** Poll worker @p w of @p ops/@p st, in the order of the calls. */
+void app_vclock_add(struct app_vclock *vc,
+		    const struct aifab_pipeline_ops *ops, void *st,
+		    unsigned int w, struct aifab_stats_block *blk);
+void app_vclock_set_lcore_block(struct app_vclock *vc,
+				struct aifab_stats_block *b);
+/** Jump to the next event and run it. false: nothing will ever happen. */
+bool app_vclock_step(struct app_vclock *vc);
+uint64_t app_vclock_now(const struct app_vclock *vc);
+/** Steps run and frames the wires delivered (frame-hops). */
+void app_vclock_counts(const struct app_vclock *vc, uint64_t *steps,
+		       uint64_t *hops);
+/** Frees what is still on the wires (before the ports close). */
+void app_vclock_free(struct app_vclock *vc);
+
 /* pipes.c: which pipelines, where. */
 int app_gen_port_mask(const struct aifab_profile *p, uint32_t *mask,
 		      char *err, size_t errlen);
@@ -113,6 +155,9 @@ void app_report_lcore(struct app_report *r, unsigned int lcore,
 		      uint64_t busy_cycles, uint64_t idle_cycles,
 		      uint64_t busy_polls, uint64_t idle_polls,
 		      uint64_t packets);
+/** The whole-process virtual clock's end time (ns), steps, frame-hops. */
+void app_report_vclock(struct app_report *r, uint64_t now_ns, uint64_t steps,
+		       uint64_t hops);
 /** Write the JSON report. @return 0, or -1 with errno. */
 int app_report_write_json(const struct app_report *r, const char *path,
 			  const struct aifab_profile *prof, double elapsed_s,

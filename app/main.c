@@ -69,6 +69,8 @@ struct app {
 	volatile int quit;          /* tells worker lcores to stop */
 	/* [port] the NIC's link is down (env.link_down), for the switches */
 	uint8_t link_down[AIFAB_MAX_PORTS];
+	enum app_clock clock;       /* [general] clock */
+	struct app_vclock *vc;      /* the whole-process virtual clock */
 };
 
 #define APP_LINK_POLL_MS 100 /* NIC link status read this often */
@@ -99,13 +101,18 @@ plan_poll(struct lcore_plan *pl)
 }
 
 static void
-plan_drain(const struct lcore_plan *pl)
+plan_drain_at(const struct lcore_plan *pl, uint64_t now)
 {
-	uint64_t now = rte_rdtsc();
 	unsigned int i;
 
 	for (i = 0; i < pl->n; i++)
 		pl->ops[i]->drain(pl->st[i], pl->w[i], now);
+}
+
+static void
+plan_drain(const struct lcore_plan *pl)
+{
+	plan_drain_at(pl, rte_rdtsc());
 }
 
 static int
@@ -247,6 +254,10 @@ app_start(struct app *app, char *err, size_t errlen)
 	if ((prof->gen.enabled || prof->lab.recipe != 0) &&
 	    app_gen_lcore(prof, &gen_lc, err, errlen) != 0)
 		return -1;
+	if (app->clock == APP_CLOCK_WHOLE) { /* one thread, a fixed order */
+		n = 1;
+		ids[0] = gen_lc = rte_get_main_lcore();
+	}
 	if (!sw_on && !prof->gen.enabled && prof->lab.recipe == 0) {
 		snprintf(err, errlen, "%s: [switch] enabled = 'false' and no "
 			 "[generator]: nothing to run; allowed: enable one",
@@ -257,6 +268,12 @@ app_start(struct app *app, char *err, size_t errlen)
 			    &app->env, err, errlen) != 0)
 		return -1;
 	app->env.link_down = app->link_down;
+	if (app->clock == APP_CLOCK_WHOLE) {
+		app->env.tsc_hz = APP_VCLOCK_HZ; /* every `now` is model ns */
+		app->vc = app_vclock_new(&app->env, prof, err, errlen);
+		if (app->vc == NULL)
+			return -1;
+	}
 	app_link_poll(app); /* the state the workers start from */
 	/* Departure stamps for captures: the RX timestamp field, registered
 	 * here when no port driver did. */
@@ -380,6 +397,55 @@ app_done(const struct app *app)
 	return app->n_pipes > 0;
 }
 
+/*
+ * The whole-process virtual clock: the main lcore runs every pipeline
+ * (app/vclock.c) until the input is consumed, --duration of model time
+ * passes, nothing is left to happen, or a signal.
+ */
+static enum app_end
+app_loop_virtual(struct app *app, double *elapsed)
+{
+	struct lcore_plan *mine = &app->plan[rte_get_main_lcore()];
+	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), next_tick, tick;
+	uint64_t dur_ns = (uint64_t)(app->args.duration_s * 1e9);
+	enum app_end end = APP_END_CONSUMED;
+	unsigned int i;
+
+	for (i = 0; i < mine->n; i++)
+		app_vclock_add(app->vc, mine->ops[i], mine->st[i], mine->w[i],
+			       mine->blk[i]);
+	app_vclock_set_lcore_block(app->vc, mine->lblk);
+	tick = (uint64_t)(app->args.stats_interval_s * (double)hz);
+	next_tick = start + tick;
+	while (!app_done(app)) {
+		uint64_t now;
+
+		if (!app_vclock_step(app->vc)) {
+			printf("virtual clock: nothing left to happen at %.6f ms "
+			       "of model time\n",
+			       (double)app_vclock_now(app->vc) / 1e6);
+			break;
+		}
+		if (got_signal) {
+			end = APP_END_SIGNAL;
+			break;
+		}
+		if (dur_ns > 0 && app_vclock_now(app->vc) >= dur_ns) {
+			end = APP_END_DURATION;
+			break;
+		}
+		now = rte_rdtsc();
+		if (now >= next_tick) {
+			app_stats_tick(app->stats, now);
+			next_tick = now + tick;
+		}
+	}
+	plan_drain_at(mine, app_vclock_now(app->vc));
+	*elapsed = (double)(rte_rdtsc() - start) / (double)hz;
+	app_stats_finish(app->stats, rte_rdtsc());
+	return end;
+}
+
 /* Run until the input is consumed, the duration passes or a signal. */
 static enum app_end
 app_loop(struct app *app, double *elapsed)
@@ -390,6 +456,8 @@ app_loop(struct app *app, double *elapsed)
 	uint64_t next_link = start + link_every;
 	enum app_end end;
 
+	if (app->vc != NULL)
+		return app_loop_virtual(app, elapsed);
 	tick = (uint64_t)(app->args.stats_interval_s * (double)hz);
 	next_tick = start + tick;
 	for (;;) {
@@ -473,6 +541,12 @@ app_finish(struct app *app, enum app_end end, double elapsed)
 		app_stats_lcore_load(app->stats, i, v);
 		app_report_lcore(r, i, v[0], v[1], v[2], v[3], v[4]);
 	}
+	if (app->vc != NULL) {
+		uint64_t steps, hops;
+
+		app_vclock_counts(app->vc, &steps, &hops);
+		app_report_vclock(r, app_vclock_now(app->vc), steps, hops);
+	}
 	if (app->gen != NULL) {
 		struct aifab_gen_summary gs;
 
@@ -492,6 +566,8 @@ app_finish(struct app *app, enum app_end end, double elapsed)
 	app_telemetry_stop(app->stats); /* it reads the pipelines */
 	app_capture_stop(app->cap);
 	app->cap = NULL;
+	app_vclock_free(app->vc); /* what is still on a wire */
+	app->vc = NULL;
 	/* Ports first: closing them returns what RX rings and in-memory
 	 * cables hold (the generator's mbufs among them) while every pool
 	 * still exists; then each pipeline frees what it holds and its own
@@ -539,6 +615,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "dpdk-aifab: %s\n", err);
 		return 1;
 	}
+	app.clock = app_clock_choose(&app.prof);
 	rc = rte_eal_init(app.args.eal_argc, app.args.eal_argv);
 	if (rc < 0) {
 		fprintf(stderr, "dpdk-aifab: EAL init failed: %s\n",
@@ -558,6 +635,7 @@ main(int argc, char **argv)
 		       rte_strerror(rte_errno));
 	printf("dpdk-aifab: profile %s (%s), %u lcores\n", app.prof.name,
 	       app.prof.path, rte_lcore_count());
+	printf("clock: %s\n", app_clock_describe(app.clock));
 	if (app_start(&app, err, sizeof(err)) != 0 ||
 	    app_launch(&app, err, sizeof(err)) != 0) {
 		fprintf(stderr, "dpdk-aifab: %s\n", err);
@@ -565,6 +643,7 @@ main(int argc, char **argv)
 		rte_eal_mp_wait_lcore();
 		app_telemetry_stop(app.stats);
 		app_capture_stop(app.cap);
+		app_vclock_free(app.vc);
 		app_ports_close(&app.env);
 		app_pipes_fini(&app);
 		app_stats_free(app.stats);

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The one virtual clock ([general] clock = virtual, app/vclock.c): when a
+ * switch worker next has something to do without a frame arriving. The
+ * poll itself is the real-time one (switch_poll.c), run at that instant
+ * on the app's clock in nanoseconds.
+ */
+#include "switch_priv.h"
+
+/* Half a shaper bucket at the fastest of this instance's ports: while a
+ * queue holds packets, egress runs at least this often, so the shaper
+ * never lets a wire it feeds go idle (a wire serializes what it gets). */
+static uint64_t
+sw_vclock_step(const struct sw *sw)
+{
+	const struct aifab_profile *prof = sw->env.prof;
+	uint64_t step = UINT64_MAX;
+	uint16_t p;
+
+	for (p = 0; p < sw->env.n_ports; p++) {
+		const struct aifab_port_rt *rt = &sw->env.ports[p];
+		uint64_t bucket_ns;
+
+		if (aifab_env_port_foreign(&sw->env, p) || rt->speed_mbps == 0)
+			continue;
+		bucket_ns = (uint64_t)RTE_MAX(prof->qos.shaper_burst_bytes,
+			(uint32_t)rt->mtu + 64) * 8000 * sw->n_workers /
+			rt->speed_mbps;
+		step = RTE_MIN(step, RTE_MAX(bucket_ns / 2, (uint64_t)1));
+	}
+	return step == UINT64_MAX ? 1000 : step;
+}
+
+/* Whether worker @p wk holds anything a poll must move on: queued
+ * packets, a TX buffer, a fault stage (delay lines, storms, windows), a
+ * stormed priority waiting for its restoration. */
+static bool
+sw_vclock_busy(const struct sw *sw, const struct sw_worker *wk)
+{
+	uint16_t p;
+
+	if (!sw_queues_empty(sw, wk) || wk->n_links != 0)
+		return true;
+	for (p = 0; p < sw->env.n_ports; p++)
+		if (wk->tx[p].n != 0 || wk->eg[p].stormed_seen != 0)
+			return true;
+	return false;
+}
+
+uint64_t
+sw_next_event(const void *st, unsigned int w, uint64_t now)
+{
+	const struct sw *sw = st;
+
+	if (!sw_vclock_busy(sw, &sw->w[w]))
+		return UINT64_MAX;
+	return now + sw_vclock_step(sw);
+}

@@ -1,0 +1,114 @@
+#!/usr/bin/python3
+"""[general] clock = virtual on the in-memory demo (issue 16): the whole
+process on one discrete-event clock.
+
+Judged from the reports and the --capture files: two runs of the same
+profile and seed, one of them while other processes load every CPU, give
+the same report (but for elapsed_s and the lcores' cycle counts) and the
+same capture files byte for byte; the report says which clock ran; every
+frame the wires delivered was received by a port; the collective is never
+faster than its ideal time (the links' rate) and every timed iteration of
+a clean fabric takes the same time. A realtime run says `realtime`."""
+import filecmp
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+exe = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
+                      os.environ["AIFAB_EXE"])
+fails = []
+
+
+def check(ok, what, got=""):
+    print("%s  %s%s" % ("ok  " if ok else "FAIL", what,
+                        "" if ok else ": got %s" % (got,)))
+    if not ok:
+        fails.append(what)
+
+
+def run(d, tag, extra, load=False):
+    rep = os.path.join(d, tag + ".json")
+    cap = os.path.join(d, tag)
+    burners = []
+    if load:  # keep every CPU busy while the run goes
+        burners = [subprocess.Popen([sys.executable, "-c",
+                                     "while True: pass"])
+                   for _ in range(os.cpu_count() or 2)]
+    try:
+        p = subprocess.run([exe, "--report-json", rep, "--capture", cap]
+                           + extra, capture_output=True, text=True,
+                           timeout=300, cwd=d)
+    finally:
+        for b in burners:
+            b.kill()
+            b.wait()
+    check(p.returncode == 0, "%s: exit 0" % tag,
+          (p.returncode, p.stderr[-500:]))
+    return p.stdout, json.load(open(rep)), cap
+
+
+def strip(r):
+    r = dict(r)
+    for k in ("elapsed_s", "lcores"):  # the machine's, not the model's
+        r.pop(k, None)
+    return r
+
+
+with tempfile.TemporaryDirectory() as d:
+    vset = ["--set", "general.clock=virtual"]
+    out_a, a, cap_a = run(d, "a", vset)
+    out_b, b, cap_b = run(d, "b", vset, load=True)
+    out_r, rt, _ = run(d, "rt", ["--duration", "30"])
+
+    check("clock: virtual (one discrete-event clock" in out_a,
+          "the banner says the virtual clock runs", out_a[:400])
+    check("clock: realtime (TSC)" in out_r,
+          "a realtime run's banner says realtime", out_r[:400])
+    check(a["clock"] == "virtual" and rt["clock"] == "realtime",
+          "the report's clock field", (a.get("clock"), rt.get("clock")))
+    check("virtual_clock" not in rt, "no virtual_clock object in realtime",
+          rt.get("virtual_clock"))
+    check(strip(a) == strip(b),
+          "same report twice, the second run under CPU load",
+          [k for k in strip(a) if strip(a).get(k) != strip(b).get(k)])
+    names = sorted(os.listdir(cap_a))
+    check(names and names == sorted(os.listdir(cap_b)),
+          "both runs captured the same ports", names)
+    same = [n for n in names
+            if filecmp.cmp(os.path.join(cap_a, n), os.path.join(cap_b, n),
+                           shallow=False)]
+    check(same == names, "every capture file identical byte for byte",
+          sorted(set(names) - set(same)))
+
+    vc = a.get("virtual_clock", {})
+    rx = sum(p["rx_packets"] for p in a["ports"].values())
+    check(vc.get("frame_hops") == rx and rx > 0,
+          "frame-hops the wires delivered = frames the ports received",
+          (vc.get("frame_hops"), rx))
+    check(a["end"] == "input_consumed", "the collective completed",
+          a["end"])
+    g = a["generator"]
+    c = g["collective"]
+    ideal = g["ideal_us"]
+    its = [i["time_us"] for i in g["per_iteration"]]
+    check(c["iterations"] == 5 and len(its) == 5, "5 timed iterations",
+          its)
+    check(min(its) >= ideal, "no iteration beats the links' ideal time",
+          (its, ideal))
+    check(max(its) == min(its),
+          "a clean fabric: every timed iteration takes the same time", its)
+    check(vc.get("model_time_ns", 0) >= 6 * ideal * 1e3,
+          "model time covers warm-up + 5 iterations at >= ideal",
+          (vc.get("model_time_ns"), ideal))
+    drops = {p: {k: v for k, v in q["drops"].items() if v}
+             for p, q in a["ports"].items()}
+    check(not any(drops.values()), "no frame dropped on any port", drops)
+    check(a["mempool_in_use_at_exit"] == 0, "every mbuf returned",
+          a["mempool_in_use_at_exit"])
+    print("virtual: %.1f us per iteration, ideal %.1f us (x%.4f); "
+          "%d frame-hops" % (its[0], ideal, its[0] / ideal, rx))
+
+print("test_vclock: %d failed" % len(fails))
+sys.exit(1 if fails else 0)
