@@ -16,16 +16,14 @@ import subprocess
 import sys
 import tempfile
 
-exe = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
-                      os.environ["AIFAB_EXE"])
-fails = []
+import lib_aifab
+
+exe = os.path.abspath(lib_aifab.exe_path())
+ck = lib_aifab.Checks("test_vclock")
 
 
 def check(ok, what, got=""):
-    print("%s  %s%s" % ("ok  " if ok else "FAIL", what,
-                        "" if ok else ": got %s" % (got,)))
-    if not ok:
-        fails.append(what)
+    ck.check(ok, what, "" if ok else "got %r" % (got,))
 
 
 def run(d, tag, extra, load=False):
@@ -110,5 +108,4 @@ with tempfile.TemporaryDirectory() as d:
     print("virtual: %.1f us per iteration, ideal %.1f us (x%.4f); "
           "%d frame-hops" % (its[0], ideal, its[0] / ideal, rx))
 
-print("test_vclock: %d failed" % len(fails))
-sys.exit(1 if fails else 0)
+ck.finish()
