@@ -74,6 +74,17 @@ bool app_clock_whole(const struct aifab_profile *p);
 const char *app_clock_describe(enum app_clock c);
 struct app_vclock;
 struct aifab_stats_block;
+/** A port's transmitter on the virtual clock: busy one frame after
+ * another at its speed. */
+struct app_serial {
+	uint32_t mbps;
+	uint32_t frac;              /**< and this many 1/mbps of a ns */
+	uint64_t free_ns;           /**< busy until */
+};
+/** A frame of @p len bytes handed over at @p t: when its serialization
+ * starts (max(t, free); exact, the fraction of a ns carried; an idle
+ * transmitter starts on a whole ns). free_ns is then its end. */
+uint64_t app_serial_start(struct app_serial *s, uint64_t t, uint32_t len);
 /** The loop and the wires of every in-memory cable (after ports). */
 struct app_vclock *app_vclock_new(const struct aifab_env *env,
 				  const struct aifab_profile *prof,
@@ -175,6 +186,10 @@ struct app_capture *app_capture_start(const struct aifab_env *env,
 				      size_t errlen);
 /** Stop and close the captures (after workers stopped). NULL is fine. */
 void app_capture_stop(struct app_capture *cap);
+/** The whole-process virtual clock runs: stamp each frame with the
+ * instant its serialization starts on its port (as the wire does). */
+void app_capture_set_vclock(struct app_capture *cap,
+			    const struct app_vclock *vc);
 
 /* export.c: live statistics (console, files, telemetry, HTML report). */
 #define APP_MAX_PIPES (AIFAB_MAX_SWITCHES + 2)

@@ -325,6 +325,7 @@ app_start(struct app *app, char *err, size_t errlen)
 					     err, errlen);
 		if (app->cap == NULL)
 			return -1;
+		app_capture_set_vclock(app->cap, app->vc);
 	}
 	return 0;
 }

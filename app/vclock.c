@@ -43,10 +43,8 @@ struct vc_frame {
  * ring. */
 struct vc_wire {
 	struct rte_ring *tx, *rx;
-	uint32_t mbps;
+	struct app_serial ser;      /* the sender's transmitter */
 	uint64_t prop_ns;
-	uint64_t free_ns;           /* the wire is busy until */
-	uint32_t frac;              /* and this many 1/mbps of a ns */
 	uint32_t head, tail;        /* fifo[head & mask] .. tail */
 	unsigned int rx_delivered;  /* RX ring count after delivery */
 	struct vc_frame fifo[VC_FIFO];
@@ -143,11 +141,11 @@ app_vclock_new(const struct aifab_env *env, const struct aifab_profile *prof,
 			goto nomem;
 		wi->tx = tx;
 		wi->rx = rx;
-		wi->mbps = RTE_MAX(env->ports[i].speed_mbps, 1u);
+		wi->ser.mbps = RTE_MAX(env->ports[i].speed_mbps, 1u);
 		wi->prop_ns = (uint64_t)VC_NS_PER_M *
 			RTE_MAX(prof->ports[i].cable_m, prof->ports[peer].cable_m);
 		vc->wire[vc->n_wires++] = wi;
-		fastest = RTE_MAX(fastest, wi->mbps);
+		fastest = RTE_MAX(fastest, wi->ser.mbps);
 	}
 	/* A 1 KB frame at the fastest port. */
 	vc->fallback_ns = fastest ? RTE_MAX(8192000ull / fastest, 1ull) : 1000;
@@ -179,23 +177,31 @@ app_vclock_set_lcore_block(struct app_vclock *vc, struct aifab_stats_block *b)
 	vc->lblk = b;
 }
 
+uint64_t
+app_serial_start(struct app_serial *s, uint64_t t, uint32_t len)
+{
+	uint64_t bits_k = ((uint64_t)len + VC_WIRE_EXTRA) * 8000, start;
+
+	if (t > s->free_ns) {
+		s->free_ns = t;
+		s->frac = 0;        /* an idle transmitter starts on a whole ns */
+	}
+	start = s->free_ns;
+	s->free_ns += bits_k / s->mbps;
+	s->frac += (uint32_t)(bits_k % s->mbps);
+	if (s->frac >= s->mbps) {
+		s->frac -= s->mbps;
+		s->free_ns++;
+	}
+	return start;
+}
+
 /* Serialization of @p len bytes on @p wi, from @p t: the arrival. */
 static uint64_t
 wire_send(struct vc_wire *wi, uint64_t t, uint32_t len)
 {
-	uint64_t bits_k = ((uint64_t)len + VC_WIRE_EXTRA) * 8000;
-
-	if (t > wi->free_ns) {
-		wi->free_ns = t;
-		wi->frac = 0;       /* an idle wire starts on a whole ns */
-	}
-	wi->free_ns += bits_k / wi->mbps;
-	wi->frac += (uint32_t)(bits_k % wi->mbps);
-	if (wi->frac >= wi->mbps) {
-		wi->frac -= wi->mbps;
-		wi->free_ns++;
-	}
-	return wi->free_ns + wi->prop_ns;
+	app_serial_start(&wi->ser, t, len);
+	return wi->ser.free_ns + wi->prop_ns;
 }
 
 /* What the sender transmitted during this step's polls goes on the wire. */

@@ -8,7 +8,8 @@ the same report (but for elapsed_s and the lcores' cycle counts) and the
 same capture files byte for byte; the report says which clock ran; every
 frame the wires delivered was received by a port; the collective is never
 faster than its ideal time (the links' rate) and every timed iteration of
-a clean fabric takes the same time. A realtime run says `realtime`."""
+a clean fabric takes the same time; departures in the captures are spaced
+by at least the wire time of the frame before (serialization starts). A realtime run says `realtime`."""
 import filecmp
 import json
 import os
@@ -79,6 +80,27 @@ with tempfile.TemporaryDirectory() as d:
                            shallow=False)]
     check(same == names, "every capture file identical byte for byte",
           sorted(set(names) - set(same)))
+
+    # Departure stamps: the instant each frame's serialization starts on
+    # its port (100G in the demo): never before the previous frame has
+    # left, and back to back (the wire time exactly, within the ns the
+    # carried fraction adds) while a port is busy.
+    short, b2b, frames = [], 0, 0
+    for n in names:
+        pk = lib_aifab.read_pcap_ns(os.path.join(cap_a, n)) or []
+        frames += len(pk)
+        for (t0, f0), (t1, _) in zip(pk, pk[1:]):
+            wire = (len(f0) + 24) * 8000 // 100000
+            if t1 - t0 < wire:
+                short.append((n, t0, t1, len(f0)))
+            elif t1 - t0 <= wire + 1:
+                b2b += 1
+    check(frames > 0 and not short,
+          "no departure before the previous frame's serialization ended",
+          short[:3])
+    check(b2b > frames // 2,
+          "most departures back to back at line rate (a bandwidth-bound "
+          "ring)", (b2b, frames))
 
     vc = a.get("virtual_clock", {})
     rx = sum(p["rx_packets"] for p in a["ports"].values())
