@@ -32,6 +32,7 @@ struct app_args {
 	const char *stats_jsonl;    /**< --stats-jsonl: one object per interval */
 	const char *report_html;    /**< --report-html: charts, one page */
 	double stats_interval_s;    /**< console/file interval (default 1) */
+	bool stats_interval_given;  /**< --stats-interval was given */
 	/** ethdev names whose RX is a pcap file: the run can end by itself */
 	unsigned int n_finite;
 	char finite[AIFAB_MAX_PORTS * 4][64];
@@ -208,6 +209,9 @@ void app_stats_set_lab(struct app_stats *s, const void *lab);
  * snapshot, files opened. */
 int app_stats_start(struct app_stats *s, const unsigned int *lcores,
 		    unsigned int n, char *err, size_t errlen);
+/** Before app_stats_start(): intervals count model time (the whole-
+ * process virtual clock; `now` in ns from 0). */
+void app_stats_model_time(struct app_stats *s);
 /** Lcore @p lcore's block of the lcores set (its owner writes it). */
 struct aifab_stats_block *app_stats_lcore_block(struct app_stats *s,
 						unsigned int lcore);

@@ -18,6 +18,7 @@
 #include <rte_mbuf_dyn.h>
 #include <rte_pdump.h>
 
+#include "aifab_collective.h"
 #include "aifab_eal.h"
 #include "aifab_stats.h"
 #include "app.h"
@@ -74,6 +75,7 @@ struct app {
 };
 
 #define APP_LINK_POLL_MS 100 /* NIC link status read this often */
+#define APP_VCLOCK_SAMPLES 200 /* default stats samples on the virtual clock */
 
 static volatile sig_atomic_t got_signal;
 
@@ -348,6 +350,8 @@ app_launch(struct app *app, char *err, size_t errlen)
 			return -1;
 	app_stats_set_gen(app->stats, app->gen);
 	app_stats_set_lab(app->stats, app->lab);
+	if (app->vc != NULL)
+		app_stats_model_time(app->stats);
 	for (i = 0; i < RTE_MAX_LCORE; i++)
 		if (app->plan[i].n > 0)
 			lcores[n++] = i;
@@ -399,6 +403,36 @@ app_done(const struct app *app)
 }
 
 /*
+ * Stats interval on the virtual clock (ns of model time): --stats-interval
+ * if given, else about APP_VCLOCK_SAMPLES over the generator's iterations
+ * at their ideal time (payload at the slowest generator port's rate;
+ * 1 ms of model time without a generator).
+ */
+static uint64_t
+app_vclock_interval(const struct app *app)
+{
+	const struct aifab_gen_profile *g = &app->prof.gen;
+	uint32_t mbps = 0;
+	double total_ns;
+	unsigned int p;
+
+	if (app->args.stats_interval_given)
+		return RTE_MAX((uint64_t)(app->args.stats_interval_s * 1e9),
+			       (uint64_t)1);
+	for (p = 0; p < app->env.n_ports; p++)
+		if (app->env.ports[p].gen_owned &&
+		    (mbps == 0 || app->env.ports[p].speed_mbps < mbps))
+			mbps = app->env.ports[p].speed_mbps;
+	if (app->gen == NULL || mbps == 0)
+		return 1000000;
+	total_ns = (double)g->size_bytes * 8e3 / mbps * (g->warmup + g->iterations) *
+		aifab_coll_busbw_factor(aifab_coll_type_op(
+			(enum aifab_coll_type)g->collective), g->ranks);
+	return RTE_MAX((uint64_t)(total_ns / APP_VCLOCK_SAMPLES),
+		       (uint64_t)1000);
+}
+
+/*
  * The whole-process virtual clock: the main lcore runs every pipeline
  * (app/vclock.c) until the input is consumed, --duration of model time
  * passes, nothing is left to happen, or a signal.
@@ -416,8 +450,8 @@ app_loop_virtual(struct app *app, double *elapsed)
 		app_vclock_add(app->vc, mine->ops[i], mine->st[i], mine->w[i],
 			       mine->blk[i]);
 	app_vclock_set_lcore_block(app->vc, mine->lblk);
-	tick = (uint64_t)(app->args.stats_interval_s * (double)hz);
-	next_tick = start + tick;
+	tick = app_vclock_interval(app);
+	next_tick = tick;
 	while (!app_done(app)) {
 		uint64_t now;
 
@@ -435,7 +469,7 @@ app_loop_virtual(struct app *app, double *elapsed)
 			end = APP_END_DURATION;
 			break;
 		}
-		now = rte_rdtsc();
+		now = app_vclock_now(app->vc);
 		if (now >= next_tick) {
 			app_stats_tick(app->stats, now);
 			next_tick = now + tick;
@@ -443,7 +477,7 @@ app_loop_virtual(struct app *app, double *elapsed)
 	}
 	plan_drain_at(mine, app_vclock_now(app->vc));
 	*elapsed = (double)(rte_rdtsc() - start) / (double)hz;
-	app_stats_finish(app->stats, rte_rdtsc());
+	app_stats_finish(app->stats, app_vclock_now(app->vc) + 1);
 	return end;
 }
 
@@ -617,6 +651,13 @@ main(int argc, char **argv)
 		return 1;
 	}
 	app.clock = app_clock_choose(&app.prof);
+	if (app.args.stats_interval_s < 0.05 && app.clock != APP_CLOCK_WHOLE) {
+		fprintf(stderr, "dpdk-aifab: --stats-interval %g s: below 0.05 s "
+			"only on the whole-process virtual clock; allowed: 0.05 "
+			"to 3600 s, or [general] clock = virtual on in-memory "
+			"wires\n", app.args.stats_interval_s);
+		return 1;
+	}
 	rc = rte_eal_init(app.args.eal_argc, app.args.eal_argv);
 	if (rc < 0) {
 		fprintf(stderr, "dpdk-aifab: EAL init failed: %s\n",

@@ -60,6 +60,13 @@ with tempfile.TemporaryDirectory() as d:
     out_a, a, cap_a = run(d, "a", vset)
     out_b, b, cap_b = run(d, "b", vset, load=True)
     out_r, rt, _ = run(d, "rt", ["--duration", "30"])
+    jl = os.path.join(d, "s.jsonl")
+    _, sj, _ = run(d, "s", vset + ["--stats-jsonl", jl, "--quiet"])
+    _, s20, _ = run(d, "s20", vset + ["--stats-jsonl", jl + "20",
+                                      "--stats-interval", "20us",
+                                      "--quiet"])
+    bad = subprocess.run([exe, "--stats-interval", "20us"],
+                         capture_output=True, text=True, timeout=60, cwd=d)
 
     check("clock: virtual (one discrete-event clock" in out_a,
           "the banner says the virtual clock runs", out_a[:400])
@@ -101,6 +108,33 @@ with tempfile.TemporaryDirectory() as d:
     check(b2b > frames // 2,
           "most departures back to back at line rate (a bandwidth-bound "
           "ring)", (b2b, frames))
+
+    # Live statistics in model time: --stats-interval 20us gives one line
+    # per 20 us of the model (and the final one); the default about 200.
+    lines = [json.loads(x) for x in open(jl)]
+    l20 = [json.loads(x) for x in open(jl + "20")]
+    end_s = s20["virtual_clock"]["model_time_ns"] / 1e9
+    check(abs(len(l20) - (end_s / 20e-6 + 1)) <= 2,
+          "--stats-interval 20us: one JSON line per 20 us of model time",
+          (len(l20), end_s))
+    ts = [x["t"] for x in l20]
+    check(ts == sorted(ts) and abs(ts[-1] - end_s) < 2e-6 and
+          abs(ts[0] - 20e-6) < 1e-6,
+          "their t is model seconds, 20 us apart, up to the end",
+          (ts[:3], ts[-1], end_s))
+    check(150 <= len(lines) <= 260, "by default about 200 samples",
+          len(lines))
+    tx = [sum(x["sw"]["counters"]["tx_pkts"].values()) for x in lines]
+    moving = sum(1 for u, v in zip(tx, tx[1:]) if v > u)
+    check(moving >= len(tx) * 3 // 4, "the switch's tx_pkts grows from "
+          "sample to sample (the charts show the run)", (moving, len(tx)))
+    check(strip(sj) == strip(a), "sampling does not change the model "
+          "(the same report with and without --stats-jsonl)",
+          [k for k in strip(a) if strip(a).get(k) != strip(sj).get(k)])
+    check(bad.returncode != 0 and "below 0.05 s only on the whole-process "
+          "virtual clock" in bad.stderr,
+          "realtime refuses --stats-interval 20us, saying why",
+          bad.stderr[-300:])
 
     vc = a.get("virtual_clock", {})
     rx = sum(p["rx_packets"] for p in a["ports"].values())
