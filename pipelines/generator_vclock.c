@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The one virtual clock ([general] clock = virtual, app/vclock.c): when
- * the generator next has something to do without a frame arriving. Its
+ * the generator next has something to do without a frame arriving (a
+ * paced send, the next step or iteration, a retransmit timeout). Its
  * poll is the usual one, run at that instant with `now` in nanoseconds
  * (env tsc_hz = 10^9, so pacing, gaps, RTO and DCQCN timers read it).
  */
@@ -24,6 +25,39 @@ gen_vclock_step(const struct gen *g)
 	return RTE_MAX((uint64_t)((double)bits_k / mbps), (uint64_t)1);
 }
 
+/*
+ * Closed loop: when rank @p rk next sends or times out by itself. A QP
+ * with something to send goes when its rank has tokens again and its
+ * DCQCN pace allows (not before the next step); a QP waiting for ACKs
+ * wakes at its retransmit timeout. Everything else waits for a frame.
+ */
+static uint64_t
+gen_vclock_cl_rank(const struct gen *g, const struct gen_rank *rk,
+		   uint64_t now, uint64_t step)
+{
+	uint64_t t = UINT64_MAX, ready = now + step;
+	uint32_t i;
+
+	if (rk->rate_fp != 0 && rk->tokens <= 0)
+		ready = RTE_MAX(ready, rk->last_tsc +
+				(uint64_t)(-rk->tokens) / rk->rate_fp + 1);
+	for (i = 0; i < rk->n_act; i++) {
+		const struct gen_conn *cn = &g->conns[rk->act[i]];
+
+		if (cn->has_pend || aifab_rc_req_can_send(cn->req)) {
+			uint64_t e = ready;
+
+			if (g->p.dcqcn && cn->pace_t > (double)e)
+				e = (uint64_t)cn->pace_t + 1;
+			t = RTE_MIN(t, e);
+		}
+		if (cn->req->timer_on)
+			t = RTE_MIN(t, RTE_MAX(cn->req->timer_start +
+					       cn->req->timeout_tsc, now + 1));
+	}
+	return t;
+}
+
 uint64_t
 gen_next_event(const void *st, unsigned int w, uint64_t now)
 {
@@ -42,8 +76,11 @@ gen_next_event(const void *st, unsigned int w, uint64_t now)
 	for (r = 0; r < g->p.n_ranks; r++) {
 		const struct gen_rank *rk = &g->ranks[r];
 
-		if (rk->state == RANK_SEND)
+		if (rk->state == RANK_SEND && !g->p.closed_loop)
 			return now + gen_vclock_step(g);
+		if (rk->state == RANK_SEND)
+			next = RTE_MIN(next, gen_vclock_cl_rank(g, rk, now,
+							gen_vclock_step(g)));
 		if (rk->state == RANK_WAIT)
 			next = RTE_MIN(next, RTE_MAX(rk->next_start, now + 1));
 	}

@@ -32,14 +32,13 @@ sw_vclock_step(const struct sw *sw)
 }
 
 /* Whether worker @p wk holds anything a poll must move on: queued
- * packets, a TX buffer, a fault stage (delay lines, storms, windows), a
- * stormed priority waiting for its restoration. */
+ * packets, a TX buffer, a stormed priority waiting for its restoration. */
 static bool
 sw_vclock_busy(const struct sw *sw, const struct sw_worker *wk)
 {
 	uint16_t p;
 
-	if (!sw_queues_empty(sw, wk) || wk->n_links != 0)
+	if (!sw_queues_empty(sw, wk))
 		return true;
 	for (p = 0; p < sw->env.n_ports; p++)
 		if (wk->tx[p].n != 0 || wk->eg[p].stormed_seen != 0)
@@ -47,12 +46,55 @@ sw_vclock_busy(const struct sw *sw, const struct sw_worker *wk)
 	return false;
 }
 
+/* Earliest of @p t and the stage time @p rel (ns from its origin), if
+ * still to come. */
+static uint64_t
+sw_vclock_at(const struct aifab_link *l, uint64_t rel, uint64_t now,
+	     uint64_t t)
+{
+	uint64_t at = l->origin + rel;
+
+	return at > now ? RTE_MIN(t, at) : t;
+}
+
+/* When fault stage @p l next acts by itself: its delay line's next
+ * frame leaves, a storm XOFF is due, a link-down window opens or closes.
+ * A stage not started yet (its clock starts at its first use) is polled
+ * each @p step. */
+static uint64_t
+sw_vclock_link(const struct aifab_link *l, uint64_t now, uint64_t step)
+{
+	uint64_t t = UINT64_MAX;
+
+	if (!l->started)
+		return now + step;
+	if (l->head != l->tail)
+		t = RTE_MAX(l->origin + l->ring[l->head & l->mask].t, now + 1);
+	if (l->p.storm_prio != 0 && (l->p.storm_for_ns == 0 ||
+	    l->origin + l->p.storm_at_ns + l->p.storm_for_ns > now))
+		t = RTE_MIN(t, RTE_MAX(l->origin + l->storm_next, now + 1));
+	if (l->p.down_for_ns != 0) {
+		t = sw_vclock_at(l, l->p.down_at_ns, now, t);
+		t = sw_vclock_at(l, l->p.down_at_ns + l->p.down_for_ns, now, t);
+	}
+	return t;
+}
+
 uint64_t
 sw_next_event(const void *st, unsigned int w, uint64_t now)
 {
 	const struct sw *sw = st;
+	const struct sw_worker *wk = &sw->w[w];
+	uint64_t step = sw_vclock_step(sw), t = UINT64_MAX;
+	uint16_t p;
+	unsigned int d;
 
-	if (!sw_vclock_busy(sw, &sw->w[w]))
-		return UINT64_MAX;
-	return now + sw_vclock_step(sw);
+	if (sw_vclock_busy(sw, wk))
+		t = now + step;
+	for (p = 0; wk->n_links != 0 && p < sw->env.n_ports; p++)
+		for (d = 0; d < 2; d++)
+			if (wk->link[p][d] != NULL)
+				t = RTE_MIN(t, sw_vclock_link(wk->link[p][d],
+							      now, step));
+	return t;
 }

@@ -164,4 +164,25 @@ with tempfile.TemporaryDirectory() as d:
     print("virtual: %.1f us per iteration, ideal %.1f us (x%.4f); "
           "%d frame-hops" % (its[0], ideal, its[0] / ideal, rx))
 
+# A closed form on the scenarios' fabric (0.5 Gb/s, 128 KiB ring
+# AllReduce): a 500 us delay line on every leaf egress costs each of the
+# 2(N-1) ring steps one delay, and the last step's ACKs one more, so every
+# iteration takes exactly the clean one + (2(N-1) + 1) x 500 us.
+scen = os.path.join(lib_aifab.source_root(), "profiles", "scenarios")
+with tempfile.TemporaryDirectory() as d:
+    vset = ["--set", "general.clock=virtual"]
+    _, clean, _ = run(d, "clean", vset + ["--profile",
+                                          os.path.join(scen, "clean.ini")])
+    _, lat, _ = run(d, "latency", vset + ["--profile",
+                                          os.path.join(scen, "latency.ini")])
+    n = clean["generator"]["collective"]["ranks"]
+    tc = [i["time_us"] for i in clean["generator"]["per_iteration"]]
+    tl = [i["time_us"] for i in lat["generator"]["per_iteration"]]
+    want = tc[0] + (2 * (n - 1) + 1) * 500
+    check(len(set(tc)) == 1 and tc[0] >= clean["generator"]["ideal_us"],
+          "clean: every iteration the same, not below the ideal", tc[:3])
+    check(tl and all(abs(t - want) < 0.002 for t in tl),
+          "latency: every iteration = clean + (2(N-1) + 1) x 500 us",
+          (tl[:3], want))
+
 ck.finish()
