@@ -28,9 +28,15 @@ enum {
 	OPT_REPORT_HTML,
 	OPT_STATS_INTERVAL,
 	OPT_PROFILE_DOC,
+	OPT_LIST_PROFILES,
 	OPT_LAB,
 	OPT_HELP,
 	OPT_VERSION,
+	/* several servers (app/multihost.c) */
+	OPT_HOST,
+	OPT_START_AT,
+	OPT_LEADER,
+	OPT_START_TIMEOUT,
 };
 
 static const struct option app_opts[] = {
@@ -45,9 +51,14 @@ static const struct option app_opts[] = {
 	{ "report-html", required_argument, NULL, OPT_REPORT_HTML },
 	{ "stats-interval", required_argument, NULL, OPT_STATS_INTERVAL },
 	{ "profile-doc", no_argument, NULL, OPT_PROFILE_DOC },
+	{ "list-profiles", no_argument, NULL, OPT_LIST_PROFILES },
 	{ "lab", required_argument, NULL, OPT_LAB },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "host", required_argument, NULL, OPT_HOST },
+	{ "start-at", required_argument, NULL, OPT_START_AT },
+	{ "leader", no_argument, NULL, OPT_LEADER },
+	{ "start-timeout", required_argument, NULL, OPT_START_TIMEOUT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -61,7 +72,9 @@ app_usage(FILE *f, const char *prog)
 "A software RoCEv2 AI-fabric leaf switch on DPDK.\n"
 "\n"
 "Options:\n"
-"  --profile FILE         INI profile (default: the embedded demo profile)\n"
+"  --profile FILE|NAME    INI profile: a file, or a shipped profile by name\n"
+"                         (demo, scenarios/loss ...; see --list-profiles);\n"
+"                         default: the embedded demo profile\n"
 "  --set SECTION.KEY=VAL  override one profile key; repeatable, applied in order\n"
 "                         (e.g. --set port.p0.speed_gbps=25)\n"
 "  --duration SECONDS     stop after this long (default: when every pcap input\n"
@@ -84,6 +97,21 @@ app_usage(FILE *f, const char *prog)
 "  --quiet                no live console (a table on a terminal, else one\n"
 "                         line per interval)\n"
 "  --profile-doc          print the reference of every profile key (Markdown)\n"
+"  --list-profiles        list the shipped profiles by name, with the first\n"
+"                         comment line of each\n"
+"  --host NAME            one collective over several servers (docs/lab.md):\n"
+"                         this host emulates the rank_table's host=NAME ranks\n"
+"                         (= --set general.host=NAME)\n"
+"  --start-at TIME        begin iteration 0 at TIME (ISO 8601, e.g.\n"
+"                         2025-06-01T12:00:00Z, or +SECONDS from now; the\n"
+"                         system clock, disciplined by PTP); ports idle until\n"
+"                         then\n"
+"  --leader               send a start frame to every other host's ranks when\n"
+"                         starting; hosts without --leader or --start-at wait\n"
+"                         for it\n"
+"  --start-timeout SECS   give up when no start frame came, or some host sent\n"
+"                         nothing, this long after start-up / the start\n"
+"                         (default 30)\n"
 "  --help                 this text\n"
 "  --version              print the version\n"
 "\n"
@@ -99,7 +127,7 @@ app_usage(FILE *f, const char *prog)
 "[port.*] sections by `device` or in order. net_pcap vdevs with rx_pcap=\n"
 "end the run by themselves once every input is consumed, e.g.:\n"
 "  %s --vdev net_pcap0,rx_pcap=in0.pcap,tx_pcap=out0.pcap ... -- \\\n"
-"      --profile profiles/pcap-leaf.ini --report-json report.json\n"
+"      --profile pcap-leaf --report-json report.json\n"
 "\n"
 "While it runs: `dpdk-telemetry.py -f <file-prefix>` answers /aifab/ports,\n"
 "/aifab/tc, /aifab/pfc, /aifab/ecmp, /aifab/generator, /aifab/lcores and\n"
@@ -254,6 +282,43 @@ parse_interval(const char *arg, double *out)
 	return -1;
 }
 
+/* ---- several servers: --host, --start-at, --leader, --start-timeout ---- */
+
+static int
+parse_multihost(int c, const char *arg, struct app_args *a)
+{
+	char *end;
+
+	switch (c) {
+	case OPT_HOST:  /* the same as --set general.host=NAME, in order */
+		if (a->n_sets >= APP_MAX_SETS) {
+			fprintf(stderr, "dpdk-aifab: more than %d --set\n",
+				APP_MAX_SETS);
+			return -1;
+		}
+		snprintf(a->host_set, sizeof(a->host_set), "general.host=%s",
+			 arg);
+		a->sets[a->n_sets++] = a->host_set;
+		return 0;
+	case OPT_START_AT:
+		a->has_start_at = true;
+		return app_mh_parse_time(arg, app_mh_wall_ns(), &a->start_at_ns);
+	case OPT_LEADER:
+		a->leader = true;
+		return 0;
+	default:
+		a->start_timeout_s = strtod(arg, &end);
+		if (*arg == '\0' || *end != '\0' ||
+		    !(a->start_timeout_s >= 0.1 &&
+		      a->start_timeout_s <= 86400)) {
+			fprintf(stderr, "dpdk-aifab: --start-timeout '%s': "
+				"expected seconds from 0.1 to 86400\n", arg);
+			return -1;
+		}
+		return 0;
+	}
+}
+
 static int
 parse_app(int argc, char **argv, struct app_args *a, const char *prog)
 {
@@ -325,9 +390,18 @@ parse_app(int argc, char **argv, struct app_args *a, const char *prog)
 			}
 			a->stats_interval_given = true;
 			break;
+		case OPT_HOST:
+		case OPT_START_AT:
+		case OPT_LEADER:
+		case OPT_START_TIMEOUT:
+			if (parse_multihost(c, optarg, a) != 0)
+				return -1;
+			break;
 		case OPT_PROFILE_DOC:
 			aifab_profile_write_doc(stdout);
 			return 1;
+		case OPT_LIST_PROFILES:
+			return app_profiles_list(stdout) == 0 ? 1 : -1;
 		case OPT_HELP:
 			app_usage(stdout, prog);
 			return 1;
@@ -349,6 +423,18 @@ parse_app(int argc, char **argv, struct app_args *a, const char *prog)
 	/* The embedded demo writes its report where it runs, unasked. */
 	if (a->profile == NULL && a->report_json == NULL)
 		a->report_json = APP_DEMO_REPORT;
+	/* A file, or a shipped profile by name (profiles.c). */
+	if (a->profile != NULL) {
+		char err[APP_ERR_LEN];
+
+		if (app_profile_find(a->profile, a->profile_path,
+				     sizeof(a->profile_path), err,
+				     sizeof(err)) != 0) {
+			fprintf(stderr, "dpdk-aifab: %s\n", err);
+			return -1;
+		}
+		a->profile = a->profile_path;
+	}
 	return 0;
 }
 
@@ -359,6 +445,7 @@ app_args_parse(int argc, char **argv, struct app_args *a)
 
 	memset(a, 0, sizeof(*a));
 	a->stats_interval_s = 1;
+	a->start_timeout_s = APP_MH_START_TIMEOUT_S;
 	for (i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--") == 0) {
 			sep = i;

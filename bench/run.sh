@@ -17,8 +17,8 @@
 #   -w  where pcaps, logs and reports go (default /tmp/aifab-bench; pcaps
 #       are kept and reused while gen_flows.py is unchanged)
 #
-# Environment: AIFAB (default build/app/dpdk-aifab, built with meson/ninja if
-# missing), TESTPMD (default dpdk-testpmd), FLOW_CAP_4K (default 32768: 4 KB
+# Environment: AIFAB (default build/app/dpdk-aifab, the release build of
+# tools/setup.sh build, made if missing), TESTPMD (default dpdk-testpmd), FLOW_CAP_4K (default 32768: 4 KB
 # cases replay at most this many flows, see README.md).
 set -euo pipefail
 
@@ -36,15 +36,9 @@ WORK=/tmp/aifab-bench
 LCORES=0,1          # main + one forwarding/worker core, for both tools
 AIFAB_MAX_MBUFS=1048576
 
-while getopts "d:r:c:w:h" o; do
-	case $o in
-	d) DUR=$OPTARG ;;
-	r) REPS=$OPTARG ;;
-	c) CASES=$OPTARG ;;
-	w) WORK=$OPTARG ;;
-	*) sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
-	esac
-done
+# shellcheck source=bench/common.sh
+. "$BENCH/common.sh"
+bench_options "d:DUR r:REPS c:CASES w:WORK" 22 "$@"
 
 mkdir -p "$WORK"
 TP_PID=
@@ -58,8 +52,7 @@ trap cleanup EXIT
 
 if [ ! -x "$AIFAB" ]; then
 	echo "bench: building $AIFAB" >&2
-	(cd "$ROOT" && { [ -d build ] || meson setup build >/dev/null; } &&
-	 ninja -C build app/dpdk-aifab >/dev/null)
+	"$ROOT/tools/setup.sh" build
 fi
 command -v "$TESTPMD" >/dev/null || { echo "bench: no $TESTPMD" >&2; exit 1; }
 
@@ -114,53 +107,13 @@ run_aifab() {	# tag pcap n_mbufs data mem
 	EOF
 }
 
-# One testpmd run: forward for DUR seconds from "Press enter to exit" on,
-# then a newline on stdin stops it and it prints its forward statistics.
-# stdout is line-buffered (stdbuf) so that line shows up when it is printed.
+# One testpmd macswap run on the same vdevs (common.sh).
 run_testpmd() {	# tag pcap n_mbufs data mem
 	local tag=$1 pcap=$2 n=$3 data=$4 mem=$5
-	local out=$WORK/$tag.testpmd fifo=$WORK/$tag.stdin t=0
-	rm -f "$fifo"; mkfifo "$fifo"
 	# shellcheck disable=SC2046
-	stdbuf -oL -eL "$TESTPMD" -l $LCORES --no-huge -m "$mem" --no-pci \
-		--file-prefix "aifab-bench-$$-t" $(vdevs "$pcap") -- \
+	testpmd_run "$tag" "$mem" 4500 $(vdevs "$pcap") -- \
 		--forward-mode=macswap --record-core-cycles --no-flush-rx \
-		--total-num-mbufs="$n" --mbuf-size="$data" --max-pkt-len=9000 \
-		<"$fifo" >"$out.log" 2>&1 &
-	TP_PID=$!
-	exec 3>"$fifo"
-	until grep -q "Press enter to exit" "$out.log"; do
-		if ! kill -0 "$TP_PID" 2>/dev/null || [ $t -ge 4500 ]; then
-			exec 3>&-; wait "$TP_PID" 2>/dev/null || true
-			TP_PID=; rm -f "$fifo"
-			rm -rf "/var/run/dpdk/aifab-bench-$$-t" 2>/dev/null || true
-			echo fail; return
-		fi
-		sleep 0.02; t=$((t + 1))
-	done
-	sleep "$DUR"
-	echo >&3; exec 3>&-
-	wait "$TP_PID" || true
-	TP_PID=; rm -f "$fifo"
-	rm -rf "/var/run/dpdk/aifab-bench-$$-t" 2>/dev/null || true
-	"$PY" - "$out.log" "$DUR" <<-'EOF'
-	import re, sys
-	s = open(sys.argv[1], errors="replace").read()
-	m = re.search(r"CPU cycles/packet=([\d.]+) \(total cycles=(\d+) / "
-	              r"total \w+ packets=(\d+)\) at (\d+) MHz", s)
-	if not m:
-	    print("fail"); sys.exit()
-	cpp, cyc, pk, mhz = float(m[1]), int(m[2]), int(m[3]), int(m[4])
-	print("%.1f %.2f %.2f" % (cpp, pk / (cyc / (mhz * 1e6)) / 1e6,
-	      pk / float(sys.argv[2]) / 1e6))
-	EOF
-}
-
-better() {	# "cpp ..." "cpp ..." -> the one with fewer cycles/packet
-	case $1 in fail|nomem|"") echo "$2"; return ;; esac
-	case $2 in fail|nomem|"") echo "$1"; return ;; esac
-	awk -v a="$1" -v b="$2" 'BEGIN { split(a, x); split(b, y);
-		print (x[1] + 0 <= y[1] + 0) ? a : b }'
+		--total-num-mbufs="$n" --mbuf-size="$data" --max-pkt-len=9000
 }
 
 human() {	# flows -> 1, 1k, 1M
