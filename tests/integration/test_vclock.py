@@ -52,6 +52,16 @@ def strip(r):
     r = dict(r)
     for k in ("elapsed_s", "lcores"):  # the machine's, not the model's
         r.pop(k, None)
+    mh = r.get("multihost")
+    if mh is not None:  # wall-clock instants (CLOCK_REALTIME): the machine's
+        mh = json.loads(json.dumps(mh))
+        for k in ("start_ns", "end_ns"):
+            mh.pop(k, None)
+        mh.get("start", {}).pop("at_ns", None)
+        for it in mh.get("iterations", []):
+            it.pop("start_ns", None)
+            it.pop("end_ns", None)
+        r["multihost"] = mh
     return r
 
 
