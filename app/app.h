@@ -34,6 +34,7 @@ struct app_args {
 	const char *stats_jsonl;    /**< --stats-jsonl: one object per interval */
 	const char *report_html;    /**< --report-html: charts, one page */
 	double stats_interval_s;    /**< console/file interval (default 1) */
+	bool stats_interval_given;  /**< --stats-interval was given */
 	/** ethdev names whose RX is a pcap file: the run can end by itself */
 	unsigned int n_finite;
 	char finite[AIFAB_MAX_PORTS * 4][64];
@@ -69,6 +70,59 @@ int app_ports_setup(const struct aifab_profile *prof,
 		    const struct app_args *args, unsigned int n_workers,
 		    uint32_t gen_mask, struct aifab_env *env, char *err,
 		    size_t errlen);
+
+/** Port @p i's in-memory cable for the virtual clock: the ring it
+ * transmits into, the ring its peer receives from, and the peer (both
+ * NULL when @p i is not wired). */
+struct rte_ring;
+void app_ports_wire(unsigned int i, struct rte_ring **tx,
+		    struct rte_ring **peer_rx, unsigned int *peer);
+
+/* vclock.c: [general] clock, and the one virtual clock. */
+#define APP_VCLOCK_HZ 1000000000ull /* `now` in nanoseconds */
+enum app_clock {
+	APP_CLOCK_REALTIME,         /**< the TSC */
+	APP_CLOCK_PCAP,             /**< the switch's pcap timestamps */
+	APP_CLOCK_WHOLE,            /**< one discrete-event loop, in memory */
+};
+/** Which clock @p p runs: clock = virtual on a profile with pcap (or
+ * NIC) ports is the switch's pcap time (sets virtual_time). */
+enum app_clock app_clock_choose(struct aifab_profile *p);
+/** After app_clock_choose(): the whole-process virtual clock runs. */
+bool app_clock_whole(const struct aifab_profile *p);
+/** One line for the console banner. */
+const char *app_clock_describe(enum app_clock c);
+struct app_vclock;
+struct aifab_stats_block;
+/** A port's transmitter on the virtual clock: busy one frame after
+ * another at its speed. */
+struct app_serial {
+	uint32_t mbps;
+	uint32_t frac;              /**< and this many 1/mbps of a ns */
+	uint64_t free_ns;           /**< busy until */
+};
+/** A frame of @p len bytes handed over at @p t: when its serialization
+ * starts (max(t, free); exact, the fraction of a ns carried; an idle
+ * transmitter starts on a whole ns). free_ns is then its end. */
+uint64_t app_serial_start(struct app_serial *s, uint64_t t, uint32_t len);
+/** The loop and the wires of every in-memory cable (after ports). */
+struct app_vclock *app_vclock_new(const struct aifab_env *env,
+				  const struct aifab_profile *prof,
+				  char *err, size_t errlen);
+/** Poll worker @p w of @p ops/@p st, in the order of the calls. */
+void app_vclock_add(struct app_vclock *vc,
+		    const struct aifab_pipeline_ops *ops, void *st,
+		    unsigned int w, struct aifab_stats_block *blk);
+void app_vclock_set_lcore_block(struct app_vclock *vc,
+				struct aifab_stats_block *b);
+/** Jump to the next event and run it. false: nothing will ever happen. */
+bool app_vclock_step(struct app_vclock *vc);
+uint64_t app_vclock_now(const struct app_vclock *vc);
+/** Steps run and frames the wires delivered (frame-hops). */
+void app_vclock_counts(const struct app_vclock *vc, uint64_t *steps,
+		       uint64_t *hops);
+/** Frees what is still on the wires (before the ports close). */
+void app_vclock_free(struct app_vclock *vc);
 
 /* pipes.c: which pipelines, where. */
 int app_gen_port_mask(const struct aifab_profile *p, uint32_t *mask,
@@ -173,6 +227,9 @@ void app_report_lcore(struct app_report *r, unsigned int lcore,
 		      uint64_t busy_cycles, uint64_t idle_cycles,
 		      uint64_t busy_polls, uint64_t idle_polls,
 		      uint64_t packets);
+/** The whole-process virtual clock's end time (ns), steps, frame-hops. */
+void app_report_vclock(struct app_report *r, uint64_t now_ns, uint64_t steps,
+		       uint64_t hops);
 /** Write the JSON report. @return 0, or -1 with errno. */
 int app_report_write_json(const struct app_report *r, const char *path,
 			  const struct aifab_profile *prof, double elapsed_s,
@@ -190,6 +247,10 @@ struct app_capture *app_capture_start(const struct aifab_env *env,
 				      size_t errlen);
 /** Stop and close the captures (after workers stopped). NULL is fine. */
 void app_capture_stop(struct app_capture *cap);
+/** The whole-process virtual clock runs: stamp each frame with the
+ * instant its serialization starts on its port (as the wire does). */
+void app_capture_set_vclock(struct app_capture *cap,
+			    const struct app_vclock *vc);
 
 /* export.c: live statistics (console, files, telemetry, HTML report). */
 #define APP_MAX_PIPES (AIFAB_MAX_SWITCHES + 2)
@@ -208,6 +269,9 @@ void app_stats_set_lab(struct app_stats *s, const void *lab);
  * snapshot, files opened. */
 int app_stats_start(struct app_stats *s, const unsigned int *lcores,
 		    unsigned int n, char *err, size_t errlen);
+/** Before app_stats_start(): intervals count model time (the whole-
+ * process virtual clock; `now` in ns from 0). */
+void app_stats_model_time(struct app_stats *s);
 /** Lcore @p lcore's block of the lcores set (its owner writes it). */
 struct aifab_stats_block *app_stats_lcore_block(struct app_stats *s,
 						unsigned int lcore);

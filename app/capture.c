@@ -3,7 +3,8 @@
  * --capture DIR: every frame the app transmits, per port and TX queue, in a
  * nanosecond pcap stamped with the pipeline's departure time (the virtual
  * clock when [general] virtual_time is on, so replays give identical
- * captures). A TX callback per queue: each queue has one writer lcore, so
+ * captures; with the whole-process virtual clock, the instant the frame's
+ * serialization starts on the port, as its wire computes it). A TX callback per queue: each queue has one writer lcore, so
  * each file has one writer. net_pcap's own tx_pcap uses the wall clock.
  */
 #include <errno.h>
@@ -23,6 +24,8 @@
 
 struct cap_q {
 	pcap_dumper_t *d;
+	const struct app_vclock *vc;  /* whole-process virtual clock, or NULL */
+	struct app_serial ser;        /* then: the port's transmitter */
 	const struct rte_eth_rxtx_callback *cb;
 	uint16_t port_id, queue;
 	int ts_off;
@@ -33,6 +36,7 @@ struct cap_q {
 struct app_capture {
 	unsigned int n;
 	struct cap_q *q[AIFAB_MAX_PORTS * AIFAB_MAX_WORKERS];
+	uint32_t mbps[AIFAB_MAX_PORTS * AIFAB_MAX_WORKERS]; /* of q[i]'s port */
 };
 
 static uint16_t
@@ -50,7 +54,10 @@ cap_tx(uint16_t port_id, uint16_t queue, struct rte_mbuf **pkts,
 		uint64_t ns;
 		const void *data;
 
-		if (c->ts_off >= 0 && (m->ol_flags & c->ts_flag))
+		if (c->vc != NULL) /* the model's serialization start */
+			ns = app_serial_start(&c->ser, app_vclock_now(c->vc),
+					      m->pkt_len);
+		else if (c->ts_off >= 0 && (m->ol_flags & c->ts_flag))
 			ns = *RTE_MBUF_DYNFIELD(m, c->ts_off, const uint64_t *);
 		else
 			ns = rte_rdtsc() * 1000000000.0 / rte_get_tsc_hz();
@@ -132,12 +139,24 @@ app_capture_start(const struct aifab_env *env, const char *dir, char *err,
 				app_capture_stop(cap);
 				return NULL;
 			}
+			cap->mbps[cap->n] = env->ports[p].speed_mbps;
 			cap->n++;
 		}
 	return cap;
 nomem:
 	snprintf(err, errlen, "--capture: out of memory");
 	return NULL;
+}
+
+void
+app_capture_set_vclock(struct app_capture *cap, const struct app_vclock *vc)
+{
+	unsigned int i;
+
+	for (i = 0; cap != NULL && i < cap->n; i++) {
+		cap->q[i]->ser.mbps = RTE_MAX(cap->mbps[i], 1u);
+		cap->q[i]->vc = vc; /* before any TX burst: workers not running */
+	}
 }
 
 void

@@ -65,6 +65,13 @@ app_stats_new(const struct app_args *a, const struct aifab_env *env)
 	return s;
 }
 
+void
+app_stats_model_time(struct app_stats *s)
+{
+	s->model_time = true;
+	s->hz = APP_VCLOCK_HZ;
+}
+
 int
 app_stats_add_pipe(struct app_stats *s, const struct aifab_pipeline_ops *ops,
 		   void *st)
@@ -152,7 +159,7 @@ app_stats_start(struct app_stats *s, const unsigned int *lcores,
 		}
 	}
 	s->tty = isatty(STDOUT_FILENO) == 1;
-	s->start = rte_rdtsc();
+	s->start = s->model_time ? 0 : rte_rdtsc();
 	for (i = 0; i < s->n_sets; i++) {
 		aifab_stats_read(s->set[i].set, s->set[i].cur, s->start);
 		aifab_stats_snap_copy(s->set[i].prev, s->set[i].cur);

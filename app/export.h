@@ -49,6 +49,7 @@ struct app_stats {
 	const struct app_args *args;
 	const struct aifab_env *env;
 	uint64_t hz, start;
+	bool model_time;          /* `now` is the virtual clock's ns */
 	unsigned int n_pipes;
 	struct app_stats_pipe pipe[APP_MAX_PIPES];
 	unsigned int n_sets;

@@ -18,6 +18,7 @@
 #include <rte_mbuf_dyn.h>
 #include <rte_pdump.h>
 
+#include "aifab_collective.h"
 #include "aifab_eal.h"
 #include "aifab_stats.h"
 #include "app.h"
@@ -70,9 +71,12 @@ struct app {
 	volatile int quit;          /* tells worker lcores to stop */
 	/* [port] the NIC's link is down (env.link_down), for the switches */
 	uint8_t link_down[AIFAB_MAX_PORTS];
+	enum app_clock clock;       /* [general] clock */
+	struct app_vclock *vc;      /* the whole-process virtual clock */
 };
 
 #define APP_LINK_POLL_MS 100 /* NIC link status read this often */
+#define APP_VCLOCK_SAMPLES 200 /* default stats samples on the virtual clock */
 
 static volatile sig_atomic_t got_signal;
 
@@ -100,13 +104,18 @@ plan_poll(struct lcore_plan *pl)
 }
 
 static void
-plan_drain(const struct lcore_plan *pl)
+plan_drain_at(const struct lcore_plan *pl, uint64_t now)
 {
-	uint64_t now = rte_rdtsc();
 	unsigned int i;
 
 	for (i = 0; i < pl->n; i++)
 		pl->ops[i]->drain(pl->st[i], pl->w[i], now);
+}
+
+static void
+plan_drain(const struct lcore_plan *pl)
+{
+	plan_drain_at(pl, rte_rdtsc());
 }
 
 static int
@@ -248,6 +257,10 @@ app_start(struct app *app, char *err, size_t errlen)
 	if ((prof->gen.enabled || app_lab_on(prof)) &&
 	    app_gen_lcore(prof, &gen_lc, err, errlen) != 0)
 		return -1;
+	if (app->clock == APP_CLOCK_WHOLE) { /* one thread, a fixed order */
+		n = 1;
+		ids[0] = gen_lc = rte_get_main_lcore();
+	}
 	if (!sw_on && !prof->gen.enabled && !app_lab_on(prof)) {
 		snprintf(err, errlen, "%s: [switch] enabled = 'false' and no "
 			 "[generator]: nothing to run; allowed: enable one",
@@ -258,6 +271,12 @@ app_start(struct app *app, char *err, size_t errlen)
 			    &app->env, err, errlen) != 0)
 		return -1;
 	app->env.link_down = app->link_down;
+	if (app->clock == APP_CLOCK_WHOLE) {
+		app->env.tsc_hz = APP_VCLOCK_HZ; /* every `now` is model ns */
+		app->vc = app_vclock_new(&app->env, prof, err, errlen);
+		if (app->vc == NULL)
+			return -1;
+	}
 	app_link_poll(app); /* the state the workers start from */
 	/* Departure stamps for captures: the RX timestamp field, registered
 	 * here when no port driver did. */
@@ -310,6 +329,7 @@ app_start(struct app *app, char *err, size_t errlen)
 					     err, errlen);
 		if (app->cap == NULL)
 			return -1;
+		app_capture_set_vclock(app->cap, app->vc);
 	}
 	return 0;
 }
@@ -332,6 +352,8 @@ app_launch(struct app *app, char *err, size_t errlen)
 			return -1;
 	app_stats_set_gen(app->stats, app->gen);
 	app_stats_set_lab(app->stats, app->lab);
+	if (app->vc != NULL)
+		app_stats_model_time(app->stats);
 	for (i = 0; i < RTE_MAX_LCORE; i++)
 		if (app->plan[i].n > 0)
 			lcores[n++] = i;
@@ -382,6 +404,85 @@ app_done(const struct app *app)
 	return app->n_pipes > 0;
 }
 
+/*
+ * Stats interval on the virtual clock (ns of model time): --stats-interval
+ * if given, else about APP_VCLOCK_SAMPLES over the generator's iterations
+ * at their ideal time (payload at the slowest generator port's rate;
+ * 1 ms of model time without a generator).
+ */
+static uint64_t
+app_vclock_interval(const struct app *app)
+{
+	const struct aifab_gen_profile *g = &app->prof.gen;
+	uint32_t mbps = 0;
+	double total_ns;
+	unsigned int p;
+
+	if (app->args.stats_interval_given)
+		return RTE_MAX((uint64_t)(app->args.stats_interval_s * 1e9),
+			       (uint64_t)1);
+	for (p = 0; p < app->env.n_ports; p++)
+		if (app->env.ports[p].gen_owned &&
+		    (mbps == 0 || app->env.ports[p].speed_mbps < mbps))
+			mbps = app->env.ports[p].speed_mbps;
+	if (app->gen == NULL || mbps == 0)
+		return 1000000;
+	total_ns = (double)g->size_bytes * 8e3 / mbps * (g->warmup + g->iterations) *
+		aifab_coll_busbw_factor(aifab_coll_type_op(
+			(enum aifab_coll_type)g->collective), g->ranks);
+	return RTE_MAX((uint64_t)(total_ns / APP_VCLOCK_SAMPLES),
+		       (uint64_t)1000);
+}
+
+/*
+ * The whole-process virtual clock: the main lcore runs every pipeline
+ * (app/vclock.c) until the input is consumed, --duration of model time
+ * passes, nothing is left to happen, or a signal.
+ */
+static enum app_end
+app_loop_virtual(struct app *app, double *elapsed)
+{
+	struct lcore_plan *mine = &app->plan[rte_get_main_lcore()];
+	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), next_tick, tick;
+	uint64_t dur_ns = (uint64_t)(app->args.duration_s * 1e9);
+	enum app_end end = APP_END_CONSUMED;
+	unsigned int i;
+
+	for (i = 0; i < mine->n; i++)
+		app_vclock_add(app->vc, mine->ops[i], mine->st[i], mine->w[i],
+			       mine->blk[i]);
+	app_vclock_set_lcore_block(app->vc, mine->lblk);
+	tick = app_vclock_interval(app);
+	next_tick = tick;
+	while (!app_done(app)) {
+		uint64_t now;
+
+		if (!app_vclock_step(app->vc)) {
+			printf("virtual clock: nothing left to happen at %.6f ms "
+			       "of model time\n",
+			       (double)app_vclock_now(app->vc) / 1e6);
+			break;
+		}
+		if (got_signal) {
+			end = APP_END_SIGNAL;
+			break;
+		}
+		if (dur_ns > 0 && app_vclock_now(app->vc) >= dur_ns) {
+			end = APP_END_DURATION;
+			break;
+		}
+		now = app_vclock_now(app->vc);
+		if (now >= next_tick) {
+			app_stats_tick(app->stats, now);
+			next_tick = now + tick;
+		}
+	}
+	plan_drain_at(mine, app_vclock_now(app->vc));
+	*elapsed = (double)(rte_rdtsc() - start) / (double)hz;
+	app_stats_finish(app->stats, app_vclock_now(app->vc) + 1);
+	return end;
+}
+
 /* Run until the input is consumed, the duration passes or a signal. */
 static enum app_end
 app_loop(struct app *app, double *elapsed)
@@ -392,6 +493,8 @@ app_loop(struct app *app, double *elapsed)
 	uint64_t next_link = start + link_every;
 	enum app_end end;
 
+	if (app->vc != NULL)
+		return app_loop_virtual(app, elapsed);
 	tick = (uint64_t)(app->args.stats_interval_s * (double)hz);
 	next_tick = start + tick;
 	for (;;) {
@@ -477,6 +580,12 @@ app_finish(struct app *app, enum app_end end, double elapsed)
 		app_stats_lcore_load(app->stats, i, v);
 		app_report_lcore(r, i, v[0], v[1], v[2], v[3], v[4]);
 	}
+	if (app->vc != NULL) {
+		uint64_t steps, hops;
+
+		app_vclock_counts(app->vc, &steps, &hops);
+		app_report_vclock(r, app_vclock_now(app->vc), steps, hops);
+	}
 	if (app->gen != NULL) {
 		struct aifab_gen_summary gs;
 
@@ -498,6 +607,8 @@ app_finish(struct app *app, enum app_end end, double elapsed)
 	app_telemetry_stop(app->stats); /* it reads the pipelines */
 	app_capture_stop(app->cap);
 	app->cap = NULL;
+	app_vclock_free(app->vc); /* what is still on a wire */
+	app->vc = NULL;
 	/* Ports first: closing them returns what RX rings and in-memory
 	 * cables hold (the generator's mbufs among them) while every pool
 	 * still exists; then each pipeline frees what it holds and its own
@@ -547,6 +658,22 @@ main(int argc, char **argv)
 		fprintf(stderr, "dpdk-aifab: %s\n", err);
 		return 1;
 	}
+	app.clock = app_clock_choose(&app.prof);
+	if (app.clock == APP_CLOCK_WHOLE &&
+	    (app.args.has_start_at || app.args.leader)) {
+		fprintf(stderr, "dpdk-aifab: %s: [general] clock = 'virtual': "
+			"one process runs the whole fabric; allowed: no "
+			"--start-at or --leader (several hosts run in real "
+			"time)\n", app.prof.path);
+		return 1;
+	}
+	if (app.args.stats_interval_s < 0.05 && app.clock != APP_CLOCK_WHOLE) {
+		fprintf(stderr, "dpdk-aifab: --stats-interval %g s: below 0.05 s "
+			"only on the whole-process virtual clock; allowed: 0.05 "
+			"to 3600 s, or [general] clock = virtual on in-memory "
+			"wires\n", app.args.stats_interval_s);
+		return 1;
+	}
 	rc = rte_eal_init(app.args.eal_argc, app.args.eal_argv);
 	if (rc < 0) {
 		fprintf(stderr, "dpdk-aifab: EAL init failed: %s\n",
@@ -566,6 +693,7 @@ main(int argc, char **argv)
 		       rte_strerror(rte_errno));
 	printf("dpdk-aifab: profile %s (%s), %u lcores\n", app.prof.name,
 	       app.prof.path, rte_lcore_count());
+	printf("clock: %s\n", app_clock_describe(app.clock));
 	app.mh = app_mh_new(&app.args, &app.prof);
 	if (app.mh == NULL) {
 		fprintf(stderr, "dpdk-aifab: out of memory\n");
@@ -582,6 +710,7 @@ main(int argc, char **argv)
 		rte_eal_mp_wait_lcore();
 		app_telemetry_stop(app.stats);
 		app_capture_stop(app.cap);
+		app_vclock_free(app.vc);
 		app_ports_close(&app.env);
 		app_pipes_fini(&app);
 		app_stats_free(app.stats);

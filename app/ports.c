@@ -31,14 +31,43 @@
 
 /* One pool per socket; indexed by socket id. Owned by this file only. */
 static struct rte_mempool *pools[RTE_MAX_NUMA_NODES];
-/* In-memory cables: the ethdev made for each wired port, and its rings. */
+/* In-memory cables: the ethdev made for each wired port, and its rings:
+ * the one it transmits into and (virtual clock only) the one it receives
+ * from, which app/vclock.c fills from the other end's TX ring. */
 static char wire_dev[AIFAB_MAX_PORTS][RTE_ETH_NAME_MAX_LEN];
 static struct rte_ring *wire_rings[AIFAB_MAX_PORTS];
+static struct rte_ring *wire_rx[AIFAB_MAX_PORTS];
+static uint16_t wire_peer[AIFAB_MAX_PORTS];
+
+/* Port @p i's own RX ring (the virtual clock's wires), or NULL. */
+static struct rte_ring *
+wire_rx_create(const struct aifab_profile *prof, unsigned int i)
+{
+	char name[RTE_RING_NAMESIZE];
+
+	if (!app_clock_whole(prof))
+		return NULL;
+	snprintf(name, sizeof(name), "wirx_%s", prof->ports[i].name);
+	wire_rx[i] = rte_ring_create(name, APP_WIRE_RING, (int)rte_socket_id(),
+				     RING_F_SP_ENQ | RING_F_SC_DEQ);
+	return wire_rx[i];
+}
+
+void
+app_ports_wire(unsigned int i, struct rte_ring **tx, struct rte_ring **peer_rx,
+	       unsigned int *peer)
+{
+	*tx = wire_rings[i];
+	*peer = wire_peer[i];
+	*peer_rx = wire_rings[i] != NULL ? wire_rx[wire_peer[i]] : NULL;
+}
 
 /*
  * [port.X] wire = Y: two ring ethdevs back to back. X transmits into the
  * ring Y receives from and the other way round; one queue pair each, one
- * writer and one reader per ring.
+ * writer and one reader per ring. With the virtual clock each end
+ * receives from a ring of its own, and app/vclock.c carries frames from
+ * one end's TX ring to the other's RX ring when they arrive.
  */
 static int
 wire_create(const struct aifab_profile *prof, unsigned int a, char *err,
@@ -47,7 +76,7 @@ wire_create(const struct aifab_profile *prof, unsigned int a, char *err,
 	unsigned int b = (unsigned int)aifab_profile_port_index(prof,
 					prof->ports[a].wire);
 	char name[RTE_RING_NAMESIZE];
-	struct rte_ring *ab, *ba;
+	struct rte_ring *ab, *ba, *rx_a, *rx_b;
 	int pa, pb;
 
 	if (wire_dev[a][0] != '\0')
@@ -58,14 +87,24 @@ wire_create(const struct aifab_profile *prof, unsigned int a, char *err,
 	snprintf(name, sizeof(name), "wire_%s", prof->ports[b].name);
 	ba = rte_ring_create(name, APP_WIRE_RING, (int)rte_socket_id(),
 			     RING_F_SP_ENQ | RING_F_SC_DEQ);
+	rx_a = ba; /* real time: each end receives what the other sends */
+	rx_b = ab;
 	wire_rings[a] = ab;
 	wire_rings[b] = ba;
+	wire_peer[a] = (uint16_t)b;
+	wire_peer[b] = (uint16_t)a;
 	if (ab == NULL || ba == NULL)
 		goto fail;
+	if (app_clock_whole(prof)) {
+		rx_a = wire_rx_create(prof, a);
+		rx_b = wire_rx_create(prof, b);
+		if (rx_a == NULL || rx_b == NULL)
+			goto fail;
+	}
 	snprintf(name, sizeof(name), "wire_%s", prof->ports[a].name);
-	pa = rte_eth_from_rings(name, &ba, 1, &ab, 1, rte_socket_id());
+	pa = rte_eth_from_rings(name, &rx_a, 1, &ab, 1, rte_socket_id());
 	snprintf(name, sizeof(name), "wire_%s", prof->ports[b].name);
-	pb = rte_eth_from_rings(name, &ab, 1, &ba, 1, rte_socket_id());
+	pb = rte_eth_from_rings(name, &rx_b, 1, &ba, 1, rte_socket_id());
 	/* The driver names them net_ring_<name>: keep what it chose. */
 	if (pa < 0 || pb < 0 ||
 	    rte_eth_dev_get_name_by_port((uint16_t)pa, wire_dev[a]) != 0 ||
@@ -549,8 +588,13 @@ app_ports_close(struct aifab_env *env)
 			continue;
 		while (rte_ring_dequeue(wire_rings[i], (void **)&m) == 0)
 			rte_pktmbuf_free(m);
+		while (wire_rx[i] != NULL &&
+		       rte_ring_dequeue(wire_rx[i], (void **)&m) == 0)
+			rte_pktmbuf_free(m);
 		rte_ring_free(wire_rings[i]);
+		rte_ring_free(wire_rx[i]);
 		wire_rings[i] = NULL;
+		wire_rx[i] = NULL;
 		wire_dev[i][0] = '\0';
 	}
 }

@@ -65,7 +65,19 @@ struct app_report {
 	unsigned int n_ecmp;
 	struct rep_ecmp ecmp[REP_MAX_ECMP];
 	char cur_sw[AIFAB_NAME_LEN];  /* switch of the next ecmp members */
+	bool has_vclock;              /* the whole-process virtual clock ran */
+	uint64_t vc_now_ns, vc_steps, vc_hops;
 };
+
+void
+app_report_vclock(struct app_report *r, uint64_t now_ns, uint64_t steps,
+		  uint64_t hops)
+{
+	r->has_vclock = true;
+	r->vc_now_ns = now_ns;
+	r->vc_steps = steps;
+	r->vc_hops = hops;
+}
 
 static void
 rep_port_u64(void *ctx, uint16_t port, const char *group, const char *name,
@@ -675,6 +687,15 @@ json_report(FILE *f, const struct app_report *r,
 	aifab_json_end(&j);
 	aifab_json_dbl(&j, "elapsed_s", elapsed_s, 6);
 	aifab_json_str(&j, "end", app_end_name(end));
+	aifab_json_str(&j, "clock", prof->clock == AIFAB_CLOCK_VIRTUAL ?
+		       "virtual" : "realtime");
+	if (r->has_vclock) {
+		aifab_json_obj(&j, "virtual_clock");
+		aifab_json_u64(&j, "model_time_ns", r->vc_now_ns);
+		aifab_json_u64(&j, "steps", r->vc_steps);
+		aifab_json_u64(&j, "frame_hops", r->vc_hops);
+		aifab_json_end(&j);
+	}
 	aifab_json_obj(&j, "ports");
 	for (p = 0; p < r->env->n_ports; p++)
 		json_port(&j, r, p);

@@ -134,6 +134,17 @@ struct aifab_pipeline_ops {
 	 * lives until fini().
 	 */
 	struct aifab_stats_set *(*stats)(const void *st);
+	/**
+	 * Optional, for `[general] clock = virtual` (app/vclock.c; `now` is
+	 * then nanoseconds of the one virtual clock and env tsc_hz 10^9):
+	 * the earliest time after @p now at which worker @p w has something
+	 * to do without a new frame arriving (a departure the shaper or
+	 * pacing holds, a timer), or UINT64_MAX when only a frame can wake
+	 * it. The app polls it at that time (poll() runs it until then) and
+	 * whenever a frame reaches one of its ports. NULL: polled every
+	 * model step the app chooses.
+	 */
+	uint64_t (*next_event)(const void *st, unsigned int w, uint64_t now);
 };
 
 extern const struct aifab_pipeline_ops aifab_switch_ops;

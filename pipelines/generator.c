@@ -175,4 +175,5 @@ const struct aifab_pipeline_ops aifab_generator_ops = {
 	.report = gen_report,
 	.fini = gen_fini,
 	.stats = gen_stats,
+	.next_event = gen_next_event,
 };

@@ -403,6 +403,10 @@ bool gen_tx_ctl(struct gen *g, uint16_t p, struct rte_mbuf *m, bool cnp,
 /* End of run: flush every queue, drop what a pause still holds. */
 void gen_tx_drain(struct gen *g);
 
+/* generator_vclock.c: the ops table's next_event ([general] clock =
+ * virtual) */
+uint64_t gen_next_event(const void *st, unsigned int w, uint64_t now);
+
 /* generator_cl.c: closed loop. A data packet @p d to @p cn's receiver
  * (port @p gp): PSN tracking, the responder's decision in @p act and the
  * delivery of a completed message; true: the notification point wants a

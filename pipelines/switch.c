@@ -136,4 +136,5 @@ const struct aifab_pipeline_ops aifab_switch_ops = {
 	.report = sw_report,
 	.fini = sw_fini,
 	.stats = sw_stats,
+	.next_event = sw_next_event,
 };

@@ -258,6 +258,9 @@ void sw_drain(void *st, unsigned int w, uint64_t now);
 bool sw_done(const void *st);
 bool sw_idle(const void *st);
 
+/* switch_vclock.c: the ops table's next_event ([general] clock = virtual) */
+uint64_t sw_next_event(const void *st, unsigned int w, uint64_t now);
+
 /* switch_vt.c */
 unsigned int sw_poll_virtual(struct sw *sw, struct sw_worker *wk);
 

@@ -155,6 +155,7 @@ pol_head = """; dpdk-aifab scenario: ECMP polarization across two tiers, in memo
 [general]
 name = ecmp-polarization
 seed = 1
+clock = virtual
 
 [switch]
 enabled = true

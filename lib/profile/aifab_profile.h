@@ -74,6 +74,12 @@ enum aifab_ecn_point {
 	AIFAB_ECN_AT_DEQUEUE,
 };
 
+/** [general] clock: what `now` is for every pipeline of the process. */
+enum aifab_clock {
+	AIFAB_CLOCK_REALTIME = 0,   /**< the TSC */
+	AIFAB_CLOCK_VIRTUAL,        /**< one virtual clock (docs/virtual-time.md) */
+};
+
 enum aifab_hash_fn {
 	AIFAB_HASH_CRC32C = 0,
 	AIFAB_HASH_TOEPLITZ,
@@ -394,6 +400,8 @@ struct aifab_profile {
 	uint16_t switch_lcores[AIFAB_MAX_WORKERS];
 	bool check_ip4_csum;        /**< drop bad IPv4 header checksums */
 	bool virtual_time;          /**< [general] clock = pcap rx timestamps */
+	uint8_t clock;              /**< enum aifab_clock; virtual_time = true
+				         makes it AIFAB_CLOCK_VIRTUAL */
 
 	struct aifab_qos_params qos;
 	struct aifab_tc_params tc[AIFAB_N_TC];

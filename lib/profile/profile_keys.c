@@ -37,6 +37,7 @@ static const char *const fault_at_names[] = { "rx", "tx", NULL };
 static const char *const fault_match_names[] = { "data", "roce", "all", NULL };
 static const char *const lab_field_names[] = {
 	"sport", "dqpn", "sip", "dip", NULL };
+static const char *const clock_names[] = { "realtime", "virtual", NULL };
 static const char *const prio_names[] = {
 	"0", "1", "2", "3", "4", "5", "6", "7", NULL };
 
@@ -93,7 +94,19 @@ const struct profile_key profile_keys[] = {
 	  .off_has = SIZE_MAX, .def = "false", .unit = "",
 	  .help = "true: the clock is the pcap RX timestamp of the packet "
 		  "being processed, so replays are bit-for-bit repeatable; "
-		  "false: the TSC." },
+		  "false: the TSC. `true` is an alias of `clock = virtual` "
+		  "for pcap replays." },
+	{ .sect = PROFILE_SECT_GENERAL, .name = "clock", .type = PROFILE_T_ENUM,
+	  .off = P_OFF(clock), .size = P_SZ(clock), .off_has = SIZE_MAX,
+	  .names = clock_names, .def = "realtime", .unit = "",
+	  .help = "`realtime`: every pipeline runs on the TSC (NICs, and "
+		  "in-memory profiles as fast as the CPU goes). `virtual`: "
+		  "one discrete-event clock for the whole process; with pcap "
+		  "inputs it is `virtual_time`, with in-memory wires every "
+		  "pipeline runs on the main lcore in a fixed order, wires "
+		  "deliver after serialization and `cable_m`, and the clock "
+		  "jumps to the next event (docs/virtual-time.md). The "
+		  "report's `clock` field says which ran." },
 
 	/* [switch] */
 	{ .sect = PROFILE_SECT_SWITCH, .name = "enabled", .type = PROFILE_T_BOOL,

@@ -427,10 +427,34 @@ check_ports_pfc(struct profile_loader *l)
 	return 0;
 }
 
+/*
+ * [general] clock: `virtual_time = true` is an alias of `clock = virtual`
+ * (pcap replays); the generator's own virtual tick would be a second
+ * clock beside the process's one.
+ */
+static int
+check_clock(struct profile_loader *l)
+{
+	struct aifab_profile *p = l->p;
+
+	if (p->virtual_time)
+		p->clock = AIFAB_CLOCK_VIRTUAL;
+	if (p->clock == AIFAB_CLOCK_VIRTUAL && p->gen.virtual_tick_ns != 0)
+		return fail_value(l, "generator", "virtual_tick_ns",
+				  p->gen.virtual_tick_ns, "0 with [general] "
+				  "clock = virtual", "a second clock beside "
+				  "the process's virtual one%s",
+				  set_note(l, "general", "clock"));
+	return 0;
+}
+
 int
 profile_validate(struct profile_loader *l)
 {
-	int rc = check_ports(l);
+	int rc = check_clock(l);
+
+	if (rc == 0)
+		rc = check_ports(l);
 
 	if (rc == 0)
 		rc = check_neighbors(l);

@@ -51,6 +51,33 @@ leaf_path(char *buf, size_t len)
 	snprintf(buf, len, "%s/profiles/pcap-leaf.ini", src_root());
 }
 
+/* [general] clock: its values, and the errors naming what is allowed. */
+static void
+test_clock(void **state)
+{
+	static const char *const virt[] = { "general.clock=virtual" };
+	static const char *const bad[] = { "general.clock=fast" };
+	static const char *const two[] = { "general.clock=virtual",
+		"generator.virtual_tick_ns=100" };
+	struct fixture *fx = *state;
+	struct aifab_profile *p = &fx->p;
+	char path[PATH_MAX];
+
+	leaf_path(path, sizeof(path));
+	assert_int_equal(aifab_profile_load(p, path, virt, 1, fx->err,
+					    sizeof(fx->err)), 0);
+	assert_int_equal(p->clock, AIFAB_CLOCK_VIRTUAL);
+	assert_false(p->virtual_time); /* the app picks pcap or whole */
+	assert_int_equal(aifab_profile_load(p, path, bad, 1, fx->err,
+					    sizeof(fx->err)), -1);
+	assert_non_null(strstr(fx->err, "[general] clock = 'fast'"));
+	assert_non_null(strstr(fx->err, "allowed: realtime, virtual"));
+	assert_int_equal(aifab_profile_load(p, path, two, 2, fx->err,
+					    sizeof(fx->err)), -1);
+	assert_non_null(strstr(fx->err, "[generator] virtual_tick_ns = '100'"));
+	assert_non_null(strstr(fx->err, "0 with [general] clock = virtual"));
+}
+
 static int
 setup(void **state)
 {
@@ -121,6 +148,7 @@ check_new_defaults(const struct aifab_profile *p)
 	unsigned int i;
 
 	assert_false(p->virtual_time);
+	assert_int_equal(p->clock, AIFAB_CLOCK_REALTIME);
 	assert_int_equal(p->qos.buffer_bytes, 4194304);
 	assert_int_equal(p->qos.limit_mode, AIFAB_LIMIT_DYNAMIC);
 	assert_int_equal(p->qos.ecn_at, AIFAB_ECN_AT_ENQUEUE);
@@ -558,6 +586,7 @@ test_set_new_sections(void **state)
 	assert_int_equal(p->pfc.action, AIFAB_PFCWD_FORWARD);
 	assert_int_equal(p->pfc.detection_ms, 100);
 	assert_true(p->virtual_time);
+	assert_int_equal(p->clock, AIFAB_CLOCK_VIRTUAL); /* the alias */
 	assert_int_equal(p->ports[0].trust, AIFAB_TRUST_DSCP);
 	assert_int_equal(p->ports[1].trust, AIFAB_TRUST_PCP);
 	assert_int_equal(p->ports[2].cable_m, 100);
@@ -1198,6 +1227,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_port_pfc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_switches, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_docs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_clock, setup, teardown),
 	};
 	struct CMUnitTest *tests;
 	size_t n = RTE_DIM(fixed), i;

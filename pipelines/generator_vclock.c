@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The one virtual clock ([general] clock = virtual, app/vclock.c): when
+ * the generator next has something to do without a frame arriving (a
+ * paced send, the next step or iteration, a retransmit timeout). Its
+ * poll is the usual one, run at that instant with `now` in nanoseconds
+ * (env tsc_hz = 10^9, so pacing, gaps, RTO and DCQCN timers read it).
+ */
+#include "generator_priv.h"
+
+/* One frame of the largest payload at the fastest rank's rate: a sending
+ * rank is polled this often, so its departures keep the pace its token
+ * bucket sets (the wire serializes what it gets). */
+static uint64_t
+gen_vclock_step(const struct gen *g)
+{
+	uint64_t bits_k = ((uint64_t)g->p.ib_mtu + GEN_WIRE_EXTRA + 64) * 8000;
+	double mbps = 0;
+	uint32_t r;
+
+	for (r = 0; r < g->p.n_ranks; r++)
+		mbps = RTE_MAX(mbps, g->ranks[r].line_mbps);
+	if (mbps < 1)
+		return 1000;
+	return RTE_MAX((uint64_t)((double)bits_k / mbps), (uint64_t)1);
+}
+
+/*
+ * Closed loop: when rank @p rk next sends or times out by itself. A QP
+ * with something to send goes when its rank has tokens again and its
+ * DCQCN pace allows (not before the next step); a QP waiting for ACKs
+ * wakes at its retransmit timeout. Everything else waits for a frame.
+ */
+static uint64_t
+gen_vclock_cl_rank(const struct gen *g, const struct gen_rank *rk,
+		   uint64_t now, uint64_t step)
+{
+	uint64_t t = UINT64_MAX, ready = now + step;
+	uint32_t i;
+
+	if (rk->rate_fp != 0 && rk->tokens <= 0)
+		ready = RTE_MAX(ready, rk->last_tsc +
+				(uint64_t)(-rk->tokens) / rk->rate_fp + 1);
+	for (i = 0; i < rk->n_act; i++) {
+		const struct gen_conn *cn = &g->conns[rk->act[i]];
+
+		if (cn->has_pend || aifab_rc_req_can_send(cn->req)) {
+			uint64_t e = ready;
+
+			if (g->p.dcqcn && cn->pace_t > (double)e)
+				e = (uint64_t)cn->pace_t + 1;
+			t = RTE_MIN(t, e);
+		}
+		if (cn->req->timer_on)
+			t = RTE_MIN(t, RTE_MAX(cn->req->timer_start +
+					       cn->req->timeout_tsc, now + 1));
+	}
+	return t;
+}
+
+uint64_t
+gen_next_event(const void *st, unsigned int w, uint64_t now)
+{
+	const struct gen *g = st;
+	uint64_t next = UINT64_MAX;
+	uint32_t r;
+	uint16_t u;
+
+	RTE_SET_USED(w);
+	if (!g->started)
+		return now;
+	for (u = 0; u < g->n_used_ports; u++)
+		if (g->port[g->used_ports[u]].n_tx != 0 ||
+		    g->port[g->used_ports[u]].n_cnp != 0)
+			return now + gen_vclock_step(g);
+	for (r = 0; r < g->p.n_ranks; r++) {
+		const struct gen_rank *rk = &g->ranks[r];
+
+		if (rk->state == RANK_SEND && !g->p.closed_loop)
+			return now + gen_vclock_step(g);
+		if (rk->state == RANK_SEND)
+			next = RTE_MIN(next, gen_vclock_cl_rank(g, rk, now,
+							gen_vclock_step(g)));
+		if (rk->state == RANK_WAIT)
+			next = RTE_MIN(next, RTE_MAX(rk->next_start, now + 1));
+	}
+	return next;
+}
