@@ -88,8 +88,13 @@ enum app_clock {
 /** Which clock @p p runs: clock = virtual on a profile with pcap (or
  * NIC) ports is the switch's pcap time (sets virtual_time). */
 enum app_clock app_clock_choose(struct aifab_profile *p);
-/** After app_clock_choose(): the whole-process virtual clock runs. */
-bool app_clock_whole(const struct aifab_profile *p);
+/** After app_clock_choose(): the whole-process virtual clock runs (a
+ * question of the profile alone: ports.c asks it below app/vclock.c). */
+static inline bool
+app_clock_whole(const struct aifab_profile *p)
+{
+	return p->clock == AIFAB_CLOCK_VIRTUAL && !p->virtual_time;
+}
 /** One line for the console banner. */
 const char *app_clock_describe(enum app_clock c);
 struct app_vclock;

@@ -99,12 +99,6 @@ app_clock_choose(struct aifab_profile *p)
 	return APP_CLOCK_WHOLE;
 }
 
-bool
-app_clock_whole(const struct aifab_profile *p)
-{
-	return p->clock == AIFAB_CLOCK_VIRTUAL && !p->virtual_time;
-}
-
 const char *
 app_clock_describe(enum app_clock c)
 {

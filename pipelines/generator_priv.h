@@ -4,7 +4,7 @@
  * counter lists and the small lookups every layer uses. The files call
  * one way only (a DAG, leaves at the bottom):
  *
- *   generator.c         ops table: poll = RX, then each rank's send, flush
+ *   generator_ops.c     ops table: poll = RX, then each rank's send, flush
  *     generator_setup.c   params, build from them, fini
  *     generator_rx.c      receive: one frame dispatch, closed-loop replies
  *       generator_tx.c      send: schedule -> QP -> build -> pace -> queue

@@ -12,7 +12,7 @@
  * it does not emulate, from its first generator port. The frame (EtherType
  * 0x88B5, docs/lab.md "Start frame") carries the leader's profile digest:
  * a follower whose digest differs refuses to start (REFUSED) and the run
- * ends. Before the start the ports are only drained (generator.c).
+ * ends. Before the start the ports are only drained (generator_ops.c).
  */
 #include <string.h>
 

@@ -4,7 +4,7 @@
  * helpers the hot path inlines and the functions its files share. Calls
  * go one way, down this list (a file calls only files below it):
  *
- *   switch.c         the ops table; init and fini glue
+ *   switch_ops.c     the ops table; init and fini glue
  *   switch_worker.c  per-worker state: buffer, queues, fault stages, RX queues
  *   switch_setup.c   switch-wide set-up from the profile: FIB and ECMP
  *                    groups, QoS, PFC, virtual-time parameters
