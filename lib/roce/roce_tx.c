@@ -225,9 +225,9 @@ aifab_roce_build(struct aifab_roce_qp *qp, const struct aifab_roce_seg *seg,
 		return NULL;
 	}
 	write_headers(qp, seg, tag, t, p);
-	icrc = aifab_icrc_combine(p + ETH_LEN, hlen - ETH_LEN +
-				  (t->tag ? AIFAB_ROCE_TAG_LEN : 0), false,
-				  t->raw, &t->shift);
+	icrc = aifab_icrc4_combine_fold(p + ETH_LEN, hlen - ETH_LEN +
+					(t->tag ? AIFAB_ROCE_TAG_LEN : 0),
+					t->raw, &t->shift);
 	memset(q, 0, seg->pad);
 	aifab_icrc_store(q + seg->pad, icrc);
 	qp->seq++;
