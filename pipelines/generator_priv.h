@@ -34,6 +34,7 @@
 
 #define GEN_TXBUF 64            /* frames per port before a TX burst */
 #define GEN_CNPBUF 32           /* CNPs per port waiting for TX */
+#define GEN_STASH 32            /* frame mbufs allocated at once */
 #define GEN_STAT_SLOTS 4        /* iterations whose step stats are open */
 #define GEN_VT_HZ 1000000000ull /* virtual clock: 1 cycle = 1 ns */
 #define GEN_RX_BURST 32
@@ -226,7 +227,10 @@ struct gen {
 	struct aifab_gen_params p;
 	struct aifab_coll_plan *plan;
 	uint32_t n_steps, n_chan, total_iters;
-	struct rte_mempool *hdr_pool, *ext_pool;
+	struct rte_mempool *hdr_pool;   /* ACK / NAK / CNP, short frames' ICRC */
+	struct rte_mempool *frame_pool; /* data frames, payload stored */
+	struct rte_mbuf *stash[GEN_STASH]; /* frame mbufs, allocated in bulk */
+	uint16_t n_stash;
 	struct aifab_roce_payload *pl;
 	double ns_per_tsc;
 	bool started;

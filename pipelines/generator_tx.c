@@ -9,7 +9,8 @@
  *             arrived (post_ready)
  *   QP        the next segment: lib/roce's message cursor (open loop) or
  *             lib/rc's requester, go-back-N resends included (closed loop)
- *   build     lib/roce builds the frame (payload attached, never copied)
+ *   build     lib/roce builds the frame into an mbuf of the frame pool,
+ *             whose payload is stored once (never written per frame)
  *   pace      the rank's token bucket; closed loop with DCQCN also each
  *             QP's rate (lib/dcqcn's reaction point)
  *   TX        the port's data queue (departure stamp, fault stage at TX),
@@ -158,6 +159,8 @@ gen_tx_drain(struct gen *g)
 		drop_held(gp, gp->tx, &gp->n_tx);
 		drop_held(gp, gp->cnp, &gp->n_cnp);
 	}
+	rte_pktmbuf_free_bulk(g->stash, g->n_stash);
+	g->n_stash = 0;
 }
 
 /* ---- pacing -------------------------------------------------------------- */
@@ -199,6 +202,20 @@ port_room(struct gen *g, struct gen_rank *rk, uint64_t now)
 	return true;
 }
 
+/* A frame mbuf: from the stash, refilled GEN_STASH at a time (one at a
+ * time when the pool runs low). NULL: the pool is empty. */
+static inline struct rte_mbuf *
+frame_mbuf(struct gen *g)
+{
+	if (g->n_stash > 0)
+		return g->stash[--g->n_stash];
+	if (rte_pktmbuf_alloc_bulk(g->frame_pool, g->stash, GEN_STASH) == 0) {
+		g->n_stash = GEN_STASH - 1;
+		return g->stash[GEN_STASH - 1];
+	}
+	return rte_pktmbuf_alloc(g->frame_pool);
+}
+
 /* Build one frame of @p cn and queue it (tokens spent): its wire length
  * with FCS, preamble and IFG, or 0 out of mbufs (@p s kept as pending). */
 static inline uint32_t
@@ -206,10 +223,14 @@ frame_send(struct gen *g, struct gen_rank *rk, struct gen_conn *cn,
 	   const struct aifab_roce_seg *s, const struct aifab_roce_tag_info *ti,
 	   uint64_t now)
 {
-	struct rte_mbuf *m;
+	struct rte_mbuf *m = frame_mbuf(g);
 	uint32_t wire;
 
-	m = aifab_roce_build(&cn->qp, s, ti, g->hdr_pool, g->ext_pool);
+	if (m != NULL && aifab_roce_frame_build(&cn->qp, s, ti, m,
+						g->hdr_pool) != 0) {
+		g->stash[g->n_stash++] = m; /* room: it came from there */
+		m = NULL;
+	}
 	if (m == NULL) {
 		cn->pend = *s;
 		cn->has_pend = true;

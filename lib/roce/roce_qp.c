@@ -45,6 +45,7 @@ aifab_roce_qp_init(struct aifab_roce_qp *qp,
 	qp->last.len = UINT32_MAX;
 	if (pl != NULL)
 		roce_tail_init(&qp->full, pl, p->mtu);
+	roce_tmpl_init(qp);
 	return 0;
 }
 
