@@ -248,6 +248,7 @@ struct gen {
 	uint64_t vnow;              /* virtual clock (virtual_tick_ns) */
 	uint64_t last_now;          /* clock of the last poll */
 	int ts_off;                 /* mbuf timestamp field, -1: none */
+	uint64_t stamp_now, stamp_ns; /* departure stamp of the last `now` */
 	uint64_t ts_flag;
 	uint8_t data_tos, cnp_tos;
 	uint8_t chan_dscp[AIFAB_COLL_MAX_CHANNELS]; /* per channel (data, ACK) */

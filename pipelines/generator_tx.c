@@ -72,14 +72,19 @@ gen_tx_flush(struct gen *g, uint16_t p, uint64_t now)
 		flush_buf(g, p, gp->cnp, &gp->n_cnp);
 }
 
-/* Departure stamp (ns) for --capture, the virtual clock's when it runs. */
+/* Departure stamp (ns) for --capture, the virtual clock's when it runs;
+ * converted once per `now` (a poll). */
 static inline void
-stamp(const struct gen *g, struct rte_mbuf *m, uint64_t now)
+stamp(struct gen *g, struct rte_mbuf *m, uint64_t now)
 {
 	if (g->ts_off < 0)
 		return;
-	*RTE_MBUF_DYNFIELD(m, g->ts_off, uint64_t *) = g->p.virtual_tick_ns ?
-		now : (uint64_t)((double)now * g->ns_per_tsc);
+	if (now != g->stamp_now) {
+		g->stamp_now = now;
+		g->stamp_ns = g->p.virtual_tick_ns ? now :
+			(uint64_t)((double)now * g->ns_per_tsc);
+	}
+	*RTE_MBUF_DYNFIELD(m, g->ts_off, uint64_t *) = g->stamp_ns;
 	m->ol_flags |= g->ts_flag;
 }
 

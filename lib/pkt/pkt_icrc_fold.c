@@ -32,7 +32,7 @@
 
 /* crc32_slice[k][i]: slice-by-8 tables; CRC32_REG_LRH_ONES. */
 #include "crc32_tables.h"
-/* crc32_fold_k[j] = x^(64 j + 31) mod P, CRC32_FOLD_BLOCKS of them. */
+/* crc32_fold_k[i] = x^(64 (CRC32_FOLD_BLOCKS - 1 - i) + 31) mod P. */
 #include "crc32_fold.h"
 
 /* IPv4 (IHL 5) + UDP + BTH: the five blocks the masks cover. */
@@ -41,22 +41,14 @@
 #ifdef ICRC_FOLD_CLMUL
 
 /*
- * Variant bytes of IPv4 (IHL 5) + UDP + BTH as ones, per little-endian
- * block: TOS (byte 1); TTL (8), header checksum (10, 11); UDP checksum
- * (26, 27); BTH FECN/BECN/reserved (32).
+ * Variant bytes of IPv4 (IHL 5) + UDP + BTH as ones, per 16 bytes: TOS
+ * (byte 1); TTL (8), header checksum (10, 11); UDP checksum (26, 27); BTH
+ * FECN/BECN/reserved (32). The LRH stand-in's register goes into bytes
+ * 0..3 (XOR).
  */
-static const uint64_t fold_mask[FOLD_MASKED_LEN / 8] = {
-	0xff00ull, 0xffff00ffull, 0, 0xffff0000ull, 0xffull,
+static const uint64_t fold_mask[6] = {
+	0xff00ull, 0xffff00ffull, 0, 0xffff0000ull, 0xffull, 0,
 };
-
-static inline uint64_t
-load_le64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return rte_le_to_cpu_64(v);
-}
 
 /* Raw register after 8 bytes @p g (little-endian) from 0. */
 static inline uint32_t
@@ -70,26 +62,56 @@ reduce64(uint64_t g)
 	       crc32_slice[1][(hi >> 16) & 0xff] ^ crc32_slice[0][hi >> 24];
 }
 
-/* Raw register over @p n blocks at @p l3 (masked, from the LRH stand-in). */
+/* 16 bytes times their two constants @p k (block j: lane 0, j+1: lane 1). */
+__attribute__((target("pclmul,sse2")))
+static inline __m128i
+fold16(__m128i d, const uint64_t *k)
+{
+	__m128i kk = _mm_loadu_si128((const __m128i *)(const void *)k);
+
+	return _mm_xor_si128(_mm_clmulepi64_si128(d, kk, 0x00),
+			     _mm_clmulepi64_si128(d, kk, 0x11));
+}
+
+static inline __m128i
+load16(const uint8_t *p)
+{
+	return _mm_loadu_si128((const __m128i *)(const void *)p);
+}
+
+/* Raw register over @p n (5..CRC32_FOLD_BLOCKS) blocks at @p l3, masked,
+ * from the LRH stand-in's register. */
 __attribute__((target("pclmul,sse2")))
 static uint32_t
 fold_hdr(const uint8_t *l3, uint32_t n)
 {
-	__m128i acc = _mm_setzero_si128();
-	uint32_t i;
-	uint64_t b;
+	const __m128i *m = (const __m128i *)(const void *)fold_mask;
+	const uint64_t *k = crc32_fold_k + CRC32_FOLD_BLOCKS - n;
+	__m128i acc, d;
+	uint32_t j;
 
-	for (i = 0; i < n; i++) {
-		b = load_le64(l3 + 8 * i);
-		if (i < FOLD_MASKED_LEN / 8)
-			b |= fold_mask[i];
-		if (i == 0)
-			b ^= CRC32_REG_LRH_ONES;
-		acc = _mm_xor_si128(acc, _mm_clmulepi64_si128(
-			_mm_cvtsi64_si128((long long)b),
-			_mm_cvtsi64_si128((long long)crc32_fold_k[n - 1 - i]),
-			0x00));
+	d = _mm_xor_si128(_mm_or_si128(load16(l3), _mm_loadu_si128(m)),
+			  _mm_cvtsi32_si128((int)CRC32_REG_LRH_ONES));
+	acc = fold16(d, k);
+	d = _mm_or_si128(load16(l3 + 16), _mm_loadu_si128(m + 1));
+	acc = _mm_xor_si128(acc, fold16(d, k + 2));
+	if (n == 5) {
+		d = _mm_or_si128(_mm_loadl_epi64((const __m128i *)
+				 (const void *)(l3 + 32)), _mm_loadu_si128(m + 2));
+		acc = _mm_xor_si128(acc, _mm_clmulepi64_si128(d,
+				    _mm_loadl_epi64((const __m128i *)
+				    (const void *)(k + 4)), 0x00));
+	} else {
+		d = _mm_or_si128(load16(l3 + 32), _mm_loadu_si128(m + 2));
+		acc = _mm_xor_si128(acc, fold16(d, k + 4));
 	}
+	for (j = 6; j + 2 <= n; j += 2)
+		acc = _mm_xor_si128(acc, fold16(load16(l3 + 8 * j), k + j));
+	if (j < n && n > 5)
+		acc = _mm_xor_si128(acc, _mm_clmulepi64_si128(
+			_mm_loadl_epi64((const __m128i *)(const void *)(l3 + 8 * j)),
+			_mm_loadl_epi64((const __m128i *)(const void *)(k + j)),
+			0x00));
 	return reduce64((uint64_t)_mm_cvtsi128_si64(acc)) ^
 	       (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(acc, 8));
 }

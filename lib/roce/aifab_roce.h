@@ -79,10 +79,17 @@ struct aifab_roce_tag_info {
 	uint64_t tx_tsc;
 };
 
+/** Byte positions of a middle frame's ICRC table (see aifab_roce_payload). */
+#define AIFAB_ROCE_MID_BYTES 17
+
 /** Shared constant payload bytes. */
 struct aifab_roce_payload {
 	uint8_t *buf;                 /**< len bytes, seeded pattern */
 	uint16_t len;
+	/** ICRC of a full-payload WRITE middle frame, per changing header
+	 * byte (IPv4 id, PSN, tag seq and TX stamp) and value: what the byte
+	 * adds to the CRC register, carried over the payload. */
+	uint32_t (*mid_tab)[256];
 };
 
 /** Bytes of a QP's header template: Ethernet..BTH (54) and 10 spare. */
@@ -142,6 +149,10 @@ struct aifab_roce_qp {
 	struct aifab_roce_tail full;  /**< an MTU-sized packet */
 	struct aifab_roce_tail last;  /**< the current message's last packet */
 	uint64_t tx_msgs;             /**< messages fully packetized */
+	/** ICRC register of a full middle frame with those bytes zero, for
+	 * the tag's rank, step and iteration in mid_key (UINT64_MAX: none). */
+	uint64_t mid_key;
+	uint32_t mid_base;
 };
 
 /** One packet of a message, as the packetizer cut it. */

@@ -75,6 +75,45 @@ roce_tail_init(struct aifab_roce_tail *t, const struct aifab_roce_payload *pl,
 	aifab_crc_shift_init(&t->shift, t->ext_len + t->pad);
 }
 
+/*
+ * A full-payload WRITE middle frame (no RETH, AckReq 0, PadCnt 0) differs
+ * from the QP's previous one in a few header bytes only: the IPv4 id, the
+ * PSN, the tag's seq and TX stamp (rank, step and iteration stay for a
+ * message; lengths and opcode are those of every middle frame). CRC being
+ * linear, its ICRC register is the one of the same frame with those bytes
+ * zero (cached per QP and message: mid_base) XOR what each byte adds:
+ * mid_tab[i][value], that byte's CRC over the rest of the headers and the
+ * payload. Offsets from the IPv4 header; the headers the ICRC covers are
+ * MID_HDR_LEN bytes (IPv4, UDP, BTH, tag).
+ */
+#define MID_HDR_LEN (IP4_LEN + UDP_LEN + AIFAB_BTH_LEN + AIFAB_ROCE_TAG_LEN)
+static const uint8_t mid_off[AIFAB_ROCE_MID_BYTES] = {
+	4, 5,                                   /* IPv4 id */
+	37, 38, 39,                             /* BTH PSN */
+	52, 53, 54, 55,                         /* tag seq */
+	56, 57, 58, 59, 60, 61, 62, 63,         /* tag TX stamp */
+};
+
+static void
+mid_tab_init(struct aifab_roce_payload *pl)
+{
+	struct aifab_crc_shift sh;
+	uint32_t i, b;
+	uint8_t v;
+
+	for (i = 0; i < AIFAB_ROCE_MID_BYTES; i++) {
+		/* The byte, then the rest of the headers and the payload's
+		 * tail (the tag is in the headers). */
+		aifab_crc_shift_init(&sh, MID_HDR_LEN - 1 - mid_off[i] +
+				     pl->len - AIFAB_ROCE_TAG_LEN);
+		for (b = 0; b < 256; b++) {
+			v = (uint8_t)b;
+			pl->mid_tab[i][b] = aifab_crc32_mul(
+				aifab_crc32_raw(0, &v, 1), sh.x8n);
+		}
+	}
+}
+
 struct aifab_roce_payload *
 aifab_roce_payload_create(uint16_t len, uint64_t seed, int socket)
 {
@@ -98,10 +137,18 @@ aifab_roce_payload_create(uint16_t len, uint64_t seed, int socket)
 	aifab_rng_seed(&rng, seed, 0x70a1);
 	for (i = 0; i < len; i++)
 		pl->buf[i] = (uint8_t)aifab_rng_u32(&rng);
+	pl->mid_tab = rte_malloc_socket("aifab_roce_mid", sizeof(pl->mid_tab[0]) *
+					AIFAB_ROCE_MID_BYTES,
+					RTE_CACHE_LINE_SIZE, socket);
+	if (pl->mid_tab == NULL)
+		goto nomem;
+	mid_tab_init(pl);
 	return pl;
 nomem:
-	if (pl != NULL)
+	if (pl != NULL) {
+		rte_free(pl->buf);
 		rte_free(pl);
+	}
 	rte_errno = ENOMEM;
 	return NULL;
 }
@@ -111,6 +158,7 @@ aifab_roce_payload_free(struct aifab_roce_payload *pl)
 {
 	if (pl == NULL)
 		return;
+	rte_free(pl->mid_tab);
 	rte_free(pl->buf);
 	rte_free(pl);
 }
@@ -280,15 +328,49 @@ icrc_inline(const struct aifab_roce_payload *pl,
 	       seg->len + seg->pad + AIFAB_ICRC_LEN <= AIFAB_ROCE_TAG_LEN;
 }
 
-/* Pad zeros then the ICRC at @p q. */
+/* Pad zeros then the ICRC (little-endian, as aifab_icrc_store) at @p q. */
 static inline void
 icrc_write(uint8_t *q, uint8_t pad, uint32_t icrc)
 {
+	uint32_t le = rte_cpu_to_le_32(icrc);
 	uint8_t i;
 
 	for (i = 0; i < pad; i++)
 		q[i] = 0;
-	aifab_icrc_store(q + pad, icrc);
+	memcpy(q + pad, &le, sizeof(le));
+}
+
+/* The ICRC of the full middle frame whose headers (tag included) are at
+ * @p l3: from the QP's cached register and the tables. */
+static inline uint32_t
+mid_icrc(struct aifab_roce_qp *qp, const struct aifab_roce_seg *seg,
+	 const struct aifab_roce_tag_info *tag, const uint8_t *l3,
+	 const struct aifab_roce_tail *t)
+{
+	const uint32_t (*tb)[256] = (const uint32_t (*)[256])qp->pl->mid_tab;
+	uint64_t key = (uint64_t)tag->rank | (uint64_t)tag->step << 16 |
+		(uint64_t)tag->iter << 32;
+	uint16_t id = (uint16_t)qp->seq;
+	uint64_t ts = tag->tx_tsc;
+	uint32_t psn = seg->psn, seq = qp->seq, c;
+	uint8_t h[MID_HDR_LEN];
+	unsigned int i;
+
+	if (key != qp->mid_key) {
+		memcpy(h, l3, sizeof(h));
+		for (i = 0; i < AIFAB_ROCE_MID_BYTES; i++)
+			h[mid_off[i]] = 0;
+		qp->mid_base = ~aifab_icrc4_combine_fold(h, sizeof(h), t->raw,
+							 &t->shift);
+		qp->mid_key = key;
+	}
+	c = qp->mid_base ^ tb[0][id >> 8] ^ tb[1][id & 0xff] ^
+		tb[2][(psn >> 16) & 0xff] ^ tb[3][(psn >> 8) & 0xff] ^
+		tb[4][psn & 0xff] ^ tb[5][seq >> 24] ^ tb[6][(seq >> 16) & 0xff] ^
+		tb[7][(seq >> 8) & 0xff] ^ tb[8][seq & 0xff];
+	for (i = 0; i < 8; i++)
+		c ^= tb[9 + i][(ts >> (56 - 8 * i)) & 0xff];
+	return ~c;
 }
 
 int
@@ -324,9 +406,12 @@ aifab_roce_frame_build(struct aifab_roce_qp *qp,
 		tag_write(pay, tag, qp->seq);
 	else
 		memcpy(pay, qp->pl->buf, seg->len);
-	icrc = aifab_icrc4_combine_fold(p + IP_OFF, hlen - IP_OFF +
-					(t->tag ? AIFAB_ROCE_TAG_LEN : 0),
-					t->raw, &t->shift);
+	if (seg->opcode == AIFAB_BTH_OP_WRITE_MIDDLE && seg->len == qp->pl->len)
+		icrc = mid_icrc(qp, seg, tag, p + IP_OFF, t);
+	else
+		icrc = aifab_icrc4_combine_fold(p + IP_OFF, hlen - IP_OFF +
+						(t->tag ? AIFAB_ROCE_TAG_LEN : 0),
+						t->raw, &t->shift);
 	qp->seq++;
 	m->data_off = (uint16_t)(FRAME_PL_OFF - hlen);
 	if (tr == NULL) {
