@@ -31,10 +31,11 @@
 
 /* ---- port queues --------------------------------------------------------- */
 
+/* Bit @p prio of aifab_pfc_rx_paused_mask(), without the other seven. */
 static inline bool
 prio_paused(const struct gen *g, uint16_t p, uint8_t prio, uint64_t now)
 {
-	return (aifab_pfc_rx_paused_mask(&g->port[p].pfc, now) >> prio) & 1;
+	return now < g->port[p].pfc.until[prio];
 }
 
 static inline bool

@@ -80,7 +80,7 @@ struct aifab_roce_tag_info {
 };
 
 /** Byte positions of a middle frame's ICRC table (see aifab_roce_payload). */
-#define AIFAB_ROCE_MID_BYTES 17
+#define AIFAB_ROCE_MID_BYTES 15
 
 /** Shared constant payload bytes. */
 struct aifab_roce_payload {
@@ -153,6 +153,8 @@ struct aifab_roce_qp {
 	 * the tag's rank, step and iteration in mid_key (UINT64_MAX: none). */
 	uint64_t mid_key;
 	uint32_t mid_base;
+	uint32_t mid_ts_crc;          /**< what the tag's TX stamp mid_ts adds */
+	uint64_t mid_ts;
 };
 
 /** One packet of a message, as the packetizer cut it. */

@@ -83,35 +83,44 @@ roce_tail_init(struct aifab_roce_tail *t, const struct aifab_roce_payload *pl,
  * linear, its ICRC register is the one of the same frame with those bytes
  * zero (cached per QP and message: mid_base) XOR what each byte adds:
  * mid_tab[i][value], that byte's CRC over the rest of the headers and the
- * payload. Offsets from the IPv4 header; the headers the ICRC covers are
- * MID_HDR_LEN bytes (IPv4, UDP, BTH, tag).
+ * payload. The IPv4 id is the seq's low 16 bits: one table holds both
+ * places. The TX stamp's part is cached per QP (one stamp per poll).
+ * Offsets from the IPv4 header, whose ICRC headers are MID_HDR_LEN bytes
+ * (IPv4, UDP, BTH, tag); 0: none.
  */
 #define MID_HDR_LEN (IP4_LEN + UDP_LEN + AIFAB_BTH_LEN + AIFAB_ROCE_TAG_LEN)
-static const uint8_t mid_off[AIFAB_ROCE_MID_BYTES] = {
-	4, 5,                                   /* IPv4 id */
-	37, 38, 39,                             /* BTH PSN */
-	52, 53, 54, 55,                         /* tag seq */
-	56, 57, 58, 59, 60, 61, 62, 63,         /* tag TX stamp */
+#define MID_TS 7 /* first table of the TX stamp */
+static const uint8_t mid_off[AIFAB_ROCE_MID_BYTES][2] = {
+	{ 37, 0 }, { 38, 0 }, { 39, 0 },        /* BTH PSN */
+	{ 52, 0 }, { 53, 0 }, { 54, 4 }, { 55, 5 }, /* tag seq, IPv4 id */
+	{ 56, 0 }, { 57, 0 }, { 58, 0 }, { 59, 0 }, /* tag TX stamp */
+	{ 60, 0 }, { 61, 0 }, { 62, 0 }, { 63, 0 },
 };
+
+/* What byte @p v at @p off adds to a middle frame's ICRC register. */
+static uint32_t
+mid_byte(const struct aifab_roce_payload *pl, uint32_t off, uint8_t v)
+{
+	struct aifab_crc_shift sh;
+
+	/* The byte, then the rest of the headers and the payload's tail. */
+	aifab_crc_shift_init(&sh, MID_HDR_LEN - 1 - off + pl->len -
+			     AIFAB_ROCE_TAG_LEN);
+	return aifab_crc32_mul(aifab_crc32_raw(0, &v, 1), sh.x8n);
+}
 
 static void
 mid_tab_init(struct aifab_roce_payload *pl)
 {
-	struct aifab_crc_shift sh;
-	uint32_t i, b;
-	uint8_t v;
+	uint32_t i, k, b;
 
-	for (i = 0; i < AIFAB_ROCE_MID_BYTES; i++) {
-		/* The byte, then the rest of the headers and the payload's
-		 * tail (the tag is in the headers). */
-		aifab_crc_shift_init(&sh, MID_HDR_LEN - 1 - mid_off[i] +
-				     pl->len - AIFAB_ROCE_TAG_LEN);
+	for (i = 0; i < AIFAB_ROCE_MID_BYTES; i++)
 		for (b = 0; b < 256; b++) {
-			v = (uint8_t)b;
-			pl->mid_tab[i][b] = aifab_crc32_mul(
-				aifab_crc32_raw(0, &v, 1), sh.x8n);
+			pl->mid_tab[i][b] = 0;
+			for (k = 0; k < 2 && mid_off[i][k] != 0; k++)
+				pl->mid_tab[i][b] ^= mid_byte(pl,
+						mid_off[i][k], (uint8_t)b);
 		}
-	}
 }
 
 struct aifab_roce_payload *
@@ -341,7 +350,7 @@ icrc_write(uint8_t *q, uint8_t pad, uint32_t icrc)
 }
 
 /* The ICRC of the full middle frame whose headers (tag included) are at
- * @p l3: from the QP's cached register and the tables. */
+ * @p l3: from the QP's cached registers and the tables. */
 static inline uint32_t
 mid_icrc(struct aifab_roce_qp *qp, const struct aifab_roce_seg *seg,
 	 const struct aifab_roce_tag_info *tag, const uint8_t *l3,
@@ -350,27 +359,31 @@ mid_icrc(struct aifab_roce_qp *qp, const struct aifab_roce_seg *seg,
 	const uint32_t (*tb)[256] = (const uint32_t (*)[256])qp->pl->mid_tab;
 	uint64_t key = (uint64_t)tag->rank | (uint64_t)tag->step << 16 |
 		(uint64_t)tag->iter << 32;
-	uint16_t id = (uint16_t)qp->seq;
 	uint64_t ts = tag->tx_tsc;
-	uint32_t psn = seg->psn, seq = qp->seq, c;
+	uint32_t psn = seg->psn, seq = qp->seq;
 	uint8_t h[MID_HDR_LEN];
-	unsigned int i;
+	unsigned int i, k;
 
 	if (key != qp->mid_key) {
 		memcpy(h, l3, sizeof(h));
 		for (i = 0; i < AIFAB_ROCE_MID_BYTES; i++)
-			h[mid_off[i]] = 0;
+			for (k = 0; k < 2 && mid_off[i][k] != 0; k++)
+				h[mid_off[i][k]] = 0;
 		qp->mid_base = ~aifab_icrc4_combine_fold(h, sizeof(h), t->raw,
 							 &t->shift);
 		qp->mid_key = key;
 	}
-	c = qp->mid_base ^ tb[0][id >> 8] ^ tb[1][id & 0xff] ^
-		tb[2][(psn >> 16) & 0xff] ^ tb[3][(psn >> 8) & 0xff] ^
-		tb[4][psn & 0xff] ^ tb[5][seq >> 24] ^ tb[6][(seq >> 16) & 0xff] ^
-		tb[7][(seq >> 8) & 0xff] ^ tb[8][seq & 0xff];
-	for (i = 0; i < 8; i++)
-		c ^= tb[9 + i][(ts >> (56 - 8 * i)) & 0xff];
-	return ~c;
+	if (ts != qp->mid_ts) {
+		qp->mid_ts = ts;
+		qp->mid_ts_crc = 0;
+		for (i = 0; i < 8; i++)
+			qp->mid_ts_crc ^= tb[MID_TS + i][(ts >> (56 - 8 * i)) &
+							 0xff];
+	}
+	return ~(qp->mid_base ^ qp->mid_ts_crc ^ tb[0][(psn >> 16) & 0xff] ^
+		 tb[1][(psn >> 8) & 0xff] ^ tb[2][psn & 0xff] ^
+		 tb[3][seq >> 24] ^ tb[4][(seq >> 16) & 0xff] ^
+		 tb[5][(seq >> 8) & 0xff] ^ tb[6][seq & 0xff]);
 }
 
 int
