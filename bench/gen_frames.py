@@ -50,31 +50,12 @@ warmup = 1
 virtual_tick_ns = 1000
 """
 
-LOOP = """[general]
-name = gen-frames-cl
-seed = 7
-[switch]
-enabled = false
-[port.p0]
-device = net_ring0
-speed_gbps = 100
-mtu = 9000
-[generator]
-enabled = true
-ranks = 4
-size_bytes = 262144
-ib_mtu = 1024
-iterations = 2
-warmup = 0
-rate_gbps = 10
-qpn_base = 256
-closed_loop = true
-window = 16
-ack_every = 4
-retx_timeout_us = 1000
-dcqcn = false
-virtual_tick_ns = 1000
-"""
+# The closed-loop cases run test_closed_loop.py's profile.
+sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
+from test_closed_loop import PROFILE as LOOP_PROFILE  # noqa: E402
+LOOP = LOOP_PROFILE % dict(device="net_ring0", speed=100, ranks=4,
+                           size=262144, mtu=1024, rate=10, qpn=256,
+                           tick=1000)
 
 # name -> [generator] keys of an open-loop run
 OPEN_CASES = {

@@ -15,7 +15,7 @@
  * the low 64 bits stand for G * x^32, i.e. the register after feeding the
  * 8 bytes G from 0 (one slice-by-8 step), the high 32 bits are already
  * reduced. Per header: one multiply per 8 bytes, all independent, then
- * eight table lookups and the payload combine (one more multiply).
+ * eight table lookups and the payload combine (aifab_crc32_mul).
  *
  * The variant fields (TOS, TTL, IPv4 checksum, UDP checksum, BTH byte 4)
  * are set to ones by ORing constant masks into the first five blocks: no
@@ -116,20 +116,6 @@ fold_hdr(const uint8_t *l3, uint32_t n)
 	       (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(acc, 8));
 }
 
-/* a * b mod P (reflected), as pkt_icrc.c's crc_mul_clmul. */
-__attribute__((target("pclmul,sse2")))
-static uint32_t
-fold_mul(uint32_t a, uint32_t b)
-{
-	__m128i x = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)a),
-					 _mm_cvtsi32_si128((int)b), 0x00);
-	uint64_t c = (uint64_t)_mm_cvtsi128_si64(x) << 1;
-	uint32_t h = (uint32_t)c;
-
-	return crc32_slice[3][h & 0xff] ^ crc32_slice[2][(h >> 8) & 0xff] ^
-	       crc32_slice[1][(h >> 16) & 0xff] ^ crc32_slice[0][h >> 24] ^
-	       (uint32_t)(c >> 32);
-}
 #endif
 
 bool
@@ -151,7 +137,7 @@ aifab_icrc4_combine_fold(const uint8_t *l3, uint32_t hdr_len,
 {
 #ifdef ICRC_FOLD_CLMUL
 	if (l3[0] == 0x45 && aifab_icrc4_fold_ok(hdr_len))
-		return ~(fold_mul(s->x8n, fold_hdr(l3, hdr_len / 8)) ^
+		return ~(aifab_crc32_mul(s->x8n, fold_hdr(l3, hdr_len / 8)) ^
 			 payload_raw);
 #endif
 	return aifab_icrc_combine(l3, hdr_len, false, payload_raw, s);

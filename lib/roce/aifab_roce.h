@@ -244,8 +244,8 @@ aifab_roce_frame_len(const struct aifab_roce_seg *seg)
 }
 
 /**
- * Shared payload: @p len bytes of a pattern seeded by @p seed, with the
- * extbuf shared info (refcount 1, held by the payload itself).
+ * Shared payload: @p len bytes of a pattern seeded by @p seed, and the
+ * ICRC tables of full-length WRITE middle frames (15 KB).
  * @return NULL with rte_errno EINVAL (len < 256) or ENOMEM.
  */
 struct aifab_roce_payload *aifab_roce_payload_create(uint16_t len,
