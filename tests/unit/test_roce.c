@@ -530,6 +530,60 @@ test_built_frames(void **state)
 	assert_int_equal(rte_mempool_in_use_count(ctx->hdr), 0);
 }
 
+/* Middle frames take their ICRC from the cached parts and tables: over
+ * messages with random tag values (rank, step, iteration change the cached
+ * register), random start PSNs (wrapping) and TX stamps that sometimes
+ * repeat (the cached stamp part), every ICRC equals a full recompute. */
+static void
+test_middle_icrc_random(void **state)
+{
+	struct frame_ctx *ctx = *state;
+	struct aifab_roce_payload *pl = aifab_roce_payload_create(512, 77, 0);
+	struct rte_mempool *fp;
+	static uint8_t flat[FRAME_MAX];
+	uint64_t x = 0x243f6a8885a308d3ull;
+	unsigned int msg, mid = 0;
+
+	assert_non_null(pl);
+	fp = aifab_roce_frame_pool_create("t_roce_mid", 31, 0, pl, 0);
+	assert_non_null(fp);
+	for (msg = 0; msg < 40; msg++) {
+		struct aifab_roce_qp_params p;
+		struct aifab_roce_tag_info ti;
+		struct aifab_roce_qp qp;
+		struct aifab_roce_seg s;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		p = qp_params(512, (uint32_t)x & 0xFFFFFF);
+		assert_int_equal(aifab_roce_qp_init(&qp, &p, pl), 0);
+		qp.seq = (uint32_t)(x >> 24);  /* any tag seq / IPv4 id */
+		ti = (struct aifab_roce_tag_info){ .rank = (uint16_t)(x >> 8),
+			.step = (uint16_t)(x >> 20), .iter = (uint32_t)(x >> 30) };
+		assert_int_equal(aifab_roce_msg_post(&qp, 512 * 12, 0, msg), 0);
+		while (aifab_roce_seg_next(&qp, &s)) {
+			struct rte_mbuf *m = rte_pktmbuf_alloc(fp);
+			const uint8_t *f;
+
+			assert_non_null(m);
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			if (x % 3 != 0)
+				ti.tx_tsc = x;
+			assert_int_equal(aifab_roce_frame_build(&qp, &s, &ti, m,
+								ctx->hdr), 0);
+			f = rte_pktmbuf_read(m, 0, m->pkt_len, flat);
+			assert_non_null(f);
+			assert_int_equal(aifab_icrc_load(f + m->pkt_len - 4),
+					 aifab_icrc(f + 14, m->pkt_len - 18,
+						    false));
+			mid += s.opcode == AIFAB_BTH_OP_WRITE_MIDDLE;
+			rte_pktmbuf_free(m);
+		}
+	}
+	assert_int_equal(mid, 40 * 10);
+	rte_mempool_free(fp);
+	aifab_roce_payload_free(pl);
+}
+
 /* Out of header mbufs, a packet that needs one fails and leaves the frame
  * mbuf as it was; the QP's tag sequence does not move. */
 static void
@@ -746,6 +800,7 @@ main(void)
 	const struct CMUnitTest frames[] = {
 		cmocka_unit_test(test_built_frames),
 		cmocka_unit_test(test_build_nobufs),
+		cmocka_unit_test(test_middle_icrc_random),
 	};
 	int fails = 0;
 
