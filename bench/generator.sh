@@ -27,8 +27,8 @@
 # enough that it is still sending when --duration ends, paced at the ports'
 # speed_gbps = 1600 (the pacer is not the limit on one core). testpmd's
 # txonly sends --txpkts frames of the same length; like our generator it
-# writes headers only (our payload is one shared external buffer), so
-# neither pays per payload byte.
+# writes headers only (our frame mbufs hold the payload, written once when
+# the pool is made), so neither pays per payload byte.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

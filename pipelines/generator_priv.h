@@ -37,6 +37,7 @@
 
 #define GEN_TXBUF 64            /* frames per port before a TX burst */
 #define GEN_CNPBUF 32           /* CNPs per port waiting for TX */
+#define GEN_STASH 32            /* frame mbufs allocated at once */
 #define GEN_STAT_SLOTS 4        /* iterations whose step stats are open */
 #define GEN_VT_HZ 1000000000ull /* virtual clock: 1 cycle = 1 ns */
 #define GEN_RX_BURST 32
@@ -238,7 +239,10 @@ struct gen {
 	struct aifab_gen_params p;
 	struct aifab_coll_plan *plan;
 	uint32_t n_steps, n_chan, total_iters;
-	struct rte_mempool *hdr_pool, *ext_pool;
+	struct rte_mempool *hdr_pool;   /* ACK / NAK / CNP, short frames' ICRC */
+	struct rte_mempool *frame_pool; /* data frames, payload stored */
+	struct rte_mbuf *stash[GEN_STASH]; /* frame mbufs, allocated in bulk */
+	uint16_t n_stash;
 	struct aifab_roce_payload *pl;
 	double ns_per_tsc;
 	bool started;
@@ -259,6 +263,7 @@ struct gen {
 	uint64_t vnow;              /* virtual clock (virtual_tick_ns) */
 	uint64_t last_now;          /* clock of the last poll */
 	int ts_off;                 /* mbuf timestamp field, -1: none */
+	uint64_t stamp_now, stamp_ns; /* departure stamp of the last `now` */
 	uint64_t ts_flag;
 	uint8_t data_tos, cnp_tos;
 	uint8_t chan_dscp[AIFAB_COLL_MAX_CHANNELS]; /* per channel (data, ACK) */

@@ -505,11 +505,12 @@ build_pools(struct gen *g, char *err, size_t errlen)
 	g->hdr_pool = rte_pktmbuf_pool_create(name, 2 * n, GEN_POOL_CACHE, 0,
 					      RTE_PKTMBUF_HEADROOM + 128,
 					      socket);
-	snprintf(name, sizeof(name), "gen_e_%" PRIxPTR, (uintptr_t)g & 0xffffff);
-	g->ext_pool = rte_pktmbuf_pool_create(name, n, GEN_POOL_CACHE, 0, 0,
-					      socket);
 	g->pl = aifab_roce_payload_create(g->p.ib_mtu, g->p.seed, socket);
-	if (g->hdr_pool == NULL || g->ext_pool == NULL || g->pl == NULL)
+	snprintf(name, sizeof(name), "gen_f_%" PRIxPTR, (uintptr_t)g & 0xffffff);
+	if (g->pl != NULL)
+		g->frame_pool = aifab_roce_frame_pool_create(name, n,
+				GEN_POOL_CACHE, g->pl, socket);
+	if (g->hdr_pool == NULL || g->frame_pool == NULL || g->pl == NULL)
 		BAD("cannot create pools of %u mbufs: %s (raise -m or lower "
 		    "mbufs)", n, rte_strerror(rte_errno));
 	return 0;
@@ -530,6 +531,11 @@ build_ports(struct gen *g, char *err, size_t errlen)
 		g->ts_off = -1;
 	g->data_tos = (uint8_t)(g->p.dscp << 2 | g->p.ecn);
 	g->cnp_tos = (uint8_t)(g->p.cnp_dscp << 2 | g->p.cnp_ecn);
+	/* Our frames' payload past the tag is the frame pool's, shared by
+	 * every frame an mbuf carries (and in-memory wires hand the same mbuf
+	 * to the receiver): a corruption flips a bit of the tag only, which
+	 * the next frame rewrites. */
+	g->p.fault.corrupt_head = AIFAB_ROCE_TAG_LEN;
 	for (u = 0; u < g->n_used_ports; u++) {
 		uint16_t p = g->used_ports[u];
 		uint32_t sp = g->env.ports[p].speed_mbps;
@@ -702,6 +708,8 @@ gen_fini(void *st)
 		g->port[u].n_tx = 0;
 		g->port[u].n_cnp = 0;
 	}
+	rte_pktmbuf_free_bulk(g->stash, g->n_stash);
+	g->n_stash = 0;
 	gen_cl_free(g);
 	aifab_stats_free(g->stats);
 	for (r = 0; g->ranks != NULL && r < g->p.n_ranks; r++) {
@@ -720,11 +728,10 @@ gen_fini(void *st)
 	free(g->rank_host);
 	free(g->start_dst);
 	aifab_coll_plan_free(g->plan);
-	/* Mbufs not returned hold the payload: then it is kept, with the
-	 * pools, and mempool_in_use_at_exit counts them. */
-	if (aifab_roce_payload_free(g->pl) != 0)
-		RTE_LOG(WARNING, USER1, "generator: payload still referenced\n");
+	/* Frame mbufs hold copies of the payload. Pools with mbufs not
+	 * returned are kept; mempool_in_use_at_exit counts them. */
+	aifab_roce_payload_free(g->pl);
 	aifab_pipeline_pool_free(g->hdr_pool, "generator");
-	aifab_pipeline_pool_free(g->ext_pool, "generator");
+	aifab_pipeline_pool_free(g->frame_pool, "generator");
 	rte_free(g);
 }

@@ -9,7 +9,8 @@
  *             arrived (post_ready)
  *   QP        the next segment: lib/roce's message cursor (open loop) or
  *             lib/rc's requester, go-back-N resends included (closed loop)
- *   build     lib/roce builds the frame (payload attached, never copied)
+ *   build     lib/roce builds the frame into an mbuf of the frame pool,
+ *             whose payload is stored once (never written per frame)
  *   pace      the rank's token bucket; closed loop with DCQCN also each
  *             QP's rate (lib/dcqcn's reaction point)
  *   TX        the port's data queue (departure stamp, fault stage at TX),
@@ -30,10 +31,11 @@
 
 /* ---- port queues --------------------------------------------------------- */
 
+/* Bit @p prio of aifab_pfc_rx_paused_mask(), without the other seven. */
 static inline bool
 prio_paused(const struct gen *g, uint16_t p, uint8_t prio, uint64_t now)
 {
-	return (aifab_pfc_rx_paused_mask(&g->port[p].pfc, now) >> prio) & 1;
+	return now < g->port[p].pfc.until[prio];
 }
 
 static inline bool
@@ -71,14 +73,19 @@ gen_tx_flush(struct gen *g, uint16_t p, uint64_t now)
 		flush_buf(g, p, gp->cnp, &gp->n_cnp);
 }
 
-/* Departure stamp (ns) for --capture, the virtual clock's when it runs. */
+/* Departure stamp (ns) for --capture, the virtual clock's when it runs;
+ * converted once per `now` (a poll). */
 static inline void
-stamp(const struct gen *g, struct rte_mbuf *m, uint64_t now)
+stamp(struct gen *g, struct rte_mbuf *m, uint64_t now)
 {
 	if (g->ts_off < 0)
 		return;
-	*RTE_MBUF_DYNFIELD(m, g->ts_off, uint64_t *) = g->p.virtual_tick_ns ?
-		now : (uint64_t)((double)now * g->ns_per_tsc);
+	if (now != g->stamp_now) {
+		g->stamp_now = now;
+		g->stamp_ns = g->p.virtual_tick_ns ? now :
+			(uint64_t)((double)now * g->ns_per_tsc);
+	}
+	*RTE_MBUF_DYNFIELD(m, g->ts_off, uint64_t *) = g->stamp_ns;
 	m->ol_flags |= g->ts_flag;
 }
 
@@ -158,6 +165,8 @@ gen_tx_drain(struct gen *g)
 		drop_held(gp, gp->tx, &gp->n_tx);
 		drop_held(gp, gp->cnp, &gp->n_cnp);
 	}
+	rte_pktmbuf_free_bulk(g->stash, g->n_stash);
+	g->n_stash = 0;
 }
 
 /* ---- pacing -------------------------------------------------------------- */
@@ -199,6 +208,20 @@ port_room(struct gen *g, struct gen_rank *rk, uint64_t now)
 	return true;
 }
 
+/* A frame mbuf: from the stash, refilled GEN_STASH at a time (one at a
+ * time when the pool runs low). NULL: the pool is empty. */
+static inline struct rte_mbuf *
+frame_mbuf(struct gen *g)
+{
+	if (g->n_stash > 0)
+		return g->stash[--g->n_stash];
+	if (rte_pktmbuf_alloc_bulk(g->frame_pool, g->stash, GEN_STASH) == 0) {
+		g->n_stash = GEN_STASH - 1;
+		return g->stash[GEN_STASH - 1];
+	}
+	return rte_pktmbuf_alloc(g->frame_pool);
+}
+
 /* Build one frame of @p cn and queue it (tokens spent): its wire length
  * with FCS, preamble and IFG, or 0 out of mbufs (@p s kept as pending). */
 static inline uint32_t
@@ -206,10 +229,14 @@ frame_send(struct gen *g, struct gen_rank *rk, struct gen_conn *cn,
 	   const struct aifab_roce_seg *s, const struct aifab_roce_tag_info *ti,
 	   uint64_t now)
 {
-	struct rte_mbuf *m;
+	struct rte_mbuf *m = frame_mbuf(g);
 	uint32_t wire;
 
-	m = aifab_roce_build(&cn->qp, s, ti, g->hdr_pool, g->ext_pool);
+	if (m != NULL && aifab_roce_frame_build(&cn->qp, s, ti, m,
+						g->hdr_pool) != 0) {
+		g->stash[g->n_stash++] = m; /* room: it came from there */
+		m = NULL;
+	}
 	if (m == NULL) {
 		cn->pend = *s;
 		cn->has_pend = true;

@@ -436,7 +436,7 @@ aifab_replay_frame_write(const struct aifab_replay_trace *t, uint32_t i,
 	psn = (f->psn + (uint32_t)((uint64_t)loop * t->psn_span[f->conn])) &
 		0xFFFFFFu;
 	aifab_put_u24(l3 + f->hdr_len - 3, psn);
-	icrc = aifab_icrc_combine(l3, f->hdr_len, false, f->payload_raw,
-				  &f->shift);
+	icrc = aifab_icrc4_combine_fold(l3, f->hdr_len, f->payload_raw,
+					&f->shift);
 	aifab_icrc_store(l3 + f->ip_len - AIFAB_ICRC_LEN, icrc);
 }

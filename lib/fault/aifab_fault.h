@@ -54,6 +54,12 @@ struct aifab_fault_params {
 	uint64_t corrupt_index; /**< corrupt matching frame number this; 0 off */
 	uint32_t corrupt_every; /**< corrupt every Nth matching frame; 0 off */
 	uint32_t corrupt_ppm;   /**< corruption probability per matching frame */
+	/** 0: the flipped bit is drawn over the whole payload; N: within its
+	 * first N bytes only, and a frame with fewer payload bytes is not
+	 * corrupted (counted fault_corrupt_skipped). For senders whose
+	 * payload bytes past a per-frame head are shared between frames (the
+	 * generator's frame pool: only the 24-byte tag is written per frame). */
+	uint32_t corrupt_head;
 	uint64_t seed;          /**< seeds the draws (drop, CE, corrupt apart) */
 };
 

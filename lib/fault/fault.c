@@ -155,8 +155,8 @@ seg_span(const struct rte_mbuf *s, uint32_t base, uint32_t lo, uint32_t hi,
 
 /*
  * Flip one bit of the payload of a RoCEv2 frame, drawn among the payload
- * bytes in writable segments (two walks: count, then find). False if
- * there is none.
+ * bytes (the first corrupt_head of them, if set) in writable segments (two
+ * walks: count, then find). False if there is none.
  */
 static bool
 corrupt_one(struct aifab_fault *f, struct rte_mbuf *m,
@@ -174,6 +174,11 @@ corrupt_one(struct aifab_fault *f, struct rte_mbuf *m,
 	if (hi < lo + AIFAB_ICRC_LEN)
 		return false;
 	hi -= AIFAB_ICRC_LEN;
+	if (f->p.corrupt_head != 0) {
+		if (hi - lo < f->p.corrupt_head)
+			return false;
+		hi = lo + f->p.corrupt_head;
+	}
 	for (s = m, base = 0; s != NULL; base += s->data_len, s = s->next)
 		w += seg_span(s, base, lo, hi, &a);
 	if (w == 0)

@@ -350,6 +350,21 @@ enum aifab_icrc_verdict aifab_icrc_verify_buf(const uint8_t *frame,
  */
 void aifab_icrc_verify_init(void);
 
+/**
+ * aifab_icrc_combine() for IPv4 by carry-less multiplies (PCLMULQDQ): one
+ * per 8 header bytes instead of a table CRC over a masked copy. Takes this
+ * path when aifab_icrc4_fold_ok(@p hdr_len) and the IPv4 header has no
+ * options (first byte 0x45); otherwise it is aifab_icrc_combine(). Same
+ * result either way.
+ */
+uint32_t aifab_icrc4_combine_fold(const uint8_t *l3, uint32_t hdr_len,
+				  uint32_t payload_raw,
+				  const struct aifab_crc_shift *s);
+
+/** True if @p hdr_len bytes of IPv4 (IHL 5) headers take the folding path:
+ * a multiple of 8 from 40 to 128, and the CPU has PCLMULQDQ. */
+bool aifab_icrc4_fold_ok(uint32_t hdr_len);
+
 /* ---- builders (write into caller buffers; return bytes written) ---------- */
 
 /** Ethernet header, optional single 802.1Q tag (vid < 0: untagged). */

@@ -794,8 +794,10 @@ const struct profile_key profile_keys[] = {
 	      "Mark each matching frame CE with this probability (seeded)."),
 	G_U32("fault_corrupt_index", fault_corrupt_index, 0, 4294967295u, "0",
 	      "", "Corrupt the matching frame with this number: flip one "
-	      "payload bit (seeded choice; RoCEv2 frames only, so the ICRC "
-	      "fails); 0 = off."),
+	      "bit of its payload's 24-byte tag (seeded choice; RoCEv2 "
+	      "frames with a tag only, so the ICRC fails; the rest of the "
+	      "payload is the frame pool's, shared by later frames); "
+	      "0 = off."),
 	G_U32("fault_corrupt_every", fault_corrupt_every, 0, 4294967295u, "0",
 	      "", "Corrupt every Nth matching frame; 0 = off."),
 	G_U32("fault_corrupt_ppm", fault_corrupt_ppm, 0, 1000000, "0", "ppm",

@@ -15,12 +15,14 @@
  * carries at least 24 payload bytes; the rest comes from one shared,
  * constant buffer (struct aifab_roce_payload).
  *
- * A built frame is a chain of three mbufs: headers + tag (header pool),
- * the shared payload attached as an external buffer (rte_pktmbuf_attach_
- * extbuf, ext pool: data room 0 is enough), and pad + ICRC (header pool).
- * The ICRC is combined from the masked headers, the tag and a precomputed
- * raw CRC of the payload tail (CRC is affine): per packet the work is
- * proportional to the header length only.
+ * A built frame is one mbuf of a frame pool, whose mbufs hold a copy of
+ * the shared payload written once when the pool is made: per packet the
+ * headers (from a per-QP template), the tag, the pad and the ICRC are
+ * written, never the payload. A packet shorter than the payload (a
+ * message's last) gets its pad + ICRC in a second mbuf. The ICRC is
+ * combined from the masked headers, the tag and a precomputed raw CRC of
+ * the payload tail (CRC is affine): per packet the work is proportional to
+ * the header length only.
  *
  * QP state is a plain struct the caller owns. Closed loop: lib/rc decides
  * what to (re)send and aifab_roce_seg_make() turns its answer into a
@@ -77,13 +79,21 @@ struct aifab_roce_tag_info {
 	uint64_t tx_tsc;
 };
 
-/** Shared constant payload bytes plus the extbuf bookkeeping. */
+/** Byte positions of a middle frame's ICRC table (see aifab_roce_payload). */
+#define AIFAB_ROCE_MID_BYTES 15
+
+/** Shared constant payload bytes. */
 struct aifab_roce_payload {
 	uint8_t *buf;                 /**< len bytes, seeded pattern */
-	rte_iova_t iova;
 	uint16_t len;
-	struct rte_mbuf_ext_shared_info shinfo;
+	/** ICRC of a full-payload WRITE middle frame, per changing header
+	 * byte (IPv4 id, PSN, tag seq and TX stamp) and value: what the byte
+	 * adds to the CRC register, carried over the payload. */
+	uint32_t (*mid_tab)[256];
 };
+
+/** Bytes of a QP's header template: Ethernet..BTH (54) and 10 spare. */
+#define AIFAB_ROCE_TMPL_LEN 64
 
 /** How to set up a QP's send side. */
 struct aifab_roce_qp_params {
@@ -106,7 +116,7 @@ struct aifab_roce_qp_params {
 	uint32_t rkey;
 };
 
-/** Raw-CRC operators for one payload length (see aifab_roce_build()). */
+/** Raw-CRC operators for one payload length (see aifab_roce_frame_build()). */
 struct aifab_roce_tail {
 	uint32_t len;                 /**< payload bytes (no pad); UINT32_MAX: unset */
 	uint32_t ext_len;             /**< bytes taken from the shared payload */
@@ -128,6 +138,9 @@ struct aifab_roce_msg {
 
 /** One QP's send side. */
 struct aifab_roce_qp {
+	/** Ethernet..BTH of its data frames with the per-frame fields zero. */
+	uint8_t hdr[AIFAB_ROCE_TMPL_LEN] __rte_aligned(16);
+	uint32_t ip_sum;              /**< one's complement sum of hdr's IPv4 */
 	struct aifab_roce_qp_params cfg; /**< sport resolved, ttl set */
 	uint32_t psn;                 /**< next PSN to send */
 	uint32_t seq;                 /**< packets sent (tag sequence) */
@@ -136,6 +149,12 @@ struct aifab_roce_qp {
 	struct aifab_roce_tail full;  /**< an MTU-sized packet */
 	struct aifab_roce_tail last;  /**< the current message's last packet */
 	uint64_t tx_msgs;             /**< messages fully packetized */
+	/** ICRC register of a full middle frame with those bytes zero, for
+	 * the tag's rank, step and iteration in mid_key (UINT64_MAX: none). */
+	uint64_t mid_key;
+	uint32_t mid_base;
+	uint32_t mid_ts_crc;          /**< what the tag's TX stamp mid_ts adds */
+	uint64_t mid_ts;
 };
 
 /** One packet of a message, as the packetizer cut it. */
@@ -182,8 +201,8 @@ aifab_roce_write_opcode(bool first, bool last)
 /**
  * Set up a QP's send side.
  *
- * @param pl  shared payload for aifab_roce_build() (len >= mtu), or NULL to
- *            use only the packetizer.
+ * @param pl  shared payload for aifab_roce_frame_build() (len >= mtu), or
+ *            NULL to use only the packetizer.
  * @return 0, or -EINVAL (mtu not a power of two in 256..4096, QPN/PSN over
  *   24 bits, dscp > 63, ecn > 3, payload shorter than the MTU).
  */
@@ -225,39 +244,52 @@ aifab_roce_frame_len(const struct aifab_roce_seg *seg)
 }
 
 /**
- * Shared payload: @p len bytes of a pattern seeded by @p seed, with the
- * extbuf shared info (refcount 1, held by the payload itself).
+ * Shared payload: @p len bytes of a pattern seeded by @p seed, and the
+ * ICRC tables of full-length WRITE middle frames (15 KB).
  * @return NULL with rte_errno EINVAL (len < 256) or ENOMEM.
  */
 struct aifab_roce_payload *aifab_roce_payload_create(uint16_t len,
 						     uint64_t seed, int socket);
 
-/**
- * Free the payload. Every mbuf attached to it must have been freed
- * (shinfo.refcnt back to 1). @return 0, or -EBUSY (nothing freed).
- */
-int aifab_roce_payload_free(struct aifab_roce_payload *pl);
+/** Free the payload (frame pools hold their own copies). NULL: no-op. */
+void aifab_roce_payload_free(struct aifab_roce_payload *pl);
 
 /**
- * Build the frame of @p seg as a 3-segment mbuf chain (2 for an empty
- * payload). Per packet cost: headers + tag, no payload bytes read.
+ * A pktmbuf pool for aifab_roce_frame_build(): @p n mbufs whose data room
+ * is the headroom + @p pl's length + 64 (the ICRC and 60 bytes of
+ * tailroom after a full-payload frame), each holding a copy of the
+ * payload (written here, once). Free it with rte_mempool_free(); @p pl may
+ * be freed before.
+ * @return the pool, or NULL with rte_errno set (rte_pktmbuf_pool_create).
+ */
+struct rte_mempool *aifab_roce_frame_pool_create(const char *name,
+		uint32_t n, uint32_t cache, const struct aifab_roce_payload *pl,
+		int socket);
+
+/**
+ * Build the frame of @p seg into @p m, an mbuf fresh from a frame pool of
+ * the QP's payload (rte_pktmbuf_alloc / _alloc_bulk). Per packet cost:
+ * headers + tag + ICRC, no payload bytes touched. One segment when the
+ * packet carries the whole payload (an MTU-sized packet when the payload is
+ * as long as the MTU) or at most 20 bytes; else a second segment from
+ * @p hdr_pool holds the pad and ICRC.
+ *
+ * The payload bytes in a frame belong to its pool: who changes them in a
+ * built frame (e.g. to corrupt it on purpose) must work on a copy, or every
+ * later frame from that mbuf carries the change.
  *
  * @param tag       tag values; its seq field is ignored: the QP's seq is
  *                  written and advanced (for every packet, tagged or not).
  *                  Not written when seg->len < 24.
- * @param hdr_pool  pool for the header and trailer mbufs (tailroom >= 128).
- * @param ext_pool  pool for the mbuf the payload is attached to.
- * @return the chain, or NULL with rte_errno ENOBUFS (a pool is empty) or
- *   EINVAL (the QP has no payload).
- *
- * Each chain holds one reference on the payload's shinfo (a 16-bit count):
- * keep fewer than 65535 such mbufs alive, e.g. ext_pool smaller than that.
+ * @param hdr_pool  pool for the pad + ICRC segment (tailroom >= 8).
+ * @return 0; -ENOBUFS (@p hdr_pool empty) or -EINVAL (the QP has no
+ *   payload, or hdr_pool's data room is too small): @p m is untouched and
+ *   still the caller's.
  */
-struct rte_mbuf *aifab_roce_build(struct aifab_roce_qp *qp,
-				  const struct aifab_roce_seg *seg,
-				  const struct aifab_roce_tag_info *tag,
-				  struct rte_mempool *hdr_pool,
-				  struct rte_mempool *ext_pool);
+int aifab_roce_frame_build(struct aifab_roce_qp *qp,
+			   const struct aifab_roce_seg *seg,
+			   const struct aifab_roce_tag_info *tag,
+			   struct rte_mbuf *m, struct rte_mempool *hdr_pool);
 
 /**
  * Read our tag from a packet's payload.
@@ -280,7 +312,7 @@ bool aifab_roce_tag_read(const uint8_t *payload, uint32_t len,
  * remembers message, offset and length per PSN and so can ask for the
  * same packet again): RDMA WRITE first / middle / last / only from
  * @p first and @p last, RETH on first, AckReq on last, PadCnt from @p len.
- * The result goes to aifab_roce_build() like a packetizer segment; the
+ * The result goes to aifab_roce_frame_build() like a packetizer segment; the
  * QP's own packetizer state (psn, msg) is not used or changed.
  *
  * @param va       the message's remote address (RETH VA).

@@ -9,4 +9,7 @@
 void roce_tail_init(struct aifab_roce_tail *t,
 		    const struct aifab_roce_payload *pl, uint32_t len);
 
+/** Write the QP's header template and IPv4 sum from its cfg. */
+void roce_tmpl_init(struct aifab_roce_qp *qp);
+
 #endif /* ROCE_PRIV_H */

@@ -43,8 +43,11 @@ aifab_roce_qp_init(struct aifab_roce_qp *qp,
 	qp->pl = pl;
 	qp->full.len = UINT32_MAX;
 	qp->last.len = UINT32_MAX;
+	qp->mid_key = UINT64_MAX;
+	qp->mid_ts_crc = 0; /* a stamp of 0 adds nothing */
 	if (pl != NULL)
 		roce_tail_init(&qp->full, pl, p->mtu);
+	roce_tmpl_init(qp);
 	return 0;
 }
 

@@ -415,6 +415,46 @@ test_burst_corrupt(void **state)
 	assert_int_equal(rte_mempool_in_use_count(pool), 0);
 }
 
+/* corrupt_head: the flip lands in the payload's first N bytes only (the
+ * generator's per-frame tag); a frame with fewer payload bytes is skipped.
+ * The WRITE middle frame's payload is bytes 54..85 (32 bytes). */
+static void
+test_burst_corrupt_head(void **state)
+{
+	struct aifab_fault f;
+	struct aifab_fault_params p = { .corrupt_every = 1, .seed = 5,
+					.corrupt_head = 4 };
+	struct rte_mbuf *m;
+	uint8_t ref[90];
+	unsigned int i;
+	int at;
+
+	(void)state;
+	for (i = 0; i < 64; i++) {      /* 64 seeds: every draw in 54..57 */
+		p.seed = i;
+		assert_int_equal(aifab_fault_init(&f, &p, 0), 0);
+		m = roce4_icrc(2, 0x07, 1);
+		memcpy(ref, rte_pktmbuf_mtod(m, uint8_t *), 90);
+		assert_int_equal(aifab_fault_burst(&f, &m, 1,
+						   (uint8_t[256]){ 0 }), 1);
+		at = one_bit_diff(m, ref, 90);
+		assert_true(at >= 54 && at < 58);
+		assert_int_equal(icrc_of(m), AIFAB_ICRC_BAD);
+		rte_pktmbuf_free(m);
+	}
+	p.corrupt_head = 33;            /* more than the 32 payload bytes */
+	assert_int_equal(aifab_fault_init(&f, &p, 0), 0);
+	m = roce4_icrc(2, 0x07, 1);
+	memcpy(ref, rte_pktmbuf_mtod(m, uint8_t *), 90);
+	assert_int_equal(aifab_fault_burst(&f, &m, 1, (uint8_t[256]){ 0 }), 1);
+	assert_int_equal(one_bit_diff(m, ref, 90), -1);
+	assert_int_equal(icrc_of(m), AIFAB_ICRC_OK);
+	assert_int_equal(f.cnt[AIFAB_FAULT_CNT_CORRUPT_SKIPPED], 1);
+	assert_int_equal(f.cnt[AIFAB_FAULT_CNT_CORRUPTED], 0);
+	rte_pktmbuf_free(m);
+	assert_int_equal(rte_mempool_in_use_count(pool), 0);
+}
+
 static void
 ext_free(void *addr, void *opaque)
 {
@@ -658,6 +698,7 @@ main(void)
 		cmocka_unit_test(test_burst),
 		cmocka_unit_test(test_burst_ipv6_all),
 		cmocka_unit_test(test_burst_corrupt),
+		cmocka_unit_test(test_burst_corrupt_head),
 		cmocka_unit_test(test_burst_corrupt_chain),
 		cmocka_unit_test(test_link_delay_rate),
 		cmocka_unit_test(test_link_jitter_fifo_queue),

@@ -344,8 +344,7 @@ test_hist(void **state)
 /* ---- built frames (EAL) ----------------------------------------------------- */
 
 struct frame_ctx {
-	struct rte_mempool *hdr, *ext;
-	struct aifab_roce_payload *pl;
+	struct rte_mempool *hdr;
 };
 
 static int
@@ -357,9 +356,7 @@ eal_up(void **state)
 		return -1;
 	ctx.hdr = rte_pktmbuf_pool_create("t_roce_hdr", 1023, 0, 0,
 					  RTE_PKTMBUF_HEADROOM + 128, 0);
-	ctx.ext = rte_pktmbuf_pool_create("t_roce_ext", 1023, 0, 0, 0, 0);
-	ctx.pl = aifab_roce_payload_create(4096, 99, 0);
-	if (ctx.hdr == NULL || ctx.ext == NULL || ctx.pl == NULL)
+	if (ctx.hdr == NULL)
 		return -1;
 	*state = &ctx;
 	return 0;
@@ -370,9 +367,7 @@ eal_down(void **state)
 {
 	struct frame_ctx *ctx = *state;
 
-	assert_int_equal(aifab_roce_payload_free(ctx->pl), 0);
 	rte_mempool_free(ctx->hdr);
-	rte_mempool_free(ctx->ext);
 	return unit_eal_down(state);
 }
 
@@ -455,65 +450,178 @@ check_frame(const uint8_t *f, uint32_t len, const struct aifab_roce_qp *qp,
 	}
 }
 
+/*
+ * Frames of every kind of length, from a small frame pool (no cache: its
+ * mbufs come back round), so a frame that wrote into the stored payload
+ * would show in a later frame's payload. MTU-sized packets are one mbuf
+ * when the payload is the MTU long; a payload longer than the MTU makes
+ * every packet but the tiny ones two.
+ */
 static void
 test_built_frames(void **state)
 {
 	struct frame_ctx *ctx = *state;
-	static const uint16_t mtus[] = { 256, 1024, 4096 };
+	static const uint16_t mtus[][2] = { { 256, 256 }, { 1024, 1024 },
+					    { 4096, 4096 }, { 1024, 4096 } };
 	static uint8_t flat[FRAME_MAX];
-	struct rte_mbuf *held[64];
+	struct rte_mbuf *held[16];
 	unsigned int im, ic, nh;
 
 	for (im = 0; im < RTE_DIM(mtus); im++) {
-		uint32_t mtu = mtus[im];
-		const uint32_t lens[] = { 0, 1, 23, 24, 25, 27, mtu - 1, mtu,
-					  mtu + 1, mtu + 23, mtu + 24, 3 * mtu,
-					  3 * mtu + 2 };
+		uint32_t mtu = mtus[im][0];
+		const uint32_t lens[] = { 0, 1, 20, 21, 23, 24, 25, 27, mtu - 1,
+					  mtu, mtu + 1, mtu + 23, mtu + 24,
+					  3 * mtu, 3 * mtu + 2, 40 * mtu };
 		struct aifab_roce_qp_params p = qp_params((uint16_t)mtu,
 							  0xFFFFFD);
+		struct aifab_roce_payload *pl =
+			aifab_roce_payload_create(mtus[im][1], 99 + im, 0);
+		struct rte_mempool *fp;
 		struct aifab_roce_qp qp;
 		struct aifab_roce_seg s;
 		struct aifab_roce_tag_info ti = { .rank = 3, .step = 5,
 						  .iter = 9 };
 		uint32_t seq = 0;
+		char name[32];
 
-		assert_int_equal(aifab_roce_qp_init(&qp, &p, ctx->pl), 0);
+		assert_non_null(pl);
+		snprintf(name, sizeof(name), "t_roce_fr%u", im);
+		fp = aifab_roce_frame_pool_create(name, 63, 0, pl, 0);
+		assert_non_null(fp);
+		assert_int_equal(aifab_roce_qp_init(&qp, &p, pl), 0);
 		nh = 0;
 		for (ic = 0; ic < RTE_DIM(lens); ic++) {
 			assert_int_equal(aifab_roce_msg_post(&qp, lens[ic],
 							     ic * 8192, ic), 0);
 			while (aifab_roce_seg_next(&qp, &s)) {
-				struct rte_mbuf *m;
+				struct rte_mbuf *m = rte_pktmbuf_alloc(fp);
+				bool one = s.len == pl->len ||
+					s.len + s.pad + 4 <= 24;
 				const uint8_t *f;
 
-				ti.tx_tsc = 0x1122334455667788ull + seq;
-				m = aifab_roce_build(&qp, &s, &ti, ctx->hdr,
-						     ctx->ext);
 				assert_non_null(m);
+				ti.tx_tsc = 0x1122334455667788ull + seq;
+				assert_int_equal(aifab_roce_frame_build(&qp,
+						 &s, &ti, m, ctx->hdr), 0);
 				assert_int_equal(m->pkt_len,
 						 aifab_roce_frame_len(&s));
-				assert_int_equal(m->nb_segs,
-						 s.len > (s.len >= 24 ? 24u : 0u) ?
-						 3 : 2);
+				assert_int_equal(m->nb_segs, one ? 1 : 2);
 				f = rte_pktmbuf_read(m, 0, m->pkt_len, flat);
 				assert_non_null(f);
 				check_frame(f, m->pkt_len, &qp, &s, &ti, seq,
-					    ctx->pl);
+					    pl);
 				seq++;
-				/* keep a few alive to see the refcount */
 				if (nh < RTE_DIM(held))
 					held[nh++] = m;
 				else
 					rte_pktmbuf_free(m);
 			}
 		}
-		assert_int_equal(aifab_roce_payload_free(ctx->pl), -EBUSY);
 		while (nh > 0)
 			rte_pktmbuf_free(held[--nh]);
-		assert_int_equal(rte_mbuf_ext_refcnt_read(&ctx->pl->shinfo), 1);
+		/* The pool keeps its payload copies after the payload goes. */
+		aifab_roce_payload_free(pl);
+		assert_int_equal(rte_mempool_in_use_count(fp), 0);
+		rte_mempool_free(fp);
 	}
 	assert_int_equal(rte_mempool_in_use_count(ctx->hdr), 0);
-	assert_int_equal(rte_mempool_in_use_count(ctx->ext), 0);
+}
+
+/* Middle frames take their ICRC from the cached parts and tables: over
+ * messages with random tag values (rank, step, iteration change the cached
+ * register), random start PSNs (wrapping) and TX stamps that sometimes
+ * repeat (the cached stamp part), every ICRC equals a full recompute. */
+static void
+test_middle_icrc_random(void **state)
+{
+	struct frame_ctx *ctx = *state;
+	struct aifab_roce_payload *pl = aifab_roce_payload_create(512, 77, 0);
+	struct rte_mempool *fp;
+	static uint8_t flat[FRAME_MAX];
+	uint64_t x = 0x243f6a8885a308d3ull;
+	unsigned int msg, mid = 0;
+
+	assert_non_null(pl);
+	fp = aifab_roce_frame_pool_create("t_roce_mid", 31, 0, pl, 0);
+	assert_non_null(fp);
+	for (msg = 0; msg < 40; msg++) {
+		struct aifab_roce_qp_params p;
+		struct aifab_roce_tag_info ti;
+		struct aifab_roce_qp qp;
+		struct aifab_roce_seg s;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		p = qp_params(512, (uint32_t)x & 0xFFFFFF);
+		assert_int_equal(aifab_roce_qp_init(&qp, &p, pl), 0);
+		qp.seq = (uint32_t)(x >> 24);  /* any tag seq / IPv4 id */
+		ti = (struct aifab_roce_tag_info){ .rank = (uint16_t)(x >> 8),
+			.step = (uint16_t)(x >> 20), .iter = (uint32_t)(x >> 30) };
+		assert_int_equal(aifab_roce_msg_post(&qp, 512 * 12, 0, msg), 0);
+		while (aifab_roce_seg_next(&qp, &s)) {
+			struct rte_mbuf *m = rte_pktmbuf_alloc(fp);
+			const uint8_t *f;
+
+			assert_non_null(m);
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			if (x % 3 != 0)
+				ti.tx_tsc = x;
+			assert_int_equal(aifab_roce_frame_build(&qp, &s, &ti, m,
+								ctx->hdr), 0);
+			f = rte_pktmbuf_read(m, 0, m->pkt_len, flat);
+			assert_non_null(f);
+			assert_int_equal(aifab_icrc_load(f + m->pkt_len - 4),
+					 aifab_icrc(f + 14, m->pkt_len - 18,
+						    false));
+			mid += s.opcode == AIFAB_BTH_OP_WRITE_MIDDLE;
+			rte_pktmbuf_free(m);
+		}
+	}
+	assert_int_equal(mid, 40 * 10);
+	rte_mempool_free(fp);
+	aifab_roce_payload_free(pl);
+}
+
+/* Out of header mbufs, a packet that needs one fails and leaves the frame
+ * mbuf as it was; the QP's tag sequence does not move. */
+static void
+test_build_nobufs(void **state)
+{
+	struct frame_ctx *ctx = *state;
+	struct aifab_roce_payload *pl = aifab_roce_payload_create(256, 5, 0);
+	struct aifab_roce_qp_params p = qp_params(256, 100);
+	struct rte_mempool *fp, *tiny;
+	struct aifab_roce_tag_info ti = { .rank = 1 };
+	struct rte_mbuf *m, *hold;
+	struct aifab_roce_qp qp;
+	struct aifab_roce_seg s;
+
+	(void)ctx;
+	assert_non_null(pl);
+	fp = aifab_roce_frame_pool_create("t_roce_nb", 15, 0, pl, 0);
+	tiny = rte_pktmbuf_pool_create("t_roce_tiny", 1, 0, 0,
+				       RTE_PKTMBUF_HEADROOM + 8, 0);
+	assert_non_null(fp);
+	assert_non_null(tiny);
+	assert_int_equal(aifab_roce_qp_init(&qp, &p, pl), 0);
+	hold = rte_pktmbuf_alloc(tiny);
+	assert_non_null(hold);
+	assert_int_equal(aifab_roce_msg_post(&qp, 100, 0, 0), 0);
+	assert_true(aifab_roce_seg_next(&qp, &s));
+	m = rte_pktmbuf_alloc(fp);
+	assert_non_null(m);
+	assert_int_equal(aifab_roce_frame_build(&qp, &s, &ti, m, tiny),
+			 -ENOBUFS);
+	assert_int_equal(qp.seq, 0);
+	assert_int_equal(m->pkt_len, 0);
+	rte_pktmbuf_free(hold);
+	assert_int_equal(aifab_roce_frame_build(&qp, &s, &ti, m, tiny), 0);
+	assert_int_equal(m->nb_segs, 2);
+	assert_int_equal(qp.seq, 1);
+	rte_pktmbuf_free(m);
+	assert_int_equal(rte_mempool_in_use_count(tiny), 0);
+	rte_mempool_free(tiny);
+	rte_mempool_free(fp);
+	aifab_roce_payload_free(pl);
 }
 
 /* ---- closed loop: ACK / NAK / CNP frames, segments from a PSN ring ------- */
@@ -673,6 +781,8 @@ main(void)
 	};
 	const struct CMUnitTest frames[] = {
 		cmocka_unit_test(test_built_frames),
+		cmocka_unit_test(test_build_nobufs),
+		cmocka_unit_test(test_middle_icrc_random),
 	};
 	int fails = 0;
 
