@@ -3,6 +3,7 @@
 #ifndef AIFAB_APP_H
 #define AIFAB_APP_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -21,6 +22,7 @@ struct app_args {
 	char *eal_owned[APP_MAX_EAL_ARGS]; /**< the same strings, for freeing */
 	bool eal_given;             /**< the user passed EAL options */
 	const char *profile;        /**< NULL: the embedded default */
+	char profile_path[PATH_MAX]; /**< --profile FILE|NAME, found */
 	const char *sets[APP_MAX_SETS];
 	char lab_set[64];             /* --lab NAME as a --set */
 	unsigned int n_sets;
@@ -41,6 +43,17 @@ struct app_args {
 int app_args_parse(int argc, char **argv, struct app_args *a);
 void app_args_free(struct app_args *a);
 void app_usage(FILE *f, const char *prog);
+
+/* profiles.c: shipped profiles by name (--profile NAME, --list-profiles). */
+/**
+ * @p arg as given to --profile: an existing file or a path as it is, else
+ * a shipped profile's file. @return 0 with @p path, or -1 with @p err
+ * naming every directory searched.
+ */
+int app_profile_find(const char *arg, char *path, size_t len, char *err,
+		     size_t errlen);
+/** Print every shipped profile's name and first comment line. */
+int app_profiles_list(FILE *f);
 
 /**
  * Bind profile ports to ethdevs, create pools, configure and start them:

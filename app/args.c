@@ -28,6 +28,7 @@ enum {
 	OPT_REPORT_HTML,
 	OPT_STATS_INTERVAL,
 	OPT_PROFILE_DOC,
+	OPT_LIST_PROFILES,
 	OPT_LAB,
 	OPT_HELP,
 	OPT_VERSION,
@@ -45,6 +46,7 @@ static const struct option app_opts[] = {
 	{ "report-html", required_argument, NULL, OPT_REPORT_HTML },
 	{ "stats-interval", required_argument, NULL, OPT_STATS_INTERVAL },
 	{ "profile-doc", no_argument, NULL, OPT_PROFILE_DOC },
+	{ "list-profiles", no_argument, NULL, OPT_LIST_PROFILES },
 	{ "lab", required_argument, NULL, OPT_LAB },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -61,7 +63,9 @@ app_usage(FILE *f, const char *prog)
 "A software RoCEv2 AI-fabric leaf switch on DPDK.\n"
 "\n"
 "Options:\n"
-"  --profile FILE         INI profile (default: the embedded demo profile)\n"
+"  --profile FILE|NAME    INI profile: a file, or a shipped profile by name\n"
+"                         (demo, scenarios/loss ...; see --list-profiles);\n"
+"                         default: the embedded demo profile\n"
 "  --set SECTION.KEY=VAL  override one profile key; repeatable, applied in order\n"
 "                         (e.g. --set port.p0.speed_gbps=25)\n"
 "  --duration SECONDS     stop after this long (default: when every pcap input\n"
@@ -82,6 +86,8 @@ app_usage(FILE *f, const char *prog)
 "  --quiet                no live console (a table on a terminal, else one\n"
 "                         line per interval)\n"
 "  --profile-doc          print the reference of every profile key (Markdown)\n"
+"  --list-profiles        list the shipped profiles by name, with the first\n"
+"                         comment line of each\n"
 "  --help                 this text\n"
 "  --version              print the version\n"
 "\n"
@@ -97,7 +103,7 @@ app_usage(FILE *f, const char *prog)
 "[port.*] sections by `device` or in order. net_pcap vdevs with rx_pcap=\n"
 "end the run by themselves once every input is consumed, e.g.:\n"
 "  %s --vdev net_pcap0,rx_pcap=in0.pcap,tx_pcap=out0.pcap ... -- \\\n"
-"      --profile profiles/pcap-leaf.ini --report-json report.json\n"
+"      --profile pcap-leaf --report-json report.json\n"
 "\n"
 "While it runs: `dpdk-telemetry.py -f <file-prefix>` answers /aifab/ports,\n"
 "/aifab/tc, /aifab/pfc, /aifab/ecmp, /aifab/generator, /aifab/lcores and\n"
@@ -304,6 +310,8 @@ parse_app(int argc, char **argv, struct app_args *a, const char *prog)
 		case OPT_PROFILE_DOC:
 			aifab_profile_write_doc(stdout);
 			return 1;
+		case OPT_LIST_PROFILES:
+			return app_profiles_list(stdout) == 0 ? 1 : -1;
 		case OPT_HELP:
 			app_usage(stdout, prog);
 			return 1;
@@ -325,6 +333,18 @@ parse_app(int argc, char **argv, struct app_args *a, const char *prog)
 	/* The embedded demo writes its report where it runs, unasked. */
 	if (a->profile == NULL && a->report_json == NULL)
 		a->report_json = APP_DEMO_REPORT;
+	/* A file, or a shipped profile by name (profiles.c). */
+	if (a->profile != NULL) {
+		char err[APP_ERR_LEN];
+
+		if (app_profile_find(a->profile, a->profile_path,
+				     sizeof(a->profile_path), err,
+				     sizeof(err)) != 0) {
+			fprintf(stderr, "dpdk-aifab: %s\n", err);
+			return -1;
+		}
+		a->profile = a->profile_path;
+	}
 	return 0;
 }
 

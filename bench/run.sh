@@ -17,8 +17,8 @@
 #   -w  where pcaps, logs and reports go (default /tmp/aifab-bench; pcaps
 #       are kept and reused while gen_flows.py is unchanged)
 #
-# Environment: AIFAB (default build/app/dpdk-aifab, built with meson/ninja if
-# missing), TESTPMD (default dpdk-testpmd), FLOW_CAP_4K (default 32768: 4 KB
+# Environment: AIFAB (default build/app/dpdk-aifab, the release build of
+# tools/setup.sh build, made if missing), TESTPMD (default dpdk-testpmd), FLOW_CAP_4K (default 32768: 4 KB
 # cases replay at most this many flows, see README.md).
 set -euo pipefail
 
@@ -58,8 +58,7 @@ trap cleanup EXIT
 
 if [ ! -x "$AIFAB" ]; then
 	echo "bench: building $AIFAB" >&2
-	(cd "$ROOT" && { [ -d build ] || meson setup build >/dev/null; } &&
-	 ninja -C build app/dpdk-aifab >/dev/null)
+	"$ROOT/tools/setup.sh" build
 fi
 command -v "$TESTPMD" >/dev/null || { echo "bench: no $TESTPMD" >&2; exit 1; }
 

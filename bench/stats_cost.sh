@@ -40,7 +40,7 @@ build() {	# dir meson-options...
 	local dir=$1
 	shift
 	if [ ! -f "$dir/build.ninja" ]; then
-		meson setup "$dir" "$ROOT" --buildtype=debugoptimized "$@" \
+		meson setup "$dir" "$ROOT" --buildtype=release "$@" \
 			>/dev/null
 	fi
 	ninja -C "$dir" app/dpdk-aifab >/dev/null

@@ -6,6 +6,11 @@ run's JSON report. docs/scenarios.md explains the rows.
   tools/scenarios.py [--exe PATH] [--only a,b] [--set sect.key=value ...]
                      [--duration S] [--json FILE] [--keep DIR]
 
+Installed (meson install, the Debian package) it is dpdk-aifab-scenarios:
+it then runs the dpdk-aifab beside it and the installed scenarios
+(<prefix>/share/dpdk-aifab/profiles/scenarios); from the source tree,
+build/app/dpdk-aifab and profiles/scenarios.
+
 --set is passed to every run (e.g. --set generator.iterations=20 for
 steadier averages); --json writes the table and every report's summary.
 Exit status: 0 when every run exited 0, else 1."""
@@ -16,14 +21,20 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+INSTALLED = os.path.basename(__file__).startswith("dpdk-aifab-")
+PROFILES = os.path.join(ROOT, "share", "dpdk-aifab", "profiles") \
+    if INSTALLED else os.path.join(ROOT, "profiles")
+EXE = os.path.join(HERE, "dpdk-aifab") if INSTALLED else \
+    os.path.join(ROOT, "build", "app", "dpdk-aifab")
 ORDER = ["clean", "latency", "loss", "latency-loss", "incast-lossless",
          "incast-lossy", "ecn-dcqcn", "pfc-storm", "ecmp-polarization",
          "ecmp-polarization-seeded"]
 
 
 def scenarios(only):
-    d = os.path.join(ROOT, "profiles", "scenarios")
+    d = os.path.join(PROFILES, "scenarios")
     have = sorted(f[:-4] for f in os.listdir(d) if f.endswith(".ini"))
     names = [n for n in ORDER if n in have] + \
         [n for n in have if n not in ORDER]
@@ -112,8 +123,7 @@ def table(rows):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--exe", default=os.path.join(ROOT, "build", "app",
-                                                  "dpdk-aifab"))
+    ap.add_argument("--exe", default=EXE)
     ap.add_argument("--only", default="")
     ap.add_argument("--set", action="append", default=[])
     ap.add_argument("--duration", type=float, default=60.0,

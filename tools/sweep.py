@@ -25,7 +25,12 @@ every run exited 0. Exit status 0 on PASS, 1 otherwise.
 
 --json writes the table, the checks and the verdict; --html a
 self-contained page (no scripts) with the tables and inline SVG charts of
-time, algbw and busbw against size."""
+time, algbw and busbw against size.
+
+Installed (meson install, the Debian package) it is dpdk-aifab-sweep and
+runs the dpdk-aifab beside it; from the source tree, build/app/dpdk-aifab.
+--profile takes a file or a shipped profile's name (dpdk-aifab
+--list-profiles)."""
 import argparse
 import configparser
 import html
@@ -36,7 +41,10 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXE = os.path.join(HERE, "dpdk-aifab") \
+    if os.path.basename(__file__).startswith("dpdk-aifab-") else \
+    os.path.join(os.path.dirname(HERE), "build", "app", "dpdk-aifab")
 REDOP = {"allreduce": "sum", "reducescatter": "sum", "allgather": "none",
          "alltoall": "none"}
 
@@ -291,8 +299,7 @@ def main():
         eal = argv[argv.index("--") + 1:]
         argv = argv[:argv.index("--")]
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--exe", default=os.path.join(ROOT, "build", "app",
-                                                  "dpdk-aifab"))
+    ap.add_argument("--exe", default=EXE)
     ap.add_argument("--profile", default=None,
                     help="default: the embedded demo")
     ap.add_argument("-b", "--minbytes", type=size_arg, default=8)

@@ -11,14 +11,22 @@ Usage: test_app_cli.py PATH/TO/dpdk-aifab
 * a bad profile value, a bad --set value, an unknown --set key, a bad
   --duration and an unknown option each exit 1 with exactly one stderr line
   naming what is wrong (file / section / key / value for profile errors);
+* --list-profiles names every profile of the source tree's profiles/ with
+  its first comment line; --profile NAME (scenarios/clean, with or without
+  .ini, from a directory outside the tree) runs the source tree's file; a
+  file of that name in the working directory wins; an unknown name exits 1
+  with one line naming where it looked;
 * SIGINT and SIGTERM during an endless input (net_pcap infinite_rx=1) stop
   the run cleanly: exit 0, report written with end "signal", every received
   frame accounted for, no mbuf left in use;
 * --duration 1 on the same input ends with end "duration" after ~1 s.
 """
+import glob
+import json
 import os
 import re
 import signal
+import subprocess
 import tempfile
 import time
 
@@ -139,6 +147,52 @@ def check_errors(ck, exe, tmp):
                    ["--no-such-option"])
 
 
+def check_profile_names(ck, exe, tmp):
+    ck.section("--list-profiles, --profile NAME")
+    exe = os.path.abspath(exe)     # runs elsewhere (cwd=tmp)
+    pdir = os.path.join(source_root(), "profiles")
+    names = sorted(os.path.relpath(p, pdir)[:-4] for p in glob.glob(
+        os.path.join(pdir, "**", "*.ini"), recursive=True))
+    rc, out, err = run_simple(exe, ["--list-profiles"])
+    ck.eq(rc, 0, "--list-profiles exits 0")
+    listed = dict(re.findall(r"^  (\S+) +(.*)$", out, re.M))
+    ck.eq(sorted(listed), names, "--list-profiles names every profile of "
+          "profiles/ (the build tree's binary: the source tree's)")
+    with open(os.path.join(pdir, "demo.ini")) as f:
+        first = next(l for l in f if l.startswith(";")).lstrip("; ").strip()
+    ck.eq(listed.get("demo"), first, "--list-profiles: demo's first "
+          "comment line")
+    want = os.path.join(pdir, "scenarios", "clean.ini")
+    for name in ("scenarios/clean", "scenarios/clean.ini"):
+        rep = os.path.join(tmp, "clean.json")
+        p = subprocess.run([exe, "--", "--profile", name, "--quiet",
+                            "--report-json", rep, "--set",
+                            "generator.iterations=1"], cwd=tmp,
+                           capture_output=True, text=True, timeout=120)
+        ck.eq(p.returncode, 0, "--profile %s exits 0" % name)
+        got = None
+        if os.path.exists(rep):
+            with open(rep) as f:
+                got = json.load(f).get("profile", {}).get("path")
+            os.unlink(rep)
+        ck.eq(got, want, "--profile %s runs %s" % (name, want))
+    # A file named like a shipped profile, where the binary runs, wins.
+    with open(leaf_profile()) as f:
+        bad = f.read().replace("[port.p1]\n", "[port.p1]\nmtu = 99999\n", 1)
+    with open(os.path.join(tmp, "demo"), "w") as f:
+        f.write(bad)
+    p = subprocess.run([exe, "--profile", "demo"], cwd=tmp,
+                       capture_output=True, text=True, timeout=30)
+    ck.eq(p.returncode, 1, "--profile demo with ./demo there: exit 1 "
+          "(./demo has mtu = 99999)")
+    ck.check(p.stderr.startswith("dpdk-aifab: demo: [port.p1] mtu"),
+             "--profile demo with ./demo there: ./demo was read",
+             p.stderr.strip())
+    one_line_error(ck, exe, ["--profile", "scenarios/nope"],
+                   "--profile scenarios/nope (no such profile)",
+                   ["scenarios/nope", pdir, "--list-profiles"])
+
+
 def endless_inputs():
     """Port 0 loops over a tiny pcap: 3 frames to forward, 1 to drop."""
     frames = [udp4(0, NBR_IP4[0], NBR_IP4[1], b"<S%06d>" % i, size=100,
@@ -228,6 +282,7 @@ def main():
     check_version(ck, exe)
     with tempfile.TemporaryDirectory(prefix="aifab-it-cli-") as tmp:
         check_errors(ck, exe, tmp)
+        check_profile_names(ck, exe, tmp)
     check_signal(ck, exe, signal.SIGINT, "SIGINT", 2.0)
     check_signal(ck, exe, signal.SIGTERM, "SIGTERM", 1.0)
     check_duration(ck, exe)
