@@ -134,12 +134,14 @@ sw_resolve(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 	r->n = k;
 }
 
-/* Stage 2 over the chunk: classify, L2 rewrite, TTL or hop limit - 1. */
+/* Stage 2 over the chunk: classify, L2 rewrite, hop limit - 1; the IPv4
+ * TTLs (and checksums) in one call at the end. */
 static void
 sw_rewrite(struct sw *sw, uint16_t in_port, struct rte_mbuf **pkts,
 	   const struct sw_admitted *a, struct sw_routed *r)
 {
-	uint16_t k;
+	struct rte_ipv4_hdr *ip4[SW_CHUNK];
+	uint16_t k, n4 = 0;
 
 	for (k = 0; k < r->n; k++) {
 		const struct aifab_pkt_info *pi = &a->pi[r->pos[k]];
@@ -156,12 +158,13 @@ sw_rewrite(struct sw *sw, uint16_t in_port, struct rte_mbuf **pkts,
 				    &eth->src_addr);
 		l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, pi->l3_off);
 		if (pi->l3 == AIFAB_L3_IPV4)
-			aifab_ipv4_dec_ttl((struct rte_ipv4_hdr *)l3);
+			ip4[n4++] = (struct rte_ipv4_hdr *)l3;
 		else
 			((struct rte_ipv6_hdr *)l3)->hop_limits--;
 		m->hash.usr = SW_META(in_port, tc);
 		r->tc[k] = tc;
 	}
+	aifab_ipv4_dec_ttl_bulk(ip4, n4);
 }
 
 /*
