@@ -37,6 +37,12 @@ struct app_args {
 	/** ethdev names whose RX is a pcap file: the run can end by itself */
 	unsigned int n_finite;
 	char finite[AIFAB_MAX_PORTS * 4][64];
+	/* several servers, one collective (app/multihost.c) */
+	char host_set[96];          /**< --host NAME as a --set */
+	bool has_start_at;          /**< --start-at given */
+	int64_t start_at_ns;        /**< its instant, CLOCK_REALTIME ns */
+	bool leader;                /**< --leader */
+	double start_timeout_s;     /**< --start-timeout (default 30) */
 };
 
 /** Parse argv. @return 0 to run, 1 to exit 0 (help/version), -1 on error. */
@@ -71,8 +77,11 @@ int app_switch_lcores(const struct aifab_profile *p, unsigned int cap,
 		      unsigned int *ids, char *err, size_t errlen);
 int app_gen_lcore(const struct aifab_profile *p, unsigned int *id, char *err,
 		  size_t errlen);
+struct app_mh;
+/** The collective generator; @p mh (NULL: none) adds host and start. */
 void *app_gen_create(const struct aifab_profile *prof,
-		     const struct aifab_env *env, char *err, size_t errlen);
+		     const struct aifab_env *env, const struct app_mh *mh,
+		     char *err, size_t errlen);
 /**
  * The [generator] pipeline: trace replay when [generator] trace is set,
  * else the collective generator (app_gen_create()). Returns its state and
@@ -82,8 +91,17 @@ void *app_gen_create(const struct aifab_profile *prof,
 void *app_traffic_create(const struct aifab_profile *prof,
 			 const struct aifab_env *env,
 			 const struct aifab_pipeline_ops **ops, void **gen,
-			 char *err, size_t errlen);
-/** The [lab] recipe's pipeline (pipelines/lab.h); NULL with @p err. */
+			 const struct app_mh *mh, char *err, size_t errlen);
+/** Whether the profile runs a lab recipe ([lab] recipe is not "none"). */
+bool app_lab_on(const struct aifab_profile *prof);
+/**
+ * [lab] recipe names a recipe of the lab's table (or "none"); else -1 with
+ * @p err as the profile loader words it ("<file or --set>: [lab] recipe =
+ * 'x': unknown value; allowed: none, ecmp, ...").
+ */
+int app_lab_check(const struct aifab_profile *prof, const char *const *sets,
+		  unsigned int n_sets, char *err, size_t errlen);
+/** The [lab] recipe's pipeline (pipelines/lab/lab.h); NULL with @p err. */
 void *app_lab_create(const struct aifab_profile *prof,
 		     const struct aifab_env *env, char *err, size_t errlen);
 /** Stop and close every port of @p env (flushes pcap writers). */
@@ -106,7 +124,34 @@ enum app_end {
 	APP_END_CONSUMED,
 	APP_END_DURATION,
 	APP_END_SIGNAL,
+	APP_END_START_TIMEOUT,      /**< several servers: see multihost.c */
+	APP_END_REFUSED,            /**< a leader's profile differs */
 };
+
+/* multihost.c: one collective over several servers (struct app_mh). */
+#define APP_MH_START_TIMEOUT_S 30.0
+/** --start-at TIME: ISO 8601 (local time, or Z / +hh:mm) or +SECONDS
+ * from @p now_ns. @return 0, or -1 with a line on stderr. */
+int app_mh_parse_time(const char *s, int64_t now_ns, int64_t *out);
+/** CLOCK_REALTIME in ns. */
+int64_t app_mh_wall_ns(void);
+struct aifab_gen_params;
+/** The start of a run: wall clock and TSC sampled together, options. */
+struct app_mh *app_mh_new(const struct app_args *a,
+			  const struct aifab_profile *prof);
+void app_mh_free(struct app_mh *mh);
+/** Host, start and digest into the generator's params. */
+void app_mh_gen_params(const struct app_mh *mh,
+		       struct aifab_gen_params *gp);
+/** The generator runs (or NULL): lines about the start to come. */
+void app_mh_started(struct app_mh *mh, void *gen, uint64_t now);
+/** Main loop, every turn: re-arms --start-at, watches the start and the
+ * other hosts; true with @p end set when the run must stop. */
+bool app_mh_tick(struct app_mh *mh, uint64_t now, enum app_end *end);
+/** After the run: a line on what was missing; the report's
+ * "multihost" object as JSON text (malloc'd; NULL if no generator). */
+void app_mh_finish(struct app_mh *mh, enum app_end end, FILE *f);
+char *app_mh_json(struct app_mh *mh);
 
 struct app_report;
 struct app_report *app_report_new(const struct aifab_env *env);
@@ -116,6 +161,8 @@ void app_report_set_counters(struct app_report *r,
 struct aifab_gen_summary;
 /** A few lines on what this run's PFC, ECN, ECMP and loss counters say. */
 void app_report_explain(const struct app_report *r, FILE *f);
+/** The "multihost" object (JSON text, taken over; app_mh_json()). */
+void app_report_multihost(struct app_report *r, char *json);
 /** Keep the lab recipe's results (rendered now: the pipeline goes first). */
 void app_report_lab(struct app_report *r, const void *lab);
 /** The generator's results (nccl-tests figures) for the JSON report. */

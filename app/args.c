@@ -32,6 +32,11 @@ enum {
 	OPT_LAB,
 	OPT_HELP,
 	OPT_VERSION,
+	/* several servers (app/multihost.c) */
+	OPT_HOST,
+	OPT_START_AT,
+	OPT_LEADER,
+	OPT_START_TIMEOUT,
 };
 
 static const struct option app_opts[] = {
@@ -50,6 +55,10 @@ static const struct option app_opts[] = {
 	{ "lab", required_argument, NULL, OPT_LAB },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "host", required_argument, NULL, OPT_HOST },
+	{ "start-at", required_argument, NULL, OPT_START_AT },
+	{ "leader", no_argument, NULL, OPT_LEADER },
+	{ "start-timeout", required_argument, NULL, OPT_START_TIMEOUT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -88,6 +97,19 @@ app_usage(FILE *f, const char *prog)
 "  --profile-doc          print the reference of every profile key (Markdown)\n"
 "  --list-profiles        list the shipped profiles by name, with the first\n"
 "                         comment line of each\n"
+"  --host NAME            one collective over several servers (docs/lab.md):\n"
+"                         this host emulates the rank_table's host=NAME ranks\n"
+"                         (= --set general.host=NAME)\n"
+"  --start-at TIME        begin iteration 0 at TIME (ISO 8601, e.g.\n"
+"                         2025-06-01T12:00:00Z, or +SECONDS from now; the\n"
+"                         system clock, disciplined by PTP); ports idle until\n"
+"                         then\n"
+"  --leader               send a start frame to every other host's ranks when\n"
+"                         starting; hosts without --leader or --start-at wait\n"
+"                         for it\n"
+"  --start-timeout SECS   give up when no start frame came, or some host sent\n"
+"                         nothing, this long after start-up / the start\n"
+"                         (default 30)\n"
 "  --help                 this text\n"
 "  --version              print the version\n"
 "\n"
@@ -236,6 +258,43 @@ eal_defaults(struct app_args *a)
 	return 0;
 }
 
+/* ---- several servers: --host, --start-at, --leader, --start-timeout ---- */
+
+static int
+parse_multihost(int c, const char *arg, struct app_args *a)
+{
+	char *end;
+
+	switch (c) {
+	case OPT_HOST:  /* the same as --set general.host=NAME, in order */
+		if (a->n_sets >= APP_MAX_SETS) {
+			fprintf(stderr, "dpdk-aifab: more than %d --set\n",
+				APP_MAX_SETS);
+			return -1;
+		}
+		snprintf(a->host_set, sizeof(a->host_set), "general.host=%s",
+			 arg);
+		a->sets[a->n_sets++] = a->host_set;
+		return 0;
+	case OPT_START_AT:
+		a->has_start_at = true;
+		return app_mh_parse_time(arg, app_mh_wall_ns(), &a->start_at_ns);
+	case OPT_LEADER:
+		a->leader = true;
+		return 0;
+	default:
+		a->start_timeout_s = strtod(arg, &end);
+		if (*arg == '\0' || *end != '\0' ||
+		    !(a->start_timeout_s >= 0.1 &&
+		      a->start_timeout_s <= 86400)) {
+			fprintf(stderr, "dpdk-aifab: --start-timeout '%s': "
+				"expected seconds from 0.1 to 86400\n", arg);
+			return -1;
+		}
+		return 0;
+	}
+}
+
 static int
 parse_app(int argc, char **argv, struct app_args *a, const char *prog)
 {
@@ -307,6 +366,13 @@ parse_app(int argc, char **argv, struct app_args *a, const char *prog)
 				return -1;
 			}
 			break;
+		case OPT_HOST:
+		case OPT_START_AT:
+		case OPT_LEADER:
+		case OPT_START_TIMEOUT:
+			if (parse_multihost(c, optarg, a) != 0)
+				return -1;
+			break;
 		case OPT_PROFILE_DOC:
 			aifab_profile_write_doc(stdout);
 			return 1;
@@ -355,6 +421,7 @@ app_args_parse(int argc, char **argv, struct app_args *a)
 
 	memset(a, 0, sizeof(*a));
 	a->stats_interval_s = 1;
+	a->start_timeout_s = APP_MH_START_TIMEOUT_S;
 	for (i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--") == 0) {
 			sep = i;

@@ -248,27 +248,17 @@ prom_file(const struct app_stats *s, const struct aifab_gen_summary *g)
 	FILE *f;
 	int rc;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
-		return -ENAMETOOLONG;
 	for (i = 0; i < s->n_sets; i++) {
 		v[i].set = s->set[i].set;
 		v[i].snap = s->set[i].cur;
 	}
-	f = fopen(tmp, "w");
+	f = aifab_stats_file_open(path, tmp, sizeof(tmp));
 	if (f == NULL)
 		return -errno;
 	rc = aifab_stats_prom_write(f, v, s->n_sets);
 	if (rc == 0 && g != NULL)
 		prom_gen_write(f, g);
-	if (rc == 0 && (fflush(f) != 0 || fsync(fileno(f)) != 0))
-		rc = -errno;
-	if (fclose(f) != 0 && rc == 0)
-		rc = -errno;
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = -errno;
-	if (rc != 0)
-		unlink(tmp);
-	return rc;
+	return aifab_stats_file_commit(f, tmp, path, rc);
 }
 
 /* The generator's figures so far, and every counter of its set. */
@@ -383,6 +373,14 @@ console_line(struct app_stats *s, double t, double dt,
 		printf("  | gen it %u  %.1f us  busbw %.2f GB/s", g->iterations,
 		       s->n_gen ? s->gs[s->n_gen - 1].int_us : 0.0,
 		       g->busbw_gbps);
+	if (g != NULL && s->gen_set >= 0) {
+		const struct app_set *w = &s->set[s->gen_set];
+
+		/* frames the ranks' NICs dropped for a wrong ICRC */
+		printf("  bad icrc %" PRIu64,
+		       app_stats_sum(w->set, w->cur, "rx_bad_icrc", -1) -
+		       app_stats_sum(w->set, w->prev, "rx_bad_icrc", -1));
+	}
 	printf("\n");
 	fflush(stdout);
 }
@@ -413,7 +411,8 @@ console_table(struct app_stats *s, double t, double dt,
 	}
 	if (s->gen_set >= 0) {
 		/* The NICs of the ranks: what they sent and received, the
-		 * congestion they saw (CE, CNPs) and the pauses they obeyed. */
+		 * congestion they saw (CE, CNPs), the frames they dropped
+		 * for a wrong ICRC and the pauses they obeyed. */
 		static const struct aifab_stats_col gen_cols[] = {
 			{ "rx Mpps", "rx_pkts", AIFAB_STATS_COL_MPPS },
 			{ "rx Gb/s", "rx_bytes", AIFAB_STATS_COL_GBPS },
@@ -421,6 +420,7 @@ console_table(struct app_stats *s, double t, double dt,
 			{ "tx Gb/s", "tx_bytes", AIFAB_STATS_COL_GBPS },
 			{ "CE rx", "rx_ce", AIFAB_STATS_COL_DELTA },
 			{ "CNP tx", "tx_cnp", AIFAB_STATS_COL_DELTA },
+			{ "bad ICRC", "rx_bad_icrc", AIFAB_STATS_COL_DELTA },
 			{ "PFC rx", "pfc_rx", AIFAB_STATS_COL_DELTA },
 			{ "paused ms", "pfc_paused_cycles",
 			  AIFAB_STATS_COL_MS },

@@ -22,25 +22,6 @@
 #define G_PW 560
 #define G_PH 200
 
-static double
-nice_max(double m)
-{
-	static const double steps[] = { 1, 2, 2.5, 5, 10 };
-	double p = 1;
-	unsigned int i;
-
-	if (!(m > 0))
-		return 1;
-	while (p * 10 <= m)
-		p *= 10;
-	while (p > m)
-		p /= 10;
-	for (i = 0; i < RTE_DIM(steps); i++)
-		if (steps[i] * p >= m)
-			return steps[i] * p;
-	return 10 * p;
-}
-
 /* One chart of up to two series over the timed iterations (x: the
  * iteration, from 0); each point also a circle, so one iteration shows. */
 static void
@@ -54,7 +35,7 @@ iter_chart(FILE *f, const char *title, const char *unit, unsigned int n,
 	for (j = 0; j < 2; j++)
 		for (k = 0; ys[j] != NULL && k < n; k++)
 			ymax = RTE_MAX(ymax, ys[j][k]);
-	ymax = nice_max(ymax);
+	ymax = aifab_stats_nice_ceil(ymax);
 	fprintf(f, "<h2>%s</h2>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
 		"class=\"iterations\" width=\"%d\" height=\"%d\" "
 		"viewBox=\"0 0 %d %d\">\n", title, G_W, G_H, G_W, G_H);
@@ -105,17 +86,21 @@ gen_section(FILE *f, const struct app_stats *s)
 	double factor = g->algbw_gbps > 0 ? g->busbw_gbps / g->algbw_gbps : 0;
 	const double *t_ys[2] = { g->iter_us, g->ideal_us > 0 ? ideal : NULL };
 	const double *b_ys[2] = { bw, avg };
+	const struct app_set *w = s->gen_set >= 0 ? &s->set[s->gen_set] : NULL;
+	uint64_t bad = w != NULL && w->cur != NULL ?
+		app_stats_sum(w->set, w->cur, "rx_bad_icrc", -1) : 0;
 	unsigned int i;
 
 	fprintf(f, "<h1>Generator</h1>\n<p>%s of %" PRIu64 " bytes over %u "
 		"ranks: %u timed iterations, time min/avg/max %.3f / %.3f / "
 		"%.3f us, algbw %.3f GB/s, busbw %.3f GB/s; sent %" PRIu64
-		" frames, received %" PRIu64 ". Charts: each timed iteration "
-		"(the first %u); busbw of one = S / its time x the busbw "
-		"factor.</p>\n",
+		" frames, received %" PRIu64 " (<span class=\"rx_bad_icrc\">"
+		"%" PRIu64 "</span> dropped for a wrong ICRC). Charts: each "
+		"timed iteration (the first %u); busbw of one = S / its time x "
+		"the busbw factor.</p>\n",
 		g->op != NULL ? g->op : "?", g->size, g->n_ranks, g->iterations,
 		g->time_us_min, g->time_us_avg, g->time_us_max, g->algbw_gbps,
-		g->busbw_gbps, g->tx_packets, g->rx_packets,
+		g->busbw_gbps, g->tx_packets, g->rx_packets, bad,
 		AIFAB_GEN_SUMMARY_ITERS);
 	for (i = 0; i < g->n_iter; i++) {
 		ideal[i] = g->ideal_us;
@@ -237,11 +222,7 @@ app_html_write(struct app_stats *s, const char *path)
 	end = strstr(buf, "</body>");
 	if (end != NULL)
 		*end = '\0';
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp)) {
-		free(buf);
-		return -ENAMETOOLONG;
-	}
-	f = fopen(tmp, "w");
+	f = aifab_stats_file_open(path, tmp, sizeof(tmp));
 	if (f == NULL) {
 		rc = -errno;
 		free(buf);
@@ -255,13 +236,5 @@ app_html_write(struct app_stats *s, const char *path)
 		lab_section(f, s);
 	lcores_section(f, s);
 	fputs("</body></html>\n", f);
-	if (ferror(f))
-		rc = -EIO;
-	if (fclose(f) != 0 && rc == 0)
-		rc = -errno;
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = -errno;
-	if (rc != 0)
-		unlink(tmp);
-	return rc;
+	return aifab_stats_file_commit(f, tmp, path, rc);
 }

@@ -64,6 +64,7 @@ struct app {
 	struct lcore_plan plan[RTE_MAX_LCORE];
 	char run_dir[PATH_MAX];     /* EAL's runtime files, removed at exit */
 	struct app_capture *cap;    /* --capture */
+	struct app_mh *mh;          /* several servers (multihost.c) */
 	struct app_stats *stats;    /* live counters and their exporters */
 	bool pdump;                 /* rte_pdump_init() done */
 	volatile int quit;          /* tells worker lcores to stop */
@@ -244,10 +245,10 @@ app_start(struct app *app, char *err, size_t errlen)
 		if (n < 0)
 			return -1;
 	}
-	if ((prof->gen.enabled || prof->lab.recipe != 0) &&
+	if ((prof->gen.enabled || app_lab_on(prof)) &&
 	    app_gen_lcore(prof, &gen_lc, err, errlen) != 0)
 		return -1;
-	if (!sw_on && !prof->gen.enabled && prof->lab.recipe == 0) {
+	if (!sw_on && !prof->gen.enabled && !app_lab_on(prof)) {
 		snprintf(err, errlen, "%s: [switch] enabled = 'false' and no "
 			 "[generator]: nothing to run; allowed: enable one",
 			 prof->path);
@@ -267,7 +268,7 @@ app_start(struct app *app, char *err, size_t errlen)
 	if (sw_on && app_start_switches(app, ids, (unsigned int)n, gen_mask,
 					err, errlen) != 0)
 		return -1;
-	if (prof->lab.recipe != 0) {
+	if (app_lab_on(prof)) {
 		void *st;
 
 		app->env.worker_lcores = &gen_lc;
@@ -280,7 +281,7 @@ app_start(struct app *app, char *err, size_t errlen)
 		app->src = &app->pipe[app->n_pipes - 1];
 		plan_add(app, gen_lc, &aifab_lab_ops, st, 0);
 		printf("lab: recipe %s on lcore %u\n",
-		       aifab_lab_recipe_name(prof->lab.recipe), gen_lc);
+		       prof->lab.recipe, gen_lc);
 	}
 	if (prof->gen.enabled) {
 		const struct aifab_pipeline_ops *ops;
@@ -288,8 +289,8 @@ app_start(struct app *app, char *err, size_t errlen)
 
 		/* The collective generator, or trace replay. */
 		app->env.worker_lcores = &gen_lc;
-		st = app_traffic_create(prof, &app->env, &ops, &gen, err,
-					errlen);
+		st = app_traffic_create(prof, &app->env, &ops, &gen, app->mh,
+					err, errlen);
 		app->env.worker_lcores = NULL;
 		if (st == NULL)
 			return -1;
@@ -302,6 +303,7 @@ app_start(struct app *app, char *err, size_t errlen)
 			       prof->gen.ranks, gen_lc);
 		else
 			printf("generator: trace replay on lcore %u\n", gen_lc);
+		app_mh_started(app->mh, gen, rte_rdtsc());
 	}
 	if (app->args.capture_dir != NULL) {
 		app->cap = app_capture_start(&app->env, app->args.capture_dir,
@@ -409,6 +411,8 @@ app_loop(struct app *app, double *elapsed)
 			end = APP_END_DURATION;
 			break;
 		}
+		if (app_mh_tick(app->mh, now, &end))
+			break;
 		if (app_done(app)) {
 			end = APP_END_CONSUMED;
 			break;
@@ -478,12 +482,14 @@ app_finish(struct app *app, enum app_end end, double elapsed)
 
 		aifab_gen_summary(app->gen, &gs);
 		app_report_generator(r, &gs);
+		app_report_multihost(r, app_mh_json(app->mh));
 	}
 	for (i = 0; i < app->n_pipes; i++)
 		app->pipe[i].ops->report(app->pipe[i].st, app_report_sink(r));
 	if (app->gen != NULL) {
 		printf("\n");
 		aifab_gen_print_table(app->gen, stdout);
+		app_mh_finish(app->mh, end, stdout);
 	}
 	if (app->lab != NULL) {
 		aifab_lab_print(app->lab, stdout);
@@ -535,7 +541,9 @@ main(int argc, char **argv)
 		return rc > 0 ? 0 : 1;
 	/* Profile errors come before EAL: they must not cost a start-up. */
 	if (aifab_profile_load(&app.prof, app.args.profile, app.args.sets,
-			       app.args.n_sets, err, sizeof(err)) != 0) {
+			       app.args.n_sets, err, sizeof(err)) != 0 ||
+	    app_lab_check(&app.prof, app.args.sets, app.args.n_sets, err,
+			  sizeof(err)) != 0) {
 		fprintf(stderr, "dpdk-aifab: %s\n", err);
 		return 1;
 	}
@@ -558,6 +566,15 @@ main(int argc, char **argv)
 		       rte_strerror(rte_errno));
 	printf("dpdk-aifab: profile %s (%s), %u lcores\n", app.prof.name,
 	       app.prof.path, rte_lcore_count());
+	app.mh = app_mh_new(&app.args, &app.prof);
+	if (app.mh == NULL) {
+		fprintf(stderr, "dpdk-aifab: out of memory\n");
+		if (app.pdump)
+			rte_pdump_uninit();
+		rte_eal_cleanup();
+		aifab_eal_remove_runtime_dir(app.run_dir);
+		return 1;
+	}
 	if (app_start(&app, err, sizeof(err)) != 0 ||
 	    app_launch(&app, err, sizeof(err)) != 0) {
 		fprintf(stderr, "dpdk-aifab: %s\n", err);
@@ -569,6 +586,7 @@ main(int argc, char **argv)
 		app_pipes_fini(&app);
 		app_stats_free(app.stats);
 		app_pools_free();
+		app_mh_free(app.mh);
 		if (app.pdump)
 			rte_pdump_uninit();
 		rte_eal_cleanup();
@@ -577,6 +595,10 @@ main(int argc, char **argv)
 	}
 	end = app_loop(&app, &elapsed);
 	rc = app_finish(&app, end, elapsed);
+	app_mh_free(app.mh);
+	/* several servers: the collective could not run here */
+	if (end == APP_END_START_TIMEOUT || end == APP_END_REFUSED)
+		rc = -1;
 	if (app.pdump)
 		rte_pdump_uninit();
 	rte_eal_cleanup();

@@ -11,6 +11,7 @@
 #include <rte_ether.h>
 #include <rte_lcore.h>
 
+#include "aifab_pkt.h"
 #include "app.h"
 #include "generator.h"
 #include "lab.h"
@@ -68,7 +69,7 @@ app_gen_port_mask(const struct aifab_profile *p, uint32_t *mask, char *err,
 	int i;
 
 	*mask = 0;
-	if (p->lab.recipe != 0)
+	if (app_lab_on(p))
 		return lab_port_mask(p, mask, err, errlen);
 	if (!p->gen.enabled)
 		return 0;
@@ -185,6 +186,9 @@ gen_params_closed(const struct aifab_profile *prof, struct aifab_gen_params *gp)
 		.ce_index = g->fault_ce_index,
 		.ce_every = g->fault_ce_every,
 		.ce_ppm = g->fault_ce_ppm,
+		.corrupt_index = g->fault_corrupt_index,
+		.corrupt_every = g->fault_corrupt_every,
+		.corrupt_ppm = g->fault_corrupt_ppm,
 		.seed = prof->seed,
 	};
 	gp->virtual_tick_ns = g->virtual_tick_ns;
@@ -276,6 +280,9 @@ gen_params(const struct aifab_profile *prof, const struct aifab_env *env,
 		if (env->ports[i].gen_owned)
 			gp->ports[gp->n_ports++] = (uint16_t)i;
 	gp->rx = g->rx;
+	gp->rx_check_icrc = g->rx_check_icrc;
+	if (gp->rx_check_icrc != 0)
+		aifab_icrc_verify_init();
 	gp->type = (enum aifab_coll_type)g->collective;
 	gp->size = g->size_bytes;
 	gp->n_channels = g->channels;
@@ -300,13 +307,15 @@ gen_params(const struct aifab_profile *prof, const struct aifab_env *env,
 
 void *
 app_gen_create(const struct aifab_profile *prof, const struct aifab_env *env,
-	       char *err, size_t errlen)
+	       const struct app_mh *mh, char *err, size_t errlen)
 {
 	struct aifab_gen_params gp;
 	char why[APP_ERR_LEN];
 	void *st;
 
 	gen_params(prof, env, &gp);
+	if (mh != NULL)
+		app_mh_gen_params(mh, &gp);   /* several servers */
 	if (gen_gateway_macs(prof, env, &gp, err, errlen) != 0)
 		return NULL;
 	st = aifab_gen_create(env, &gp, 1, why, sizeof(why));
@@ -351,7 +360,7 @@ void *
 app_traffic_create(const struct aifab_profile *prof,
 		   const struct aifab_env *env,
 		   const struct aifab_pipeline_ops **ops, void **gen,
-		   char *err, size_t errlen)
+		   const struct app_mh *mh, char *err, size_t errlen)
 {
 	struct aifab_replay_params rp;
 	char why[APP_ERR_LEN];
@@ -360,7 +369,7 @@ app_traffic_create(const struct aifab_profile *prof,
 	*gen = NULL;
 	if (prof->gen.trace[0] == '\0') {
 		*ops = &aifab_generator_ops;
-		*gen = app_gen_create(prof, env, err, errlen);
+		*gen = app_gen_create(prof, env, mh, err, errlen);
 		return *gen;
 	}
 	*ops = &aifab_replay_ops;
@@ -440,6 +449,33 @@ lab_senders(const struct aifab_profile *prof, struct aifab_lab_params *p,
 	return 0;
 }
 
+bool
+app_lab_on(const struct aifab_profile *prof)
+{
+	return strcmp(prof->lab.recipe, "none") != 0;
+}
+
+int
+app_lab_check(const struct aifab_profile *prof, const char *const *sets,
+	      unsigned int n_sets, char *err, size_t errlen)
+{
+	const char *origin = prof->path;
+	char names[128];
+	unsigned int i;
+
+	if (!app_lab_on(prof) || aifab_lab_recipe_exists(prof->lab.recipe))
+		return 0;
+	/* as the profile loader says where a value came from */
+	for (i = 0; i < n_sets; i++)
+		if (strncmp(sets[i], "lab.recipe", 10) == 0 &&
+		    strchr(" \t=", sets[i][10]) != NULL)
+			origin = "--set";
+	aifab_lab_recipe_names(names, sizeof(names));
+	snprintf(err, errlen, "%s: [lab] recipe = '%s': unknown value; "
+		 "allowed: %s", origin, prof->lab.recipe, names);
+	return -1;
+}
+
 /* The profile's [lab] as the recipe's params. */
 void *
 app_lab_create(const struct aifab_profile *prof, const struct aifab_env *env,
@@ -451,7 +487,7 @@ app_lab_create(const struct aifab_profile *prof, const struct aifab_env *env,
 	void *st;
 
 	aifab_lab_params_defaults(&p);
-	p.recipe = lp->recipe;
+	snprintf(p.recipe, sizeof(p.recipe), "%s", lp->recipe);
 	p.tx_port = (uint16_t)aifab_profile_port_index(prof, lp->tx_port);
 	snprintf(buf, sizeof(buf), "%s", lp->rx_ports);
 	for (tok = strtok_r(buf, " ,", &save); tok != NULL &&

@@ -14,6 +14,7 @@
 
 #include "aifab_ecmp.h"
 #include "aifab_json.h"
+#include "aifab_stats.h"
 #include "aifab_version.h"
 #include "app.h"
 #include "lab.h"
@@ -49,6 +50,7 @@ struct rep_lcore {
 
 struct app_report {
 	char *lab_json;             /* the "lab" object, rendered at the end */
+	char *mh_json;              /* "multihost" (app/multihost.c) */
 	bool has_gen;
 	struct aifab_gen_summary gen;
 	unsigned int n_lcores;
@@ -443,10 +445,19 @@ app_report_lab(struct app_report *r, const void *lab)
 }
 
 void
+app_report_multihost(struct app_report *r, char *json)
+{
+	free(r->mh_json);
+	r->mh_json = json;
+}
+
+void
 app_report_free(struct app_report *r)
 {
-	if (r != NULL)
+	if (r != NULL) {
 		free(r->lab_json);
+		free(r->mh_json);
+	}
 	free(r);
 }
 
@@ -460,6 +471,10 @@ app_end_name(enum app_end e)
 		return "duration";
 	case APP_END_SIGNAL:
 		return "signal";
+	case APP_END_START_TIMEOUT:
+		return "start_timeout";
+	case APP_END_REFUSED:
+		return "profile_mismatch";
 	}
 	return "unknown";
 }
@@ -656,6 +671,7 @@ json_report(FILE *f, const struct app_report *r,
 	aifab_json_obj(&j, "profile");
 	aifab_json_str(&j, "name", prof->name);
 	aifab_json_str(&j, "path", prof->path);
+	aifab_json_str(&j, "digest", prof->digest);
 	aifab_json_end(&j);
 	aifab_json_dbl(&j, "elapsed_s", elapsed_s, 6);
 	aifab_json_str(&j, "end", app_end_name(end));
@@ -667,6 +683,8 @@ json_report(FILE *f, const struct app_report *r,
 	json_generator(&j, r);
 	if (r->lab_json != NULL)
 		aifab_json_raw(&j, "lab", r->lab_json);
+	if (r->mh_json != NULL)
+		aifab_json_raw(&j, "multihost", r->mh_json);
 	json_lcores(&j, r);
 	aifab_json_u64(&j, "mempool_in_use_at_exit", mbufs_in_use);
 	aifab_json_end(&j);
@@ -688,21 +706,18 @@ app_report_write_json(const struct app_report *r, const char *path,
 	int rc;
 
 	/* Write a temporary file and rename it: readers never see half. */
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	f = fopen(tmp, "w");
+	f = aifab_stats_file_open(path, tmp, sizeof(tmp));
 	if (f == NULL)
 		return -1;
-	rc = json_report(f, r, prof, elapsed_s, end, mbufs_in_use);
-	if (fclose(f) != 0)
-		rc = -1;
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = -1;
-	if (rc != 0)
-		remove(tmp);
-	return rc;
+	errno = 0;
+	rc = json_report(f, r, prof, elapsed_s, end, mbufs_in_use) == 0 ?
+		0 : -(errno != 0 ? errno : EIO);
+	rc = aifab_stats_file_commit(f, tmp, path, rc);
+	if (rc != 0) {
+		errno = -rc;
+		return -1;
+	}
+	return 0;
 }
 
 /* Groups with several members: packets per member and max/mean. */

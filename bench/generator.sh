@@ -37,16 +37,9 @@ RANKS=8,64,512,4096
 WORK=/tmp/aifab-bench-gen
 LCORES=0,1
 
-while getopts "d:r:m:n:w:h" o; do
-	case $o in
-	d) DUR=$OPTARG ;;
-	r) REPS=$OPTARG ;;
-	m) MTUS=$OPTARG ;;
-	n) RANKS=$OPTARG ;;
-	w) WORK=$OPTARG ;;
-	*) sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
-	esac
-done
+# shellcheck source=bench/common.sh
+. "$ROOT/bench/common.sh"
+bench_options "d:DUR r:REPS m:MTUS n:RANKS w:WORK" 26 "$@"
 mkdir -p "$WORK"
 [ -x "$AIFAB" ] || { echo "bench: build $AIFAB first (bench/run.sh builds it)" >&2; exit 1; }
 
@@ -112,48 +105,11 @@ run_gen() {	# tag ib_mtu [ranks collective] -> "cpp mpps_busy mpps_wall frame_by
 }
 
 run_txonly() {	# tag frame_len -> "cpp mpps_busy mpps_wall"
-	local out=$WORK/$1.testpmd fifo=$WORK/$1.stdin t=0 pid
 	local data=$(( ($2 + 128 + 127) / 128 * 128 ))
 	[ "$data" -ge 2176 ] || data=2176
-	rm -f "$fifo"; mkfifo "$fifo"
-	stdbuf -oL -eL "$TESTPMD" -l $LCORES --no-huge -m 1024 --no-pci \
-		--file-prefix "aifab-bench-$$-t" "${VDEVS[@]}" -- \
+	testpmd_run "$1" 1024 3000 "${VDEVS[@]}" -- \
 		--forward-mode=txonly --txpkts="$2" --mbuf-size="$data" \
-		--max-pkt-len=9000 --record-core-cycles \
-		<"$fifo" >"$out.log" 2>&1 &
-	pid=$!
-	exec 3>"$fifo"
-	until grep -q "Press enter to exit" "$out.log"; do
-		if ! kill -0 "$pid" 2>/dev/null || [ $t -ge 3000 ]; then
-			exec 3>&-; wait "$pid" 2>/dev/null || true
-			rm -f "$fifo"
-			rm -rf "/var/run/dpdk/aifab-bench-$$-t" 2>/dev/null || true
-			echo fail; return
-		fi
-		sleep 0.02; t=$((t + 1))
-	done
-	sleep "$DUR"
-	echo >&3; exec 3>&-
-	wait "$pid" || true
-	rm -f "$fifo"; rm -rf "/var/run/dpdk/aifab-bench-$$-t" 2>/dev/null || true
-	"$PY" - "$out.log" "$DUR" <<-'EOF'
-	import re, sys
-	s = open(sys.argv[1], errors="replace").read()
-	m = re.search(r"CPU cycles/packet=([\d.]+) \(total cycles=(\d+) / "
-	              r"total \w+ packets=(\d+)\) at (\d+) MHz", s)
-	if not m:
-	    print("fail"); sys.exit()
-	cpp, cyc, pk, mhz = float(m[1]), int(m[2]), int(m[3]), int(m[4])
-	print("%.1f %.2f %.2f" % (cpp, pk / (cyc / (mhz * 1e6)) / 1e6,
-	      pk / float(sys.argv[2]) / 1e6))
-	EOF
-}
-
-better() {
-	case $1 in fail|"") echo "$2"; return ;; esac
-	case $2 in fail|"") echo "$1"; return ;; esac
-	awk -v a="$1" -v b="$2" 'BEGIN { split(a, x); split(b, y);
-		print (x[1] + 0 <= y[1] + 0) ? a : b }'
+		--max-pkt-len=9000 --record-core-cycles
 }
 
 echo "# dpdk-aifab generator bench, $(date -u +%Y-%m-%dT%H:%MZ); ${DUR}s per run, best of $REPS"

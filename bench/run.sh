@@ -42,15 +42,9 @@ WORK=/tmp/aifab-bench
 LCORES=0,1          # main + one forwarding/worker core (l3fwd: -l 1, see run_l3fwd)
 AIFAB_MAX_MBUFS=1048576
 
-while getopts "d:r:c:w:h" o; do
-	case $o in
-	d) DUR=$OPTARG ;;
-	r) REPS=$OPTARG ;;
-	c) CASES=$OPTARG ;;
-	w) WORK=$OPTARG ;;
-	*) sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
-	esac
-done
+# shellcheck source=bench/common.sh
+. "$BENCH/common.sh"
+bench_options "d:DUR r:REPS c:CASES w:WORK" 25 "$@"
 
 mkdir -p "$WORK"
 TP_PID=

@@ -27,14 +27,9 @@ DUR=3
 REPS=3
 CASES=64:1,64:1000
 
-while getopts "d:r:c:h" o; do
-	case $o in
-	d) DUR=$OPTARG ;;
-	r) REPS=$OPTARG ;;
-	c) CASES=$OPTARG ;;
-	*) sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
-	esac
-done
+# shellcheck source=bench/common.sh
+. "$ROOT/bench/common.sh"
+bench_options "d:DUR r:REPS c:CASES" 20 "$@"
 
 build() {	# dir meson-options...
 	local dir=$1

@@ -33,6 +33,7 @@ gen_start(struct gen *g, uint64_t now)
 		g->ranks[r].next_start = now;
 		g->ranks[r].last_tsc = now;
 	}
+	/* (a rank's token bucket starts full: its last_tsc is now) */
 	if (g->p.closed_loop)
 		gen_cl_start(g, now);
 	g->started = true;
@@ -54,7 +55,8 @@ gen_poll(void *st, unsigned int w, uint64_t now)
 {
 	struct gen *g = st;
 	unsigned int handled = 0;
-	uint32_t i, n = g->p.n_ranks;
+	uint32_t i, n = g->n_own;
+	uint64_t tsc = now;
 	uint16_t u;
 
 	RTE_SET_USED(w);
@@ -66,14 +68,28 @@ gen_poll(void *st, unsigned int w, uint64_t now)
 	}
 	now = gen_clock(g, now);
 	g->last_now = now;
-	if (!g->started)
+	/* Before the start (several servers) the ports are only drained:
+	 * a leader's start frame may be among what arrives. */
+	if (!g->started && gen_start_due(g, tsc, now))
 		gen_start(g, now);
-	if (g->p.rx)
-		handled += gen_rx_poll(g, now);
-	for (i = 0; i < n; i++)
-		handled += g->p.closed_loop ?
-			gen_tx_cl_rank_poll(g, (g->rr_rank + i) % n, now) :
-			gen_tx_rank_poll(g, (g->rr_rank + i) % n, now);
+	if (g->p.rx || !g->started) {
+		unsigned int got = gen_rx_poll(g, now);
+
+		if (got > 0)
+			g->last_rx = now;
+		handled += got;
+	}
+	if (!g->started && gen_start_due(g, tsc, now))
+		gen_start(g, now);
+	if (!g->started)
+		return handled;
+	/* The ranks emulated here, round robin from a rotating first. */
+	for (i = 0; i < n; i++) {
+		uint32_t r = g->own_list[(g->rr_rank + i) % n];
+
+		handled += g->p.closed_loop ? gen_tx_cl_rank_poll(g, r, now) :
+			gen_tx_rank_poll(g, r, now);
+	}
 	g->rr_rank = (g->rr_rank + 1) % n;
 	for (u = 0; u < g->n_used_ports; u++)
 		gen_tx_flush(g, g->used_ports[u], now);
@@ -100,9 +116,17 @@ gen_done(const void *st)
 	uint32_t r;
 	uint16_t u;
 
-	for (r = 0; r < g->p.n_ranks; r++)
-		if (g->ranks[r].state != RANK_DONE)
+	if (g->start.state == AIFAB_GEN_REFUSED)
+		return true;            /* another profile: nothing to run */
+	for (r = 0; r < g->n_own; r++)
+		if (g->ranks[g->own_list[r]].state != RANK_DONE)
 			return false;
+	/* Ranks on other hosts may still need our ACKs (their last ones
+	 * lost): closed loop, stay until the fabric has been quiet for
+	 * GEN_LINGER_S or 8 retransmit timeouts. */
+	if (g->p.closed_loop && g->n_own < g->p.n_ranks &&
+	    g->last_now - g->last_rx < g->linger)
+		return false;
 	for (u = 0; u < g->n_used_ports; u++)
 		if (g->port[g->used_ports[u]].n_tx != 0 ||
 		    g->port[g->used_ports[u]].n_cnp != 0)

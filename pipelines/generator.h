@@ -76,6 +76,10 @@ struct aifab_gen_params {
 	uint16_t ports[AIFAB_MAX_PORTS];
 	uint16_t txq, rxq;              /**< queue used on each port */
 	bool rx;                        /**< poll rxq and account what returns */
+	/** ICRC check of received RoCEv2 frames, as an RDMA NIC does (a bad
+	 * one is dropped, counted rx_bad_icrc): 0 off, 1 every frame, N one
+	 * frame in N per port (the 1st, N+1st, ...). */
+	uint32_t rx_check_icrc;
 
 	enum aifab_coll_type type;
 	uint64_t size;                  /**< S, bytes per collective */
@@ -126,7 +130,29 @@ struct aifab_gen_params {
 	 * virtual clock in ns, advanced this much per poll (deterministic). */
 	uint64_t virtual_tick_ns;
 	double gpu_hour_usd;            /**< price of waiting, per rank-hour */
+
+	/* Several servers (docs/lab.md): a rank_table line may end in
+	 * host=NAME; this process emulates the ranks of @p host and those
+	 * without a host, and frames to the others leave on the ports and
+	 * come back from the fabric. */
+	const char *host;               /**< this host; NULL or "": none */
+	/** When iteration 0 may begin, on the app's clock (the `now` of
+	 * poll): 0 at the first poll; AIFAB_GEN_START_FRAME when a leader's
+	 * start frame arrives; else that instant (aifab_gen_arm() moves it). */
+	uint64_t start_tsc;
+	bool leader;                    /**< send start frames when starting */
+	uint8_t digest[32];             /**< the profile's SHA-256, in frames */
+	/** The wall clock (CLOCK_REALTIME ns) at app clock @p wall0_tsc:
+	 * start frames carry the leader's wall time. */
+	int64_t wall0_ns;
+	uint64_t wall0_tsc;
 };
+
+/** start_tsc: wait for a leader's start frame. */
+#define AIFAB_GEN_START_FRAME UINT64_MAX
+/** EtherType of start frames (IEEE 802 Local Experimental Ethertype 1). */
+#define AIFAB_GEN_START_ETHERTYPE 0x88B5
+#define AIFAB_GEN_HOST_LEN 32           /**< host names, NUL included */
 
 /** Fill @p p with defaults: ring AllReduce, 8 ranks, 1 MiB, 1 channel,
  * 1 QP, MTU 4096, 10 iterations + 2 warm-up, line rate, DSCP 26, ECT(0). */
@@ -189,6 +215,13 @@ struct aifab_gen_summary {
 	/** Per timed iteration (the first AIFAB_GEN_SUMMARY_ITERS). */
 	uint32_t n_iter;
 	double iter_us[AIFAB_GEN_SUMMARY_ITERS];
+	/** The same iterations' start and end on the generator's clock
+	 * (the app's TSC unless virtual), and the whole run's: the first
+	 * iteration's (warm-up included) start, the last end seen. */
+	uint64_t iter_t0[AIFAB_GEN_SUMMARY_ITERS];
+	uint64_t iter_t1[AIFAB_GEN_SUMMARY_ITERS];
+	uint64_t run_t0, run_t1;
+	uint32_t n_own;                 /**< ranks this process emulates */
 	struct aifab_gen_iter_sum iter[AIFAB_GEN_SUMMARY_ITERS];
 	/** Ideal time of one collective: busbw factor x S at the slowest
 	 * rank's line rate (S x 2(N-1)/N / rate for AllReduce). */
@@ -233,6 +266,55 @@ struct aifab_gen_summary {
 	/** Fault stage: frames dropped, marked CE. */
 	uint64_t fault_dropped, fault_ce_marked;
 };
+
+/** How the run started (several servers). */
+enum aifab_gen_start_state {
+	AIFAB_GEN_WAITING,              /**< not started yet */
+	AIFAB_GEN_STARTED,
+	AIFAB_GEN_REFUSED,              /**< a start frame of another profile */
+};
+
+struct aifab_gen_start {
+	enum aifab_gen_start_state state;
+	uint64_t start_tsc;             /**< app clock of the start */
+	bool by_frame;                  /**< started by a leader's frame */
+	/** The last start frame taken (by_frame) or refused: the leader's
+	 * wall clock when it sent it, its host, MAC and profile digest. */
+	int64_t leader_wall_ns;
+	char leader_host[AIFAB_GEN_HOST_LEN];
+	struct rte_ether_addr leader_mac;
+	char leader_digest[65];
+	uint64_t frames_tx, frames_rx;  /**< start frames sent / received */
+};
+
+/** The start of the run (main lcore while it runs: racy but benign). */
+void aifab_gen_start_info(const void *st, struct aifab_gen_start *out);
+
+/** Move the instant iteration 0 begins (app clock), until it started. */
+void aifab_gen_arm(void *st, uint64_t start_tsc);
+
+/** Ranks of the collective and whether this process emulates @p r. */
+bool aifab_gen_rank_owned(const void *st, uint32_t r);
+
+/** The host a rank_table line names for rank @p r ("" none). */
+const char *aifab_gen_rank_host(const void *st, uint32_t r);
+
+enum {
+	AIFAB_GEN_RB_SENT,              /**< payload sent, first time */
+	AIFAB_GEN_RB_DELIVERED,         /**< delivered to it (closed loop) */
+	AIFAB_GEN_RB_RETX,              /**< payload resent */
+	AIFAB_GEN_RB_RX_FROM,           /**< data packets received from it */
+	AIFAB_GEN_RB_QPS_TO_US,         /**< its QPs to ranks emulated here */
+	AIFAB_GEN_RB_MAX
+};
+
+/** Per rank (this process's view; racy while it runs), @p out holding
+ * n_ranks entries: payload it sent (closed loop: first transmissions;
+ * open loop: its schedule's bytes per iteration completed), delivered to
+ * it (closed loop), resent - for ranks emulated here, else 0; data
+ * packets this process's ranks received from it and its QPs to them -
+ * for any rank. */
+void aifab_gen_rank_bytes(const void *st, uint64_t (*out)[AIFAB_GEN_RB_MAX]);
 
 /** Fill @p s (any lcore, after the run or while it runs, racy). */
 void aifab_gen_summary(const void *st, struct aifab_gen_summary *s);

@@ -163,7 +163,7 @@ iter_stats_close(struct gen *g, uint32_t it)
 void
 gen_cl_iter_done(struct gen *g, struct gen_rank *rk, uint32_t it)
 {
-	if (g->iter_ranks_done[it] == g->p.n_ranks)
+	if (g->iter_ranks_done[it] == g->n_own)
 		iter_stats_close(g, it);
 	/* This parity's arrivals now belong to iteration it + 2. */
 	memset(rk->got[it & 1], 0, g->n_steps * g->n_chan);

@@ -11,6 +11,9 @@
  *         generator_cl.c      closed-loop QP state (lib/rc, lib/dcqcn)
  *     generator_report.c  counters to lib/stats, summary, report, table
  *
+ * generator_start.c (several servers: start frames, the start gate) sits
+ * between rx and tx: rx hands it what is not RoCEv2, it queues through tx.
+ *
  * (setup also calls cl and report to build their parts.)
  */
 #ifndef GENERATOR_PRIV_H
@@ -49,7 +52,8 @@
 	  "Frames dropped at TX: queue full, or held by a pause at the end") \
 	X(TX_NOMBUF, tx_nombuf, "packets", \
 	  "Frames not built for want of mbufs (retried later)") \
-	X(RX_ROCE, rx_roce, "packets", "RoCEv2 frames received") \
+	X(RX_ROCE, rx_roce, "packets", \
+	  "RoCEv2 frames received and accepted (ICRC right or not checked)") \
 	X(RX_OTHER, rx_not_roce, "packets", \
 	  "Frames received that are not RoCEv2 (malformed ones included)") \
 	X(RX_UNKNOWN_QP, rx_unknown_qp, "packets", \
@@ -66,6 +70,10 @@
 	  "RoCEv2 frames of an opcode the generator does not use") \
 	X(RX_PFC, rx_pfc, "frames", "PFC frames received") \
 	X(RX_PAUSE, rx_pause_802_3x, "frames", "802.3x PAUSE frames received") \
+	X(RX_ICRC_CHECKED, rx_icrc_checked, "packets", \
+	  "RoCEv2 frames whose ICRC was checked (rx_check_icrc)") \
+	X(RX_BAD_ICRC, rx_bad_icrc, "packets", \
+	  "RoCEv2 frames dropped for a wrong ICRC, as a NIC drops them") \
 	X(TX_ACK, tx_ack, "packets", "ACKs sent (closed loop responders)") \
 	X(TX_NAK, tx_nak, "packets", "NAKs sent (closed loop responders)") \
 	X(TX_CNP, tx_cnp, "packets", "CNPs sent (notification points)") \
@@ -201,6 +209,7 @@ struct gen_port {
 	struct rte_mbuf *cnp[GEN_CNPBUF]; /* CNPs: cnp_prio */
 	struct aifab_pfc_rx pfc;
 	struct aifab_fault fault;
+	uint64_t icrc_seq;                /* RoCEv2 frames seen: rx_check_icrc */
 	uint8_t scratch[AIFAB_PKT_HDR_WINDOW];
 };
 
@@ -220,6 +229,9 @@ struct gen_iter_rec {
 	uint32_t slow_rank;         /* whose chunk ended that step */
 	uint64_t retx_packets, retx_bytes, naks_rx, timeouts;
 };
+
+#define GEN_MAX_HOSTS 256        /* distinct host= names of a rank table */
+#define GEN_LINGER_S 2           /* several hosts, closed loop: see done */
 
 struct gen {
 	struct aifab_env env;
@@ -261,6 +273,20 @@ struct gen {
 	double rate_last_sum;         /* of rate_last over QPs that sent */
 	uint32_t n_rated;             /* QPs that sent */
 	double rate_min;              /* lowest any of them reached */
+	/* several servers: the ranks emulated here, the hosts of the
+	 * others, the start (generator_start.c) */
+	uint8_t *own;                 /* per rank: 1 emulated here */
+	uint32_t *own_list, n_own;    /* those ranks, ascending */
+	uint16_t *rank_host;          /* per rank: index into hosts (0: none) */
+	uint16_t n_hosts;
+	char host[AIFAB_GEN_HOST_LEN]; /* this host ("" none) */
+	char hosts[GEN_MAX_HOSTS][AIFAB_GEN_HOST_LEN];
+	struct rte_ether_addr *start_dst; /* leader: ranks emulated elsewhere */
+	uint32_t n_start_dst;
+	uint64_t go;                  /* start at this app clock (atomic) */
+	uint64_t last_rx;             /* clock of the last poll with frames */
+	uint64_t linger;              /* closed loop: quiet this long to end */
+	struct aifab_gen_start start;
 	struct gen_port port[AIFAB_MAX_PORTS];
 };
 
@@ -273,7 +299,8 @@ gen_conn_of_rqpn(struct gen *g, uint32_t dqpn)
 	if (dqpn <= g->p.qpn_base || ((dqpn - g->p.qpn_base) & 1) == 0)
 		return NULL;
 	i = (dqpn - g->p.qpn_base - 1) / 2;
-	return i < g->n_conns ? &g->conns[i] : NULL;
+	return i < g->n_conns && g->own[g->conns[i].dst] ? &g->conns[i] :
+		NULL;
 }
 
 /* The conn whose sender (even QPN qpn_base + 2i) is @p dqpn. */
@@ -285,7 +312,8 @@ gen_conn_of_sqpn(struct gen *g, uint32_t dqpn)
 	if (dqpn < g->p.qpn_base || ((dqpn - g->p.qpn_base) & 1) != 0)
 		return NULL;
 	i = (dqpn - g->p.qpn_base) / 2;
-	return i < g->n_conns ? &g->conns[i] : NULL;
+	return i < g->n_conns && g->own[g->conns[i].src] ? &g->conns[i] :
+		NULL;
 }
 
 /* Bytes QP @p q of a schedule entry of @p bytes carries (of @p nq: the
@@ -314,6 +342,14 @@ void gen_fini(void *st);
 /* generator_rx.c: RX burst of every port, each frame dispatched; frames
  * received */
 unsigned int gen_rx_poll(struct gen *g, uint64_t now);
+
+/* generator_start.c: a frame that is not RoCEv2 (port @p p): true if it
+ * was a start frame (taken or refused). */
+bool gen_start_rx(struct gen *g, uint16_t p, struct rte_mbuf *m,
+		  uint64_t now);
+/* Whether the ranks may begin at app clock @p tsc; sends the leader's
+ * start frames the first time it is true. */
+bool gen_start_due(struct gen *g, uint64_t tsc, uint64_t now);
 
 /* generator_tx.c: one rank's poll, open or closed loop (packets sent) */
 unsigned int gen_tx_rank_poll(struct gen *g, uint32_t r, uint64_t now);

@@ -166,15 +166,15 @@ summary_ideal(const struct gen *g, struct aifab_gen_summary *s)
 	double rate = 0, t;
 	uint32_t r, it;
 
-	for (r = 0; r < g->p.n_ranks; r++)
-		if (rate == 0 || g->ranks[r].line_mbps < rate)
-			rate = g->ranks[r].line_mbps;
+	for (r = 0; r < g->n_own; r++)
+		if (rate == 0 || g->ranks[g->own_list[r]].line_mbps < rate)
+			rate = g->ranks[g->own_list[r]].line_mbps;
 	if (rate <= 0)
 		return;
 	s->ideal_us = (double)g->p.size * aifab_coll_busbw_factor(
 		aifab_coll_type_op(g->p.type), g->p.n_ranks) * 8.0 / rate;
 	for (it = g->p.warmup; it < g->total_iters; it++) {
-		if (g->iter_ranks_done[it] != g->p.n_ranks)
+		if (g->iter_ranks_done[it] != g->n_own)
 			continue;
 		t = (double)(g->iter_end[it] - g->iter_start[it]) *
 			g->ns_per_tsc / 1e3;
@@ -182,7 +182,7 @@ summary_ideal(const struct gen *g, struct aifab_gen_summary *s)
 			s->wait_beyond_ideal_us += t - s->ideal_us;
 	}
 	s->wait_cost_usd = s->wait_beyond_ideal_us / 3600e6 *
-		g->p.n_ranks * g->p.gpu_hour_usd;
+		g->n_own * g->p.gpu_hour_usd;
 }
 
 /* Closed loop: RC and DCQCN counters over every QP; the slowest step. */
@@ -229,7 +229,8 @@ summary_closed(const struct gen *g, struct aifab_gen_summary *s)
 		s->slowest_step_us = best / s->iterations;
 	for (i = 0; g->slow_count != NULL && i < g->p.n_ranks; i++)
 		if (g->slow_count[i] > g->slow_count[s->slowest_rank])
-			s->slowest_rank = i;
+			s->slowest_rank = i; /* (a rank of any host: whose
+					      * chunk came last here) */
 }
 
 static void
@@ -240,8 +241,14 @@ summary_time(const struct gen *g, struct aifab_gen_summary *s)
 
 	s->time_us_min = 0;
 	s->time_us_max = 0;
+	s->n_own = g->n_own;
+	for (it = 0; it < g->total_iters; it++) {
+		if (g->iter_start[it] != UINT64_MAX && s->run_t0 == 0)
+			s->run_t0 = g->iter_start[it];
+		s->run_t1 = RTE_MAX(s->run_t1, g->iter_end[it]);
+	}
 	for (it = g->p.warmup; it < g->total_iters; it++) {
-		if (g->iter_ranks_done[it] != g->p.n_ranks)
+		if (g->iter_ranks_done[it] != g->n_own)
 			continue;
 		t = (double)(g->iter_end[it] - g->iter_start[it]) *
 			g->ns_per_tsc / 1e3;
@@ -260,6 +267,8 @@ summary_time(const struct gen *g, struct aifab_gen_summary *s)
 			is->retx_bytes = ir->retx_bytes;
 			is->naks_rx = ir->naks_rx;
 			is->timeouts = ir->timeouts;
+			s->iter_t0[s->n_iter] = g->iter_start[it];
+			s->iter_t1[s->n_iter] = g->iter_end[it];
 			s->iter_us[s->n_iter++] = t;
 		}
 		if (s->iterations == 0 || t < s->time_us_min)
@@ -279,6 +288,48 @@ summary_time(const struct gen *g, struct aifab_gen_summary *s)
 
 /* ---- per QP -------------------------------------------------------------- */
 
+/* What @p cn's receiver lost: gaps not filled, and what the sender sent
+ * beyond the last PSN received when the sender is emulated here too (a
+ * sender on another host: its gaps only). */
+static uint64_t
+conn_lost(const struct gen *g, const struct gen_conn *cn)
+{
+	return aifab_roce_rx_lost(&cn->rx, g->own[cn->src] ? cn->qp.psn :
+				  cn->rx.expected);
+}
+
+void
+aifab_gen_rank_bytes(const void *st, uint64_t (*out)[AIFAB_GEN_RB_MAX])
+{
+	const struct gen *g = st;
+	uint32_t i, r;
+
+	memset(out, 0, sizeof(out[0]) * g->p.n_ranks);
+	for (r = 0; r < g->n_own && !g->p.closed_loop; r++)
+		out[g->own_list[r]][AIFAB_GEN_RB_SENT] =
+			aifab_coll_plan_rank_bytes(g->plan,
+			g->own_list[r]) * g->ranks[g->own_list[r]].iter;
+	for (i = 0; i < g->n_conns; i++) {
+		const struct gen_conn *cn = &g->conns[i];
+
+		if (g->own[cn->dst]) {
+			out[cn->src][AIFAB_GEN_RB_RX_FROM] += cn->rx.packets;
+			out[cn->src][AIFAB_GEN_RB_QPS_TO_US]++;
+		}
+		if (!g->p.closed_loop)
+			continue;
+		if (g->own[cn->src]) {
+			out[cn->src][AIFAB_GEN_RB_SENT] +=
+				cn->req->cnt[AIFAB_RC_REQ_CNT_TX_BYTES];
+			out[cn->src][AIFAB_GEN_RB_RETX] +=
+				cn->req->cnt[AIFAB_RC_REQ_CNT_RETX_BYTES];
+		}
+		if (g->own[cn->dst])
+			out[cn->dst][AIFAB_GEN_RB_DELIVERED] +=
+				cn->resp.cnt[AIFAB_RC_RESP_CNT_RX_BYTES];
+	}
+}
+
 static void
 qp_fill(const struct gen *g, uint32_t i, struct aifab_gen_qp_sum *q)
 {
@@ -289,8 +340,8 @@ qp_fill(const struct gen *g, uint32_t i, struct aifab_gen_qp_sum *q)
 	q->src = cn->src;
 	q->dst = cn->dst;
 	q->channel = cn->channel;
-	if (g->p.rx) {
-		q->lost = aifab_roce_rx_lost(&cn->rx, cn->qp.psn);
+	if (g->p.rx && g->own[cn->dst]) {
+		q->lost = conn_lost(g, cn);
 		q->reordered = cn->rx.ctr[AIFAB_ROCE_RX_REORDERED];
 		q->duplicates = cn->rx.ctr[AIFAB_ROCE_RX_DUPLICATE];
 	}
@@ -339,8 +390,10 @@ summary_qps(const struct gen *g, struct aifab_gen_summary *s)
 	struct aifab_gen_qp_sum q;
 	uint32_t i, j, n_rated = 0, k;
 
-	s->n_qps = g->n_conns;
 	for (i = 0; i < g->n_conns; i++) {
+		if (!g->own[g->conns[i].src] && !g->own[g->conns[i].dst])
+			continue;       /* both ends on other hosts */
+		s->n_qps++;
 		qp_fill(g, i, &q);
 		s->qps_with_loss += q.lost > 0;
 		s->qps_with_reorder += q.reordered > 0;
@@ -386,9 +439,9 @@ rx_sums(const struct gen *g, int p, uint64_t *lost, uint64_t *ctr)
 	for (i = 0; i < g->n_conns; i++) {
 		const struct gen_conn *cn = &g->conns[i];
 
-		if (p >= 0 && g->ranks[cn->dst].port != p)
+		if (!g->own[cn->dst] || (p >= 0 && g->ranks[cn->dst].port != p))
 			continue;
-		*lost += aifab_roce_rx_lost(&cn->rx, cn->qp.psn);
+		*lost += conn_lost(g, cn);
 		for (c = 0; c < AIFAB_ROCE_RX_MAX; c++)
 			ctr[c] += cn->rx.ctr[c];
 	}

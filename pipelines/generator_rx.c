@@ -6,9 +6,11 @@
  *   rx_one            every frame: counted, parsed (lib/pkt); malformed
  *                     frames, PFC (pauses the port's priorities, lib/pfc),
  *                     802.3x PAUSE and frames not RoCEv2 end here
- *   rx_roce_dispatch  every RoCEv2 frame: counted, latency from the
- *                     payload tag of data packets, then by loop and BTH
- *                     opcode:
+ *   rx_roce_dispatch  every RoCEv2 frame: its ICRC checked
+ *                     ([generator] rx_check_icrc: a bad one is dropped and
+ *                     counted rx_bad_icrc, as a NIC does), counted, latency
+ *                     from the payload tag of data packets, then by loop
+ *                     and BTH opcode:
  *     open loop       the receiver QP's PSN tracking (lib/roce)
  *     closed loop     data -> the responder and notification point
  *                     (generator_cl.c), whose ACK, NAK or CNP this file
@@ -164,6 +166,27 @@ rx_cnp(struct gen *g, struct gen_port *gp, const struct aifab_pkt_info *pi,
 	gen_cl_on_cnp(g, cn, now);
 }
 
+/*
+ * [generator] rx_check_icrc: every RoCEv2 frame (or one in N per port,
+ * counted) has its ICRC checked; a wrong one is dropped and counted as an
+ * RDMA NIC does, so the closed loop recovers it as a lost frame (NAK or
+ * timeout). False: drop the frame.
+ */
+static bool
+rx_icrc_ok(const struct gen *g, struct gen_port *gp, const struct rte_mbuf *m,
+	   const struct aifab_pkt_info *pi)
+{
+	uint32_t every = g->p.rx_check_icrc;
+
+	if (every == 0 || gp->icrc_seq++ % every != 0)
+		return true;
+	gp->ctr[GEN_RX_ICRC_CHECKED]++;
+	if (aifab_icrc_verify(m, pi) == AIFAB_ICRC_OK)
+		return true;
+	gp->ctr[GEN_RX_BAD_ICRC]++;
+	return false;
+}
+
 /* Every RoCEv2 frame the generator receives enters here, parsed and of a
  * known layout: checks of the whole frame go first. */
 static void
@@ -172,6 +195,8 @@ rx_roce_dispatch(struct gen *g, struct gen_port *gp, struct rte_mbuf *m,
 {
 	struct gen_conn *cn;
 
+	if (!rx_icrc_ok(g, gp, m, pi))
+		return;
 	gp->ctr[GEN_RX_ROCE]++;
 	if (pi->bth_opcode <= AIFAB_BTH_OP_WRITE_ONLY_IMM)
 		rx_latency(g, gp, m, pi, now);
@@ -218,7 +243,8 @@ rx_one(struct gen *g, uint16_t p, struct rte_mbuf *m, uint64_t now)
 		return;
 	}
 	if (!(pi.flags & AIFAB_PKT_F_ROCE)) {
-		gp->ctr[GEN_RX_OTHER]++;
+		if (!gen_start_rx(g, p, m, now)) /* several servers */
+			gp->ctr[GEN_RX_OTHER]++;
 		return;
 	}
 	rx_roce_dispatch(g, gp, m, &pi, now);

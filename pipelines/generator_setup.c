@@ -41,6 +41,7 @@ aifab_gen_params_defaults(struct aifab_gen_params *p)
 		.base_mac = { { 0x02, 0xa1, 0xfa, 0x00, 0x00, 0x00 } },
 		.base_ip = 0x0A640001, /* 10.100.0.1 */
 		.rx = true,
+		.rx_check_icrc = 1,
 		.type = AIFAB_COLL_ALLREDUCE_RING,
 		.size = 1u << 20,
 		.n_channels = 1,
@@ -218,6 +219,7 @@ struct rank_tab {
 	struct rte_ether_addr *mac;
 	uint32_t *ip;
 	uint16_t *port;
+	uint16_t *host;             /* index into g->hosts, 0: no host= */
 	uint8_t *seen;
 };
 
@@ -227,7 +229,45 @@ rank_tab_free(struct rank_tab *t)
 	free(t->mac);
 	free(t->ip);
 	free(t->port);
+	free(t->host);
 	free(t->seen);
+}
+
+/* This process's host name ("" none). */
+static const char *
+my_host(const struct gen *g)
+{
+	return g->p.host != NULL ? g->p.host : "";
+}
+
+/* Index of host @p name in g->hosts (added if new); -1: too many. */
+static int
+host_index(struct gen *g, const char *name)
+{
+	uint16_t h;
+
+	if (g->n_hosts == 0)
+		g->n_hosts = 1; /* hosts[0] = "": lines without host= */
+	for (h = 1; h < g->n_hosts; h++)
+		if (strcmp(g->hosts[h], name) == 0)
+			return h;
+	if (g->n_hosts == GEN_MAX_HOSTS)
+		return -1;
+	snprintf(g->hosts[g->n_hosts], sizeof(g->hosts[0]), "%s", name);
+	return g->n_hosts++;
+}
+
+/* The rank table's host names, ", "-separated, for errors. */
+static void
+host_names(const struct gen *g, char *buf, size_t len)
+{
+	size_t o = 0;
+	uint16_t h;
+
+	buf[0] = '\0';
+	for (h = 1; h < g->n_hosts && o < len; h++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", h > 1 ? ", " : "",
+				      g->hosts[h]);
 }
 
 #define TAB_BAD(...) do { \
@@ -238,25 +278,64 @@ rank_tab_free(struct rank_tab *t)
 		goto fail; \
 	} while (0)
 
-/* One line: "<rank> <mac> <ipv4> [<port>]"; 0, or -1 with err filled. */
+#define TAB_FIELDS "<rank> <mac> <ipv4> [<port>] [host=<name>]"
+
+/* The optional host=NAME field among @p n tokens (removed from them): its
+ * g->hosts index in @p *h (0: none); 0, or -1 with err filled. */
+static int
+rank_tab_host(struct gen *g, const char *path, unsigned int ln, char **tok,
+	      unsigned int *n, uint16_t *h, char *err, size_t errlen)
+{
+	unsigned int i;
+	int idx;
+
+	*h = 0;
+	for (i = 3; i < *n; i++) {
+		if (strncmp(tok[i], "host=", 5) != 0)
+			continue;
+		if (tok[i][5] == '\0' ||
+		    strlen(tok[i] + 5) >= AIFAB_GEN_HOST_LEN || *h != 0)
+			TAB_BAD("line %u: '%s'; allowed: one host=<name> of 1..%u "
+				"characters", ln, tok[i], AIFAB_GEN_HOST_LEN - 1);
+		idx = host_index(g, tok[i] + 5);
+		if (idx < 0)
+			TAB_BAD("line %u: host '%s' is one too many; allowed: up "
+				"to %u hosts", ln, tok[i] + 5, GEN_MAX_HOSTS - 1);
+		*h = (uint16_t)idx;
+		memmove(&tok[i], &tok[i + 1], sizeof(tok[0]) * (*n - i - 1));
+		(*n)--;
+		i--;
+	}
+	return 0;
+fail:
+	return -1;
+}
+
+/* One line: TAB_FIELDS; 0, or -1 with err filled. */
 static int
 rank_tab_line(struct gen *g, struct rank_tab *t, const char *path,
 	      unsigned int ln, char *line, char *err, size_t errlen)
 {
-	char *tok[5], *save = NULL, *end;
+	char *tok[6], *save = NULL, *end;
 	unsigned int n = 0, i;
 	unsigned long r;
 	struct in_addr a;
-	uint16_t u;
+	uint16_t u, h;
 
-	for (tok[0] = strtok_r(line, " \t,", &save); tok[n] != NULL && n < 4;
+	for (tok[0] = strtok_r(line, " \t,", &save); tok[n] != NULL && n < 5;
 	     tok[++n] = strtok_r(NULL, " \t,", &save))
 		;
 	if (n == 0)
 		return 0;
+	if (n > 5 || rank_tab_host(g, path, ln, tok, &n, &h, err,
+				   errlen) != 0) {
+		if (n > 5)
+			TAB_BAD("line %u: more than 5 fields; allowed: "
+				TAB_FIELDS, ln);
+		return -1;
+	}
 	if (n < 3 || n > 4)
-		TAB_BAD("line %u: %u fields; allowed: <rank> <mac> <ipv4> "
-			"[<port>]", ln, n);
+		TAB_BAD("line %u: %u fields; allowed: " TAB_FIELDS, ln, n);
 	errno = 0;
 	r = strtoul(tok[0], &end, 10);
 	if (errno != 0 || *end != '\0' || r >= g->p.n_ranks)
@@ -276,7 +355,9 @@ rank_tab_line(struct gen *g, struct rank_tab *t, const char *path,
 			tok[2]);
 	t->ip[r] = rte_be_to_cpu_32(a.s_addr);
 	t->port[r] = UINT16_MAX;
-	if (n == 4) {
+	t->host[r] = h;
+	/* Another host's port is that host's business. */
+	if (n == 4 && (h == 0 || strcmp(g->hosts[h], my_host(g)) == 0)) {
 		for (u = 0; u < g->n_used_ports; u++)
 			if (strcmp(g->env.ports[g->used_ports[u]].name,
 				   tok[3]) == 0)
@@ -313,9 +394,10 @@ rank_tab_load(struct gen *g, struct rank_tab *t, char *err, size_t errlen)
 	t->mac = calloc(n, sizeof(*t->mac));
 	t->ip = calloc(n, sizeof(*t->ip));
 	t->port = calloc(n, sizeof(*t->port));
+	t->host = calloc(n, sizeof(*t->host));
 	t->seen = calloc(n, 1);
 	if (t->mac == NULL || t->ip == NULL || t->port == NULL ||
-	    t->seen == NULL)
+	    t->host == NULL || t->seen == NULL)
 		BAD("out of memory for the rank table");
 	f = fopen(path, "r");
 	if (f == NULL)
@@ -345,7 +427,66 @@ rank_tab_load(struct gen *g, struct rank_tab *t, char *err, size_t errlen)
 	g->p.rank_mac = t->mac;
 	g->p.rank_ip = t->ip;
 	g->rank_port = t->port;
+	g->rank_host = t->host;     /* kept: aifab_gen_rank_host() */
+	t->host = NULL;
 	return 0;
+}
+
+/* ---- ownership ----------------------------------------------------------- */
+
+/* A leader's start frames go to every rank emulated elsewhere. */
+static int
+build_start_dst(struct gen *g, char *err, size_t errlen)
+{
+	uint32_t r, ip;
+
+	if (!g->p.leader || g->n_own == g->p.n_ranks)
+		return 0;
+	g->start_dst = calloc(g->p.n_ranks - g->n_own, sizeof(*g->start_dst));
+	if (g->start_dst == NULL)
+		BAD("out of memory for start frames");
+	for (r = 0; r < g->p.n_ranks; r++)
+		if (!g->own[r])
+			rank_addr(&g->p, r, &g->start_dst[g->n_start_dst++], &ip);
+	return 0;
+}
+
+/* The ranks this process emulates: those of its host and those without a
+ * host (every rank without a rank table). */
+static int
+build_own(struct gen *g, char *err, size_t errlen)
+{
+	const char *me = my_host(g);
+	uint32_t r, n = g->p.n_ranks;
+	char names[512];
+
+	g->own = calloc(n, 1);
+	g->own_list = calloc(n, sizeof(*g->own_list));
+	if (g->rank_host == NULL)
+		g->rank_host = calloc(n, sizeof(*g->rank_host));
+	if (g->own == NULL || g->own_list == NULL || g->rank_host == NULL)
+		BAD("out of memory for %u ranks", n);
+	for (r = 0; r < n; r++) {
+		uint16_t h = g->rank_host[r];
+
+		if (h == 0 || strcmp(g->hosts[h], me) == 0) {
+			g->own[r] = 1;
+			g->own_list[g->n_own++] = r;
+		}
+	}
+	host_names(g, names, sizeof(names));
+	if (g->n_hosts > 1 && me[0] == '\0')
+		BAD("rank_table = '%s' places ranks on hosts (%s) but this "
+		    "process has none; allowed: --host (or [general] host) one "
+		    "of %s", g->p.rank_table, names, names);
+	if (g->n_own == 0)
+		BAD("host = '%s' emulates no rank of the rank_table; allowed: "
+		    "one of %s", me, names);
+	if (strlen(me) >= sizeof(g->host))
+		BAD("host = '%s': too long; allowed: up to %zu characters", me,
+		    sizeof(g->host) - 1);
+	snprintf(g->host, sizeof(g->host), "%s", me);
+	return build_start_dst(g, err, errlen);
 }
 
 static int
@@ -640,6 +781,9 @@ build(struct gen *g, char *err, size_t errlen)
 	g->total_iters = g->p.warmup + g->p.iterations;
 	g->hz = g->p.virtual_tick_ns ? GEN_VT_HZ : g->env.tsc_hz;
 	g->ns_per_tsc = g->hz ? 1e9 / (double)g->hz : 1.0;
+	g->linger = (uint64_t)(RTE_MAX((double)GEN_LINGER_S * 1e9,
+				       8.0 * (double)g->p.retx_timeout_ns) /
+			       g->ns_per_tsc);
 	if (check_msg_sizes(g, err, errlen) != 0 ||
 	    build_pools(g, err, errlen) != 0)
 		return -1;
@@ -661,8 +805,8 @@ build(struct gen *g, char *err, size_t errlen)
 		g->iter_start[it] = UINT64_MAX;
 		g->irec[it].slow_step = UINT32_MAX;
 	}
-	for (r = 0; r < g->p.n_ranks; r++)
-		on_port[rank_port(g, r)]++;
+	for (r = 0; r < g->n_own; r++)
+		on_port[rank_port(g, g->own_list[r])]++;
 	for (r = 0; r < g->p.n_ranks; r++)
 		setup_rank(g, r, on_port[rank_port(g, r)]);
 	for (u = 0; u < AIFAB_MAX_PORTS; u++)
@@ -697,13 +841,17 @@ aifab_gen_create(const struct aifab_env *env, const struct aifab_gen_params *p,
 	g->n_used_ports = p->n_ports ? p->n_ports : env->n_ports;
 	for (i = 0; i < g->n_used_ports; i++)
 		g->used_ports[i] = p->n_ports ? p->ports[i] : i;
+	g->go = p->start_tsc;
 	rc = p->rank_table != NULL && p->rank_table[0] != '\0' ?
 		rank_tab_load(g, &tab, err, errlen) : 0;
+	if (rc == 0)
+		rc = build_own(g, err, errlen);
 	if (rc == 0)
 		rc = build(g, err, errlen);
 	g->p.rank_mac = NULL;
 	g->p.rank_ip = NULL;
 	g->p.rank_table = NULL;
+	g->p.host = NULL;
 	g->rank_port = NULL;
 	rank_tab_free(&tab);
 	if (rc != 0) {
@@ -742,6 +890,10 @@ gen_fini(void *st)
 	rte_free(g->iter_end);
 	rte_free(g->iter_ranks_done);
 	rte_free(g->irec);
+	free(g->own);
+	free(g->own_list);
+	free(g->rank_host);
+	free(g->start_dst);
 	aifab_coll_plan_free(g->plan);
 	/* Mbufs not returned hold the payload: then it is kept, with the
 	 * pools, and mempool_in_use_at_exit counts them. */

@@ -108,20 +108,27 @@ ecmp_seed = 201
 [switch.spine1]
 ecmp_seed = 202
 """
-clos_gen = """[generator]
+
+
+def gen_section(collective, size_bytes, qps_per_conn):
+    """[generator]: the 8 ranks behind g0..g7, closed loop, 3 iterations."""
+    return """[generator]
 enabled = true
 ports = g0 g1 g2 g3 g4 g5 g6 g7
 ranks = 8
 base_ip = 10.100.0.1/16
 ip_stride = 256
-collective = allreduce_ring
-size_bytes = 4194304
-qps_per_conn = 4
+collective = %s
+size_bytes = %d
+qps_per_conn = %d
 ib_mtu = 4096
 iterations = 3
 warmup = 1
 closed_loop = true
-"""
+""" % (collective, size_bytes, qps_per_conn)
+
+
+clos_gen = gen_section("allreduce_ring", 4194304, 4)
 pol_head = """; dpdk-aifab scenario: ECMP polarization across two tiers, in memory.
 ; 8 ranks, two leaves x two spines, TWO parallel links between each
 ; leaf and spine (l<L>s<S>a/b <-> s<S>l<L>a/b). The leaves spread traffic
@@ -158,20 +165,7 @@ hash = crc32c
 seed = 0
 fields = sip,dip,proto,sport,dport
 """
-pol_gen = """[generator]
-enabled = true
-ports = g0 g1 g2 g3 g4 g5 g6 g7
-ranks = 8
-base_ip = 10.100.0.1/16
-ip_stride = 256
-collective = alltoall
-size_bytes = 8388608
-qps_per_conn = 8
-ib_mtu = 4096
-iterations = 3
-warmup = 1
-closed_loop = true
-"""
+pol_gen = gen_section("alltoall", 8388608, 8)
 pol_seeded_head = pol_head.replace("name = ecmp-polarization",
                                    "name = ecmp-polarization-seeded")
 pol_seeded_head = """; The ecmp-polarization scenario with its own ECMP seed on each spine

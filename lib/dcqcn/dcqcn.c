@@ -122,29 +122,34 @@ aifab_dcqcn_rp_init(const struct aifab_dcqcn_conf *c,
 	rp->rate_start = now;
 }
 
-/* Whole periods elapsed since @p start by @p now (0 if now is earlier). */
+/*
+ * Whole periods elapsed since *@p start by @p now (0 if now is earlier):
+ * *@p start moves on by that many periods and *@p events counts them.
+ */
 static uint64_t
-periods(uint64_t start, uint64_t period, uint64_t now)
+take_periods(uint64_t *start, uint64_t period, uint64_t now,
+	     uint64_t *events)
 {
-	return (int64_t)(now - start) <= 0 ? 0 : (now - start) / period;
+	uint64_t n = (int64_t)(now - *start) <= 0 ? 0 :
+		(now - *start) / period;
+
+	*start += n * period;
+	*events += n;
+	return n;
 }
 
+/* @p n alpha periods without a CNP: alpha decays n times. */
 static void
-run_alpha(const struct aifab_dcqcn_conf *c, struct aifab_dcqcn_rp *rp,
-	  uint64_t now)
+decay_alpha(const struct aifab_dcqcn_conf *c, struct aifab_dcqcn_rp *rp,
+	    uint64_t n)
 {
-	uint64_t n = periods(rp->alpha_start, c->alpha_period, now);
 	uint64_t i;
 
-	if (n == 0)
-		return;
 	if (n <= ALPHA_LOOP_MAX)
 		for (i = 0; i < n; i++)
 			rp->alpha *= 1 - c->g;
 	else
 		rp->alpha *= pow(1 - c->g, (double)n);
-	rp->alpha_start += n * c->alpha_period;
-	rp->cnt[AIFAB_DCQCN_RP_CNT_ALPHA_DECAYS] += n;
 }
 
 /* One increase step after T or B counted. @return whether Rc or Rt moved. */
@@ -168,17 +173,13 @@ increase(const struct aifab_dcqcn_conf *c, struct aifab_dcqcn_rp *rp)
 	return rp->rc != rc || rp->rt != rt;
 }
 
+/* @p n rate timer events: T counts each, each an increase step. */
 static void
-run_rate_timer(const struct aifab_dcqcn_conf *c, struct aifab_dcqcn_rp *rp,
-	       uint64_t now)
+rate_timer_events(const struct aifab_dcqcn_conf *c,
+		  struct aifab_dcqcn_rp *rp, uint64_t n)
 {
-	uint64_t n = periods(rp->rate_start, c->rate_period, now);
 	uint64_t i;
 
-	if (n == 0)
-		return;
-	rp->rate_start += n * c->rate_period;
-	rp->cnt[AIFAB_DCQCN_RP_CNT_TIMER_EVENTS] += n;
 	for (i = 0; i < n; i++) {
 		if (rp->t < UINT32_MAX)
 			rp->t++;
@@ -195,8 +196,14 @@ double
 aifab_dcqcn_rp_poll(const struct aifab_dcqcn_conf *c,
 		    struct aifab_dcqcn_rp *rp, uint64_t now)
 {
-	run_alpha(c, rp, now);
-	run_rate_timer(c, rp, now);
+	uint64_t decays, events;
+
+	decays = take_periods(&rp->alpha_start, c->alpha_period, now,
+			      &rp->cnt[AIFAB_DCQCN_RP_CNT_ALPHA_DECAYS]);
+	events = take_periods(&rp->rate_start, c->rate_period, now,
+			      &rp->cnt[AIFAB_DCQCN_RP_CNT_TIMER_EVENTS]);
+	decay_alpha(c, rp, decays);
+	rate_timer_events(c, rp, events);
 	return rp->rc;
 }
 

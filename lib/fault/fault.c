@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Seeded impairment stage: drop / CE-mark matching frames by index, by
- * period or at a probability. See aifab_fault.h.
+ * Seeded impairment stage: drop / CE-mark / corrupt matching frames by
+ * index, by period or at a probability. See aifab_fault.h.
  */
 #include <errno.h>
 #include <string.h>
@@ -31,19 +31,29 @@ aifab_fault_match_name(enum aifab_fault_match m)
 	return (unsigned int)m < AIFAB_FAULT_MATCH_MAX ? match_names[m] : NULL;
 }
 
+bool
+aifab_fault_params_active(const struct aifab_fault_params *p)
+{
+	return p->drop_index || p->drop_every || p->drop_ppm || p->ce_index ||
+	       p->ce_every || p->ce_ppm || p->corrupt_index ||
+	       p->corrupt_every || p->corrupt_ppm;
+}
+
 int
 aifab_fault_init(struct aifab_fault *f, const struct aifab_fault_params *p,
 		 uint64_t stream)
 {
 	if (p->match >= AIFAB_FAULT_MATCH_MAX ||
-	    p->drop_ppm > AIFAB_FAULT_PPM_MAX || p->ce_ppm > AIFAB_FAULT_PPM_MAX)
+	    p->drop_ppm > AIFAB_FAULT_PPM_MAX ||
+	    p->ce_ppm > AIFAB_FAULT_PPM_MAX ||
+	    p->corrupt_ppm > AIFAB_FAULT_PPM_MAX)
 		return -EINVAL;
 	memset(f, 0, sizeof(*f));
 	f->p = *p;
-	f->active = p->drop_index || p->drop_every || p->drop_ppm ||
-		p->ce_index || p->ce_every || p->ce_ppm;
+	f->active = aifab_fault_params_active(p);
 	aifab_rng_seed(&f->drop_rng, p->seed, 0xfa017000u + 2 * stream);
 	aifab_rng_seed(&f->ce_rng, p->seed, 0xfa017000u + 2 * stream + 1);
+	aifab_rng_seed(&f->corrupt_rng, p->seed, 0xc0bb0000u + stream);
 	return 0;
 }
 
@@ -65,7 +75,7 @@ aifab_fault_judge(struct aifab_fault *f, bool matched)
 {
 	const struct aifab_fault_params *p = &f->p;
 	uint64_t n;
-	bool drop, ce;
+	bool drop, ce, bad;
 
 	f->cnt[AIFAB_FAULT_CNT_SEEN]++;
 	if (!matched)
@@ -73,11 +83,14 @@ aifab_fault_judge(struct aifab_fault *f, bool matched)
 	n = ++f->cnt[AIFAB_FAULT_CNT_MATCHED];
 	drop = hits(&f->drop_rng, n, p->drop_index, p->drop_every, p->drop_ppm);
 	ce = hits(&f->ce_rng, n, p->ce_index, p->ce_every, p->ce_ppm);
+	bad = hits(&f->corrupt_rng, n, p->corrupt_index, p->corrupt_every,
+		   p->corrupt_ppm);
 	if (drop) {
 		f->cnt[AIFAB_FAULT_CNT_DROPPED]++;
 		return AIFAB_FAULT_DROP;
 	}
-	return ce ? AIFAB_FAULT_MARK_CE : AIFAB_FAULT_PASS;
+	return (enum aifab_fault_verdict)((ce ? AIFAB_FAULT_MARK_CE : 0) |
+					  (bad ? AIFAB_FAULT_CORRUPT : 0));
 }
 
 static bool
@@ -124,17 +137,91 @@ mark_ce(struct aifab_fault *f, struct rte_mbuf *m,
 	f->cnt[AIFAB_FAULT_CNT_CE_MARKED]++;
 }
 
+/*
+ * Bytes of [lo, hi) that segment @p s, at frame offset @p base, holds and
+ * the frame may rewrite (a direct segment it owns alone); from *a on.
+ */
+static uint32_t
+seg_span(const struct rte_mbuf *s, uint32_t base, uint32_t lo, uint32_t hi,
+	 uint32_t *a)
+{
+	uint32_t b = RTE_MIN(hi, base + s->data_len);
+
+	*a = RTE_MAX(lo, base);
+	if (!RTE_MBUF_DIRECT(s) || rte_mbuf_refcnt_read(s) != 1 || b <= *a)
+		return 0;
+	return b - *a;
+}
+
+/*
+ * Flip one bit of the payload of a RoCEv2 frame, drawn among the payload
+ * bytes in writable segments (two walks: count, then find). False if
+ * there is none.
+ */
+static bool
+corrupt_one(struct aifab_fault *f, struct rte_mbuf *m,
+	    const struct aifab_pkt_info *pi)
+{
+	struct rte_mbuf *s;
+	uint32_t lo, hi, base, w = 0, pick, a, k;
+
+	if (!(pi->flags & AIFAB_PKT_F_ROCE) ||
+	    (pi->l3 != AIFAB_L3_IPV4 && pi->l3 != AIFAB_L3_IPV6))
+		return false;
+	lo = (uint32_t)pi->bth_off + AIFAB_BTH_LEN +
+		aifab_bth_data_ext_len(pi->bth_opcode);
+	hi = RTE_MIN((uint32_t)pi->l3_off + pi->ip_len, m->pkt_len);
+	if (hi < lo + AIFAB_ICRC_LEN)
+		return false;
+	hi -= AIFAB_ICRC_LEN;
+	for (s = m, base = 0; s != NULL; base += s->data_len, s = s->next)
+		w += seg_span(s, base, lo, hi, &a);
+	if (w == 0)
+		return false;
+	pick = (uint32_t)aifab_rng_below(&f->corrupt_rng, w * 8);
+	for (s = m, base = 0; s != NULL; base += s->data_len, s = s->next) {
+		k = seg_span(s, base, lo, hi, &a);
+		if (pick / 8 < k) {
+			rte_pktmbuf_mtod_offset(s, uint8_t *,
+						a - base + pick / 8)[0] ^=
+				(uint8_t)(1u << (pick % 8));
+			return true;
+		}
+		pick -= k * 8;
+	}
+	return false;
+}
+
+/* Mark and / or corrupt a frame the stage let through. */
+static void
+apply(struct aifab_fault *f, struct rte_mbuf *m,
+      const struct aifab_pkt_info *pi, bool parsed, unsigned int v)
+{
+	if (v & AIFAB_FAULT_MARK_CE) {
+		if (parsed)
+			mark_ce(f, m, pi);
+		else
+			f->cnt[AIFAB_FAULT_CNT_CE_NOT_ECT]++;
+	}
+	if (v & AIFAB_FAULT_CORRUPT)
+		f->cnt[parsed && corrupt_one(f, m, pi) ?
+		       AIFAB_FAULT_CNT_CORRUPTED :
+		       AIFAB_FAULT_CNT_CORRUPT_SKIPPED]++;
+}
+
 uint16_t
 aifab_fault_burst(struct aifab_fault *f, struct rte_mbuf **pkts, uint16_t n,
 		  uint8_t *scratch)
 {
+	const struct aifab_fault_params *p = &f->p;
 	struct aifab_pkt_info pi;
 	uint16_t i, k = 0;
 
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-		bool parsed = f->p.match != AIFAB_FAULT_MATCH_ALL ||
-			f->p.ce_index || f->p.ce_every || f->p.ce_ppm;
+		bool parsed = p->match != AIFAB_FAULT_MATCH_ALL ||
+			p->ce_index || p->ce_every || p->ce_ppm ||
+			p->corrupt_index || p->corrupt_every || p->corrupt_ppm;
 		enum aifab_fault_verdict v;
 
 		if (parsed)
@@ -145,12 +232,7 @@ aifab_fault_burst(struct aifab_fault *f, struct rte_mbuf **pkts, uint16_t n,
 			rte_pktmbuf_free(m);
 			continue;
 		}
-		if (v == AIFAB_FAULT_MARK_CE) {
-			if (parsed)
-				mark_ce(f, m, &pi);
-			else
-				f->cnt[AIFAB_FAULT_CNT_CE_NOT_ECT]++;
-		}
+		apply(f, m, &pi, parsed, v);
 		pkts[k++] = m;
 	}
 	return k;

@@ -28,17 +28,10 @@ aifab_link_cnt_name(enum aifab_link_cnt c)
 	return (unsigned int)c < RTE_DIM(cnt_names) ? cnt_names[c] : "unknown";
 }
 
-static bool
-loss_rules(const struct aifab_fault_params *f)
-{
-	return f->drop_index || f->drop_every || f->drop_ppm || f->ce_index ||
-	       f->ce_every || f->ce_ppm;
-}
-
 bool
 aifab_link_params_active(const struct aifab_link_params *p)
 {
-	return loss_rules(&p->loss) || p->delay_ns || p->jitter_ns ||
+	return aifab_fault_params_active(&p->loss) || p->delay_ns || p->jitter_ns ||
 	       p->rate_mbps || p->down_for_ns || p->storm_prio;
 }
 

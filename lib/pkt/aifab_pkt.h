@@ -309,6 +309,50 @@ uint32_t aifab_icrc_combine(const uint8_t *l3, uint32_t hdr_len, bool ipv6,
 			    uint32_t payload_raw,
 			    const struct aifab_crc_shift *s);
 
+/** What aifab_icrc_verify() found. */
+enum aifab_icrc_verdict {
+	AIFAB_ICRC_OK = 0,      /**< the ICRC on the wire is right */
+	AIFAB_ICRC_BAD,         /**< it is not: a RoCE NIC drops the frame */
+	/** No ICRC where the headers say: @p pi is not an IPv4/IPv6
+	 * RoCEv2 frame, or the frame's data ends before its datagram. */
+	AIFAB_ICRC_MALFORMED,
+};
+
+/**
+ * Check the ICRC of a received RoCEv2 frame against its bytes: CRC-32 over
+ * the LRH stand-in, the masked IP / UDP / BTH headers (masked as
+ * aifab_icrc() does, so TTL, DSCP, ECN, flow label, checksums, FECN/BECN
+ * may differ), extension headers, payload and pad, up to the datagram's
+ * end (the smaller of what IP and UDP say; bytes after it, e.g. Ethernet
+ * padding, are not covered), where the 4 ICRC bytes sit. IPv4 options and
+ * IPv6 extension headers are covered as they are.
+ *
+ * Reads each segment's data_len bytes and no more; the headers are copied
+ * (masked) to the stack, the payload is read in place: runs of 64 bytes or
+ * more by rte_net_crc_calc() (SIMD folding, see aifab_icrc_verify_init())
+ * appended to the header CRC with one GF(2) multiply, shorter ones by the
+ * table loop.
+ *
+ * @param pi  from aifab_pkt_parse_mbuf() (or aifab_pkt_parse()) of this
+ *            frame, which returned OK with AIFAB_PKT_F_ROCE set.
+ */
+enum aifab_icrc_verdict aifab_icrc_verify(const struct rte_mbuf *m,
+					  const struct aifab_pkt_info *pi);
+
+/** aifab_icrc_verify() over a frame held in one buffer of @p len bytes. */
+enum aifab_icrc_verdict aifab_icrc_verify_buf(const uint8_t *frame,
+					      uint32_t len,
+					      const struct aifab_pkt_info *pi);
+
+/**
+ * Select DPDK's fastest CRC-32 for aifab_icrc_verify(): AVX-512
+ * VPCLMULQDQ folding where the CPU has it and EAL allows 512-bit SIMD
+ * (--force-max-simd-bitwidth=512; EAL's default is 256), else SSE4.2 +
+ * PCLMULQDQ (NEON PMULL on arm64), else a table. Call once after
+ * rte_eal_init(); without it DPDK picks on first use.
+ */
+void aifab_icrc_verify_init(void);
+
 /* ---- builders (write into caller buffers; return bytes written) ---------- */
 
 /** Ethernet header, optional single 802.1Q tag (vid < 0: untagged). */

@@ -14,6 +14,12 @@
  */
 #include <string.h>
 
+#include <rte_common.h>
+#include <rte_cpuflags.h>
+#include <rte_mbuf.h>
+#include <rte_net_crc.h>
+#include <rte_vect.h>
+
 #include "aifab_pkt.h"
 
 #if defined(RTE_ARCH_X86_64) && defined(__GNUC__)
@@ -32,8 +38,15 @@
 /* Largest masked prefix: IPv4 with 40 bytes of options + UDP + BTH. */
 #define ICRC_MASK_MAX (60 + UDP_HDR_LEN + AIFAB_BTH_LEN)
 
-/* crc32_slice[0][i] = i * x^32 mod poly (reflected); [k] for slice-by-8. */
+/* crc32_slice[0][i] = i * x^32 mod poly (reflected); [k] for slice-by-8;
+ * crc32_x8n_lo[i] = x^(8i), crc32_x8n_hi[i] = x^(2048i) mod poly. */
 #include "crc32_tables.h"
+
+/* Receive check: contiguous runs this long or longer go to DPDK's folding
+ * CRC (rte_net_crc_calc) and are appended with one multiply; shorter ones
+ * to the slice-by-8 loop. Runs are cut to fit the x^(8n) tables. */
+#define ICRC_FOLD_MIN 64
+#define ICRC_RUN_MAX 65535u
 
 static inline uint32_t
 load_le32(const uint8_t *p)
@@ -236,4 +249,171 @@ aifab_icrc_load(const uint8_t *src)
 {
 	return (uint32_t)src[0] | ((uint32_t)src[1] << 8) |
 		((uint32_t)src[2] << 16) | ((uint32_t)src[3] << 24);
+}
+
+/* ---- receive check ------------------------------------------------------ */
+
+/* True if the CPU has every flag of @p f (an RTE_CPUFLAG_NUMFLAGS end). */
+static bool
+cpu_has(const enum rte_cpu_flag_t *f)
+{
+	for (; *f != RTE_CPUFLAG_NUMFLAGS; f++)
+		if (rte_cpu_get_flag_enabled(*f) <= 0)
+			return false;
+	return true;
+}
+
+void
+aifab_icrc_verify_init(void)
+{
+	enum rte_net_crc_alg alg = RTE_NET_CRC_SCALAR;
+	uint16_t simd = rte_vect_get_max_simd_bitwidth();
+#if defined(RTE_ARCH_X86)
+	/* What DPDK's folding needs (asking for more makes it log). */
+	static const enum rte_cpu_flag_t avx512[] = {
+		RTE_CPUFLAG_AVX512F, RTE_CPUFLAG_AVX512BW, RTE_CPUFLAG_AVX512DQ,
+		RTE_CPUFLAG_AVX512VL, RTE_CPUFLAG_PCLMULQDQ,
+		RTE_CPUFLAG_VPCLMULQDQ, RTE_CPUFLAG_NUMFLAGS,
+	};
+	static const enum rte_cpu_flag_t sse[] = {
+		RTE_CPUFLAG_PCLMULQDQ, RTE_CPUFLAG_NUMFLAGS,
+	};
+
+	if (simd >= RTE_VECT_SIMD_512 && cpu_has(avx512))
+		alg = RTE_NET_CRC_AVX512;
+	else if (simd >= RTE_VECT_SIMD_128 && cpu_has(sse))
+		alg = RTE_NET_CRC_SSE42;
+#elif defined(RTE_ARCH_ARM64)
+	static const enum rte_cpu_flag_t pmull[] = {
+		RTE_CPUFLAG_PMULL, RTE_CPUFLAG_NUMFLAGS,
+	};
+
+	if (simd >= RTE_VECT_SIMD_128 && cpu_has(pmull))
+		alg = RTE_NET_CRC_NEON;
+#endif
+	rte_net_crc_set_alg(alg);
+}
+
+/* x^(8n) mod poly, n < 65536: one multiply of two table entries. */
+static inline uint32_t
+crc_x8n_fast(uint32_t n)
+{
+	return aifab_crc32_mul(crc32_x8n_lo[n & 0xff], crc32_x8n_hi[n >> 8]);
+}
+
+/* The register after @p n bytes at @p p from @p crc. With rte_net_crc_calc
+ * = ~raw(P, ~0) and raw(P, c) = raw(P, ~0) ^ (c ^ ~0) * x^(8|P|). */
+static uint32_t
+crc_run(uint32_t crc, const uint8_t *p, uint32_t n)
+{
+	while (n >= ICRC_FOLD_MIN) {
+		uint32_t k = RTE_MIN(n, ICRC_RUN_MAX);
+
+		crc = ~rte_net_crc_calc(p, k, RTE_NET_CRC32_ETH) ^
+			aifab_crc32_mul(crc ^ UINT32_MAX, crc_x8n_fast(k));
+		p += k;
+		n -= k;
+	}
+	return aifab_crc32_raw(crc, p, n);
+}
+
+/*
+ * The frame's bytes, read forward: an mbuf chain (each segment's data_len
+ * bytes, never more) or one flat buffer (seg NULL).
+ */
+struct icrc_src {
+	const struct rte_mbuf *seg;
+	const uint8_t *p;       /* data of the current piece */
+	uint32_t n;             /* its length */
+	uint32_t base;          /* frame offset of p[0] */
+};
+
+/* Move to the piece holding frame offset @p off (>= the current base). */
+static bool
+src_seek(struct icrc_src *s, uint32_t off)
+{
+	while (off - s->base >= s->n) {
+		if (s->seg == NULL || s->seg->next == NULL)
+			return false;
+		s->base += s->n;
+		s->seg = s->seg->next;
+		s->p = rte_pktmbuf_mtod(s->seg, const uint8_t *);
+		s->n = s->seg->data_len;
+	}
+	return true;
+}
+
+/* The @p len bytes from frame offset @p off (at or after the last read):
+ * copied to @p dst, or if it is NULL fed to the CRC register @p crc.
+ * False if the data ends first. */
+static bool
+src_walk(struct icrc_src *s, uint32_t off, uint32_t len, uint8_t *dst,
+	 uint32_t *crc)
+{
+	while (len > 0) {
+		uint32_t at, k;
+
+		if (!src_seek(s, off))
+			return false;
+		at = off - s->base;
+		k = RTE_MIN(len, s->n - at);
+		if (dst != NULL) {
+			memcpy(dst, s->p + at, k);
+			dst += k;
+		} else {
+			*crc = crc_run(*crc, s->p + at, k);
+		}
+		off += k;
+		len -= k;
+	}
+	return true;
+}
+
+static enum aifab_icrc_verdict
+icrc_verify(struct icrc_src *s, uint32_t pkt_len,
+	    const struct aifab_pkt_info *pi)
+{
+	uint8_t hdr[AIFAB_PKT_HDR_WINDOW], icrc[AIFAB_ICRC_LEN];
+	uint32_t l3 = pi->l3_off, l4 = pi->l4_off, bth = pi->bth_off;
+	uint32_t hl = bth + AIFAB_BTH_LEN - l3, end, crc;
+	bool ipv6 = pi->l3 == AIFAB_L3_IPV6;
+
+	if (!(pi->flags & AIFAB_PKT_F_ROCE) || !(pi->flags & AIFAB_PKT_F_UDP) ||
+	    (pi->l3 != AIFAB_L3_IPV4 && !ipv6) ||
+	    l4 < l3 + IP4_MIN_HDR_LEN || bth != l4 + UDP_HDR_LEN ||
+	    hl > sizeof(hdr) || !src_walk(s, l3, hl, hdr, NULL))
+		return AIFAB_ICRC_MALFORMED;
+	/* The datagram ends where IP and UDP both say it does; the ICRC is
+	 * its last 4 bytes (Ethernet padding after it is not covered). */
+	end = RTE_MIN(l3 + pi->ip_len,
+		      l4 + ((uint32_t)hdr[l4 - l3 + 4] << 8 | hdr[l4 - l3 + 5]));
+	if (end > pkt_len || end < bth + AIFAB_BTH_LEN + AIFAB_ICRC_LEN)
+		return AIFAB_ICRC_MALFORMED;
+	icrc_mask(hdr, hl, l4 - l3, ipv6);
+	crc = aifab_crc32_raw(CRC32_REG_LRH_ONES, hdr, hl);
+	if (!src_walk(s, bth + AIFAB_BTH_LEN,
+		      end - AIFAB_ICRC_LEN - bth - AIFAB_BTH_LEN, NULL, &crc) ||
+	    !src_walk(s, end - AIFAB_ICRC_LEN, AIFAB_ICRC_LEN, icrc, NULL))
+		return AIFAB_ICRC_MALFORMED;
+	return ~crc == aifab_icrc_load(icrc) ? AIFAB_ICRC_OK : AIFAB_ICRC_BAD;
+}
+
+enum aifab_icrc_verdict
+aifab_icrc_verify(const struct rte_mbuf *m, const struct aifab_pkt_info *pi)
+{
+	struct icrc_src s = {
+		.seg = m, .p = rte_pktmbuf_mtod(m, const uint8_t *),
+		.n = m->data_len, .base = 0,
+	};
+
+	return icrc_verify(&s, m->pkt_len, pi);
+}
+
+enum aifab_icrc_verdict
+aifab_icrc_verify_buf(const uint8_t *frame, uint32_t len,
+		      const struct aifab_pkt_info *pi)
+{
+	struct icrc_src s = { .seg = NULL, .p = frame, .n = len, .base = 0 };
+
+	return icrc_verify(&s, len, pi);
 }

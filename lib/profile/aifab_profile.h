@@ -247,9 +247,10 @@ enum aifab_coll_kind {
 	AIFAB_COLL_KIND_ALLTOALL,
 };
 
-/** [lab]: a recipe measuring a switch under test (pipelines/lab.h). */
+/** [lab]: a recipe measuring a switch under test (pipelines/lab/lab.h). */
 struct aifab_lab_profile {
-	uint8_t recipe;             /**< enum aifab_lab_recipe; 0 = none */
+	char recipe[16];            /**< a recipe's name (the lab's table
+				     * checks it); "none" = no recipe */
 	char tx_port[AIFAB_NAME_LEN];
 	char rx_ports[256];         /**< port names, blank separated */
 	bool has_gw_mac;
@@ -330,6 +331,7 @@ struct aifab_gen_profile {
 	uint32_t sport_count;
 	uint32_t mbufs;             /**< 0: 8192 */
 	bool rx;                    /**< count what comes back */
+	uint32_t rx_check_icrc;     /**< ICRC check: 0 off, 1 all, N 1 in N */
 	/* Trace replay (pipelines/replay.h) instead of the collective. */
 	char trace[256];            /**< pcap to replay; "" = the collective */
 	uint32_t trace_speed_milli; /**< 1000 = own timing; 0 = port speed */
@@ -363,6 +365,9 @@ struct aifab_gen_profile {
 	uint32_t fault_ce_index;
 	uint32_t fault_ce_every;
 	uint32_t fault_ce_ppm;
+	uint32_t fault_corrupt_index;
+	uint32_t fault_corrupt_every;
+	uint32_t fault_corrupt_ppm;
 	uint32_t virtual_tick_ns;   /**< 0: TSC; else the generator's clock */
 	uint32_t gpu_hour_cents;    /**< price of a GPU-hour, cents */
 };
@@ -373,6 +378,10 @@ struct aifab_profile {
 
 	/* [general] */
 	char name[64];
+	char host[64];              /**< this host of a multi-host run; "" */
+	/** SHA-256 of the effective profile (lowercase hex): see
+	 * aifab_profile_load(). Equal on every host of one collective. */
+	char digest[65];
 	uint64_t seed;              /**< RNG seed for everything random */
 	uint32_t burst;             /**< rx/tx burst size, 1..512 */
 	uint32_t mbufs;             /**< mbufs per pool; 0 = sized from ports */
@@ -436,6 +445,16 @@ void aifab_profile_defaults(struct aifab_profile *p);
  * @param err    on failure one line: "<file>: [section] key = 'value': why;
  *               allowed: ..." (no trailing newline).
  * @return 0, or -1 with @p err filled.
+ *
+ * On success p->digest is the SHA-256 (FIPS 180-4, lowercase hex) of the
+ * effective profile text: every entry of every section after the --set
+ * overrides, one line `[section] key = value` each (value as written,
+ * trimmed), lines sorted bytewise and each ended by '\n'. Host-local keys
+ * are left out: `[general] host`, every `device` and every `lcores`, the
+ * `[generator] fault_*` keys (the fault stage on this host's ports); the
+ * `[generator] rank_table` path is replaced by `sha256:<hex>` of the
+ * file's bytes (kept as is when it cannot be read). Two hosts running one
+ * collective must have the same digest.
  */
 int aifab_profile_load(struct aifab_profile *p, const char *path,
 		       const char *const *sets, unsigned int n_sets,

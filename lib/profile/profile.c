@@ -347,6 +347,9 @@ aifab_profile_load(struct aifab_profile *p, const char *path,
 		rc = profile_load_sw_sections(l);
 	if (rc == 0)
 		rc = profile_validate(l);
+	if (rc == 0 && profile_digest(l->cfg, p->digest) != 0)
+		rc = profile_fail(l, l->file, "-", "-", "", "more memory",
+				  "out of memory for the profile digest");
 
 	if (l->cfg != NULL)
 		rte_cfgfile_close(l->cfg);

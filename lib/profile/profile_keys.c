@@ -35,8 +35,6 @@ static const char *const field_names[] = {
 static const char *const pfcwd_names[] = { "drop", "forward", "alert", NULL };
 static const char *const fault_at_names[] = { "rx", "tx", NULL };
 static const char *const fault_match_names[] = { "data", "roce", "all", NULL };
-static const char *const lab_recipe_names[] = { "none", "ecmp", "ecn",
-	"pfc", "incast", NULL };
 static const char *const lab_field_names[] = {
 	"sport", "dqpn", "sip", "dip", NULL };
 static const char *const prio_names[] = {
@@ -58,6 +56,14 @@ const struct profile_key profile_keys[] = {
 	  .min = 0, .max = UINT64_MAX, .def = "1", .unit = "",
 	  .help = "Seed of every random draw (ECN marking, ECMP hash, "
 		  "generator jitter); the same seed reproduces a run." },
+	{ .sect = PROFILE_SECT_GENERAL, .name = "host", .type = PROFILE_T_STRING,
+	  .off = P_OFF(host), .size = P_SZ(host), .off_has = SIZE_MAX,
+	  .def = "", .unit = "",
+	  .help = "Which host this process is when one collective spans "
+		  "several servers (`--host NAME` sets it): it emulates the "
+		  "ranks whose `rank_table` line says `host=NAME`, and those "
+		  "without a host. Host-local: not part of the profile "
+		  "digest. Empty = lines without a host only." },
 	{ .sect = PROFILE_SECT_GENERAL, .name = "burst", .type = PROFILE_T_U32,
 	  .off = P_OFF(burst), .size = P_SZ(burst), .off_has = SIZE_MAX,
 	  .min = 1, .max = 512, .def = "32", .unit = "packets",
@@ -636,8 +642,11 @@ const struct profile_key profile_keys[] = {
 	  .unit = "path",
 	  .help = "A file giving each rank its MAC, IPv4 and port, over "
 		  "base_mac/base_ip and the round robin: one line per rank "
-		  "`<rank> <mac> <ipv4> [<port>]` (# comments; every rank "
-		  "0..ranks-1 once; port one of `ports`). Empty = none." },
+		  "`<rank> <mac> <ipv4> [<port>] [host=<name>]` (# "
+		  "comments; every rank 0..ranks-1 once; port one of `ports` "
+		  "for this host's ranks; a host names the server that "
+		  "emulates the rank, none = this one: docs/lab.md, several "
+		  "servers). Empty = none." },
 	G_U32("qpn_base", qpn_base, 1, 0xFFF000, "256", "",
 	      "First QP number; connection i uses qpn_base + 2i (sender) "
 	      "and + 2i + 1 (receiver)."),
@@ -652,6 +661,16 @@ const struct profile_key profile_keys[] = {
 	  .off_has = SIZE_MAX, .def = "true", .unit = "",
 	  .help = "Receive on the generator's ports: loss, reordering, "
 		  "duplicates per QP and latency." },
+	{ .sect = PROFILE_SECT_GENERATOR, .name = "rx_check_icrc",
+	  .type = PROFILE_T_SAMPLE, .off = P_OFF(gen.rx_check_icrc),
+	  .size = P_SZ(gen.rx_check_icrc), .off_has = SIZE_MAX, .min = 1,
+	  .max = UINT32_MAX, .def = "full", .unit = "",
+	  .help = "Check the ICRC of received RoCEv2 frames as an RDMA NIC "
+		  "does: a bad one is dropped and counted `rx_bad_icrc` (the "
+		  "closed loop's sender recovers by NAK or timeout). `full`: "
+		  "every frame; `every=N`: one RoCEv2 frame in N per port "
+		  "(the 1st, N+1st, ...: counted, not drawn); `off`: accept "
+		  "any." },
 	{ .sect = PROFILE_SECT_GENERATOR, .name = "trace",
 	  .type = PROFILE_T_STRING, .off = P_OFF(gen.trace),
 	  .size = P_SZ(gen.trace), .off_has = SIZE_MAX, .def = "",
@@ -760,6 +779,14 @@ const struct profile_key profile_keys[] = {
 	      "Mark every Nth matching frame CE (if ECT); 0 = off."),
 	G_U32("fault_ce_ppm", fault_ce_ppm, 0, 1000000, "0", "ppm",
 	      "Mark each matching frame CE with this probability (seeded)."),
+	G_U32("fault_corrupt_index", fault_corrupt_index, 0, 4294967295u, "0",
+	      "", "Corrupt the matching frame with this number: flip one "
+	      "payload bit (seeded choice; RoCEv2 frames only, so the ICRC "
+	      "fails); 0 = off."),
+	G_U32("fault_corrupt_every", fault_corrupt_every, 0, 4294967295u, "0",
+	      "", "Corrupt every Nth matching frame; 0 = off."),
+	G_U32("fault_corrupt_ppm", fault_corrupt_ppm, 0, 1000000, "0", "ppm",
+	      "Corrupt each matching frame with this probability (seeded)."),
 	G_U32("virtual_tick_ns", virtual_tick_ns, 0, 1000000000, "0", "ns",
 	      "0: the generator runs on the TSC; > 0: on its own clock that "
 	      "advances this much per poll, so a run over in-memory ports "
@@ -777,11 +804,13 @@ const struct profile_key profile_keys[] = {
 	  .off = P_OFF(lab.field), .size = P_SZ(lab.field), \
 	  .off_has = SIZE_MAX, .min = lo, .max = hi, .def = d, .unit = u, \
 	  .help = h }
-	{ .sect = PROFILE_SECT_LAB, .name = "recipe", .type = PROFILE_T_ENUM,
+	{ .sect = PROFILE_SECT_LAB, .name = "recipe", .type = PROFILE_T_STRING,
 	  .off = P_OFF(lab.recipe), .size = P_SZ(lab.recipe),
-	  .off_has = SIZE_MAX, .names = lab_recipe_names, .def = "none",
-	  .unit = "",
-	  .help = "`ecmp`: the ECMP spread recipe (which port each flow "
+	  .off_has = SIZE_MAX, .def = "none", .unit = "name",
+	  .help = "A recipe of pipelines/lab's recipe table, by name "
+		  "(docs/lab.md lists them all; an unknown name is refused "
+		  "at start, with the list). `ecmp`: the ECMP spread recipe "
+		  "(which port each flow "
 		  "comes back on, per varied header field); `ecn`: the ECN "
 		  "marking curve (CE fraction per load step and per queue "
 		  "depth, Kmin/Kmax/Pmax inferred); `pfc`: the PFC response "
@@ -967,6 +996,7 @@ profile_type_name(enum profile_type t)
 	case PROFILE_T_MAP: return "map";
 	case PROFILE_T_FLAGS: return "flag list";
 	case PROFILE_T_HEX: return "hex bytes";
+	case PROFILE_T_SAMPLE: return "sampling";
 	default: return "?";
 	}
 }
@@ -995,6 +1025,8 @@ profile_type_syntax(enum profile_type t)
 		"separated by blanks or commas, each once.";
 	case PROFILE_T_HEX: return "`6d5a56da...` or `6d:5a:56:da:...`: two "
 		"hex digits per byte, `:` allowed between bytes.";
+	case PROFILE_T_SAMPLE: return "`full` (every one), `off` (none) or "
+		"`every=N` (one in N, counted: the 1st, N+1st, ...).";
 	default: return "?";
 	}
 }

@@ -371,6 +371,29 @@ hex_val(char c)
 	return -1;
 }
 
+/* "full" -> 1, "off" -> 0, "every=N" -> N (min..max). */
+static int
+parse_sample(const char *s, uint64_t min, uint64_t max, uint32_t *out,
+	     char *why, size_t whylen)
+{
+	uint64_t v;
+
+	if (strcmp(s, "full") == 0 || strcmp(s, "off") == 0) {
+		*out = s[0] == 'f';
+		return 0;
+	}
+	if (strncmp(s, "every=", 6) != 0 || parse_uint(s + 6, max, &v) != 0) {
+		whyf(why, whylen, "not full, off or every=<number>");
+		return -1;
+	}
+	if (v < min) {
+		whyf(why, whylen, "out of range");
+		return -1;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
 /* "6d5a.." or "6d:5a:.." -> bytes; ':' only between two bytes. */
 static int
 parse_hex(const char *s, uint8_t *out, size_t max, size_t *n,
@@ -600,6 +623,9 @@ profile_key_parse(const struct profile_key *k, void *basev, const char *val,
 				   why, whylen);
 	case PROFILE_T_HEX:
 		return key_hex(k, base, val, why, whylen);
+	case PROFILE_T_SAMPLE:
+		return parse_sample(val, k->min, RTE_MIN(k->max, UINT32_MAX),
+				    (uint32_t *)f, why, whylen);
 	default:
 		whyf(why, whylen, "internal: unknown key type");
 		return -1;
@@ -679,6 +705,10 @@ profile_key_allowed(const struct profile_key *k, char *buf, size_t len)
 	case PROFILE_T_IP6:
 		snprintf(buf, len, "IPv6 address/len with len 1..128%s",
 			 k->off_has != SIZE_MAX ? ", or empty = unset" : "");
+		break;
+	case PROFILE_T_SAMPLE:
+		snprintf(buf, len, "full, off, or every=N with N %" PRIu64
+			 "..%" PRIu64 " (every=1 = full)", k->min, k->max);
 		break;
 	case PROFILE_T_LCORES:
 		snprintf(buf, len, "comma-separated lcore ids or ranges "

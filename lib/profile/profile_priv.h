@@ -10,6 +10,7 @@
  *   profile_validate.c  whole-profile checks
  *   profile_text.c      --set split, where a key came from, error lines
  *   profile_view.c      queries on a loaded profile (public ones too)
+ *   profile_digest.c    SHA-256 of the effective text (p->digest)
  *   profile_parse.c     one parser per value type, "allowed" texts
  *   profile_keys.c      the one table of keys, and lookups in it
  */
@@ -63,6 +64,8 @@ enum profile_type {
 	PROFILE_T_HEX,     /**< "6d:5a:.." or "6d5a.."; off -> u8[size],
 			        off2 -> u8 length; a length of exactly min or
 			        max bytes, or empty (length 0) if zero_ok */
+	PROFILE_T_SAMPLE,  /**< "full", "off" or "every=N" (N in min..max);
+			        off -> u32: 1, 0 or N (one in N) */
 	PROFILE_T_COUNT,   /**< number of types */
 };
 
@@ -115,6 +118,10 @@ const struct profile_key *profile_key_find(enum profile_sect kind,
 
 /** The keys of @p kind, ", "-separated, for an error's allowed part. */
 void profile_keys_of(enum profile_sect kind, char *buf, size_t len);
+
+/** SHA-256 of the effective text of @p cfg (aifab_profile_load()'s
+ * comment), 64 hex digits. @return 0, or -1 out of memory. */
+int profile_digest(struct rte_cfgfile *cfg, char out[65]);
 
 /** profile_sect_kind() of "tc.<not 0..7>". */
 #define PROFILE_SECT_BAD_INDEX (-2)

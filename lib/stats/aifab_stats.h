@@ -484,6 +484,32 @@ int aifab_stats_html_write(FILE *f, const char *title,
 			   const struct aifab_stats_chart *charts,
 			   unsigned int n_charts);
 
+
+/**
+ * Smallest of 1, 2, 2.5, 5 x 10^k not below @p m (1 for m <= 0 or NaN):
+ * the top of a chart's y axis.
+ */
+double aifab_stats_nice_ceil(double m);
+
+/**
+ * Replace a file whole, so a reader (a scraper, a browser) never sees half
+ * of it: open "<path>.tmp" for writing; write it; then
+ * aifab_stats_file_commit().
+ * @param tmp     receives the temporary file's name
+ * @return the stream, or NULL with errno set (ENAMETOOLONG: @p tmplen too
+ *         small for "<path>.tmp").
+ */
+FILE *aifab_stats_file_open(const char *path, char *tmp, size_t tmplen);
+
+/**
+ * Finish a file opened by aifab_stats_file_open(): flush and fsync it,
+ * close it and rename it over @p path; the temporary is removed instead
+ * when @p rc (the writer's result) or any of these steps failed.
+ * @return @p rc if it was an error, else 0 or -errno of the first failure.
+ */
+int aifab_stats_file_commit(FILE *f, const char *tmp, const char *path,
+			    int rc);
+
 #ifdef __cplusplus
 }
 #endif

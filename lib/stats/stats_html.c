@@ -180,26 +180,6 @@ chart_free(struct chart_data *cd)
 	free(cd->s);
 }
 
-/* Smallest of 1, 2, 2.5, 5 x 10^k not below @p m (1 for m <= 0). */
-static double
-nice_ceil(double m)
-{
-	static const double steps[] = { 1, 2, 2.5, 5, 10 };
-	double p = 1;
-	unsigned int i;
-
-	if (!(m > 0))
-		return 1;
-	while (p * 10 <= m)
-		p *= 10;
-	while (p > m)
-		p /= 10;
-	for (i = 0; i < RTE_DIM(steps); i++)
-		if (steps[i] * p >= m)
-			return steps[i] * p;
-	return 10 * p;
-}
-
 static bool
 all_zero(const struct series *se, unsigned int n)
 {
@@ -265,7 +245,7 @@ write_chart(FILE *f, const struct aifab_stats_hist *h,
 	int rc = chart_collect(h, c, &cd);
 
 	if (rc == 0) {
-		double ymax = nice_ceil(cd.ymax);
+		double ymax = aifab_stats_nice_ceil(cd.ymax);
 
 		fputs("<h2>", f);
 		html_escape(f, c->title);

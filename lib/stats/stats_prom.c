@@ -83,19 +83,9 @@ aifab_stats_prom_write_file(const char *path,
 	FILE *f;
 	int rc;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	f = fopen(tmp, "w");
+	f = aifab_stats_file_open(path, tmp, sizeof(tmp));
 	if (f == NULL)
 		return -errno;
 	rc = aifab_stats_prom_write(f, v, n);
-	if (rc == 0 && (fflush(f) != 0 || fsync(fileno(f)) != 0))
-		rc = -errno;
-	if (fclose(f) != 0 && rc == 0)
-		rc = -errno;
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = -errno;
-	if (rc != 0)
-		unlink(tmp);
-	return rc;
+	return aifab_stats_file_commit(f, tmp, path, rc);
 }

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Helpers shared by the exporters: instance labels, name patterns, JSON
- * string escaping.
+ * Helpers shared by the exporters: instance labels, name patterns, a
+ * chart's axis top, files replaced whole.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "stats_priv.h"
 
@@ -75,4 +78,49 @@ stats_name_matches(const struct aifab_stats_set *s, unsigned int id,
 	if (n > 0 && pat[n - 1] == '*')
 		return strncmp(s->descs[id].name, pat, n - 1) == 0;
 	return strcmp(s->descs[id].name, pat) == 0;
+}
+
+double
+aifab_stats_nice_ceil(double m)
+{
+	static const double steps[] = { 1, 2, 2.5, 5, 10 };
+	double p = 1;
+	unsigned int i;
+
+	if (!(m > 0))
+		return 1;
+	while (p * 10 <= m)
+		p *= 10;
+	while (p > m)
+		p /= 10;
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+		if (steps[i] * p >= m)
+			return steps[i] * p;
+	return 10 * p;
+}
+
+FILE *
+aifab_stats_file_open(const char *path, char *tmp, size_t tmplen)
+{
+	if ((size_t)snprintf(tmp, tmplen, "%s.tmp", path) >= tmplen) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	return fopen(tmp, "w");
+}
+
+int
+aifab_stats_file_commit(FILE *f, const char *tmp, const char *path, int rc)
+{
+	if (rc == 0 && ferror(f))
+		rc = -EIO;
+	if (rc == 0 && (fflush(f) != 0 || fsync(fileno(f)) != 0))
+		rc = -errno;
+	if (fclose(f) != 0 && rc == 0)
+		rc = -errno;
+	if (rc == 0 && rename(tmp, path) != 0)
+		rc = -errno;
+	if (rc != 0)
+		unlink(tmp);
+	return rc;
 }

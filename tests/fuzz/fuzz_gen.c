@@ -26,11 +26,15 @@
  *            input ends
  *   frame
  * Per input a generator is built, fed, drained and freed, so inputs do not
- * depend on each other.
+ * depend on each other. Most variants turn the ICRC check off, so that
+ * fuzzed frames (whose ICRC a mutation breaks) reach the RoCE logic; the
+ * default variant checks every frame and variant 3 one in two.
  *
  * Checks: every frame given to the generator (fuzzed or reflected) is
  * counted exactly once: rx_packets + frames the RX fault stage dropped =
- * frames given; rx_packets = not RoCE + PFC + PAUSE + RoCE; RoCE =
+ * frames given; rx_packets = not RoCE + PFC + PAUSE + bad ICRC + RoCE
+ * (bad ICRC <= ICRC checked <= bad ICRC + RoCE, and with rx_check_icrc
+ * = full, checked = bad ICRC + RoCE; off: none checked); RoCE =
  * unknown QP + ACK + NAK + other NAK + CNP + other opcode + data (data:
  * the per-QP PSN classes, in order + reordered + duplicates + stale; the
  * open loop has only unknown QP + data); tx_packets = frames taken from
@@ -80,18 +84,22 @@ static const char *const variant_sets[][12] = {
 	{ NULL },
 	/* 1: open loop, rx on, four ranks over p0 and p1, steps paced */
 	{ "generator.closed_loop=false", "generator.ports=p0 p1",
-	  "generator.step_time_us=20", "generator.ib_mtu=512", NULL },
+	  "generator.step_time_us=20", "generator.ib_mtu=512",
+	  "generator.rx_check_icrc=off", NULL },
 	/* 2: tiny window, an ACK per packet, two QPs per connection, a CNP
 	 * per CE mark, fixed-rate senders, 256-byte MTU */
 	{ "generator.window=1", "generator.ack_every=1",
 	  "generator.qps_per_conn=2", "generator.cnp_interval_us=0",
 	  "generator.dcqcn=false", "generator.ib_mtu=256",
-	  "generator.size_bytes=8192", "generator.bursty=true", NULL },
+	  "generator.size_bytes=8192", "generator.bursty=true",
+	  "generator.rx_check_icrc=off", NULL },
 	/* 3: two ranks on two ports, two channels, the generator's own
-	 * clock, every third RoCE frame marked CE on arrival, a gateway */
+	 * clock, every third RoCE frame marked CE and every fifth corrupted
+	 * on arrival, the ICRC of one in two checked, a gateway */
 	{ "generator.ranks=2", "generator.ports=p0 p1",
 	  "generator.channels=2", "generator.virtual_tick_ns=1000",
 	  "generator.fault_match=roce", "generator.fault_ce_every=3",
+	  "generator.fault_corrupt_every=5", "generator.rx_check_icrc=every=2",
 	  "generator.gateway_macs=02:bb:00:00:00:00,02:bb:00:00:00:01",
 	  "generator.collective=allgather_ring", NULL },
 	/* 4: halving-doubling with arrivals lost: every fifth frame dropped
@@ -99,7 +107,7 @@ static const char *const variant_sets[][12] = {
 	{ "generator.collective=allreduce_hd", "generator.window=256",
 	  "generator.fault_match=all", "generator.fault_drop_every=5",
 	  "generator.ports=p0 p1", "generator.dscp=24",
-	  "generator.qpn_base=4096", NULL },
+	  "generator.qpn_base=4096", "generator.rx_check_icrc=off", NULL },
 };
 #define N_VARIANTS RTE_DIM(variant_sets)
 
@@ -182,7 +190,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 enum key {
 	K_NOT_ROCE, K_PFC, K_PAUSE, K_ROCE, K_UNKNOWN_QP, K_ACK, K_NAK,
 	K_NAK_OTHER, K_CNP, K_OTHER_OP, K_IN_ORDER, K_REORDERED, K_DUP,
-	K_STALE, K_FAULT_SEEN, K_FAULT_DROPPED, K_MAX
+	K_STALE, K_FAULT_SEEN, K_FAULT_DROPPED, K_ICRC_CHECKED, K_BAD_ICRC,
+	K_MAX
 };
 
 static const struct {
@@ -204,6 +213,8 @@ static const struct {
 	[K_STALE] = { "rx_psn", "stale" },
 	[K_FAULT_SEEN] = { "fault", "fault_seen" },
 	[K_FAULT_DROPPED] = { "fault", "fault_dropped" },
+	[K_ICRC_CHECKED] = { "generator", "rx_icrc_checked" },
+	[K_BAD_ICRC] = { "generator", "rx_bad_icrc" },
 };
 
 struct tally {
@@ -345,6 +356,17 @@ poll_once(struct feed *f, bool reflect)
 	tx_collect(f, reflect);
 }
 
+/* The ICRC check's counters against rx_check_icrc @p every. */
+static void
+check_icrc(const struct tally *t, uint32_t every)
+{
+	uint64_t chk = t->v[K_ICRC_CHECKED], bad = t->v[K_BAD_ICRC];
+
+	FUZZ_ASSERT(bad <= chk && chk <= bad + t->v[K_ROCE]);
+	FUZZ_ASSERT(every != 0 || chk == 0);
+	FUZZ_ASSERT(every != 1 || chk == bad + t->v[K_ROCE]);
+}
+
 static void
 check_counts(const struct feed *f, const struct tally *t, bool closed,
 	     uint64_t rx, uint64_t tx)
@@ -364,17 +386,20 @@ check_counts(const struct feed *f, const struct tally *t, bool closed,
 			    t->v[K_CNP] + t->v[K_OTHER_OP] == 0);
 	if (rx + t->v[K_FAULT_DROPPED] != f->given ||
 	    rx != t->v[K_NOT_ROCE] + t->v[K_PFC] + t->v[K_PAUSE] +
-	    t->v[K_ROCE] || t->v[K_ROCE] != roce || tx != f->out) {
+	    t->v[K_BAD_ICRC] + t->v[K_ROCE] || t->v[K_ROCE] != roce ||
+	    tx != f->out) {
 		fprintf(stderr, "fuzz_gen: %" PRIu64 " frames given (%" PRIu64
 			" fuzzed), rx_packets %" PRIu64 ", fault dropped %"
 			PRIu64 "; not RoCE %" PRIu64 ", PFC %" PRIu64
-			", PAUSE %" PRIu64 ", RoCE %" PRIu64 " = unknown QP %"
+			", PAUSE %" PRIu64 ", bad ICRC %" PRIu64 ", RoCE %"
+			PRIu64 " = unknown QP %"
 			PRIu64 " + ACK %" PRIu64 " + NAK %" PRIu64 " + NAK "
 			"other %" PRIu64 " + CNP %" PRIu64 " + other opcode %"
 			PRIu64 " + data %" PRIu64 "?; tx_packets %" PRIu64
 			", frames out %" PRIu64 "\n", f->given, f->fuzzed, rx,
 			t->v[K_FAULT_DROPPED], t->v[K_NOT_ROCE], t->v[K_PFC],
-			t->v[K_PAUSE], t->v[K_ROCE], t->v[K_UNKNOWN_QP],
+			t->v[K_PAUSE], t->v[K_BAD_ICRC], t->v[K_ROCE],
+			t->v[K_UNKNOWN_QP],
 			t->v[K_ACK], t->v[K_NAK], t->v[K_NAK_OTHER],
 			t->v[K_CNP], t->v[K_OTHER_OP], data, tx, f->out);
 		abort();
@@ -410,7 +435,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			gp[n_gp++] = (uint8_t)p;
 	fuzz_env_fill(&env, &prof[v], N_PORTS, "fg", port_id, pool, FAKE_HZ,
 		      gen_mask[v]);
-	f.st = app_gen_create(&prof[v], &env, err, sizeof(err));
+	f.st = app_gen_create(&prof[v], &env, NULL, err,
+			      sizeof(err));
 	if (f.st == NULL)
 		die("generator create", err);
 
@@ -462,6 +488,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (devnull != NULL)
 		aifab_gen_print_table(f.st, devnull);
 	check_counts(&f, &t, prof[v].gen.closed_loop, rx, tx);
+	check_icrc(&t, prof[v].gen.rx_check_icrc);
 
 	/* Drained: no pool (ours, the generator's) holds an mbuf in use. */
 	rte_mempool_walk(pool_walk, &ps);

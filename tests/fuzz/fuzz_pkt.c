@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Fuzz target: the packet parser (lib/pkt).
+ * Fuzz target: the packet parser and the ICRC check (lib/pkt).
  *
  * Input: one flags byte, then the frame.
  *   flags bit 0     check the IPv4 header checksum
@@ -13,7 +13,11 @@
  * - parse_mbuf() over the chain gives exactly what parse() gives over the
  *   header window (segment boundaries never change an answer);
  * - an OK answer is self-consistent: every header it reports lies inside
- *   the bytes given and the frame, offsets are ordered, flags agree.
+ *   the bytes given and the frame, offsets are ordered, flags agree;
+ * - for an OK RoCEv2 answer, aifab_icrc_verify() over the chain gives
+ *   what aifab_icrc_verify_buf() gives over the frame (the input's own
+ *   bytes: ASan sees a read past them), never "malformed", and its answer
+ *   matches aifab_icrc() computed over the datagram (plain IPv4/IPv6).
  */
 #include <stdbool.h>
 
@@ -99,6 +103,29 @@ check_ok(const struct aifab_pkt_info *pi, uint32_t avail, uint32_t pkt_len)
 	}
 }
 
+/* The ICRC check of a frame that parsed as RoCEv2, flat and chained. */
+static void
+check_icrc(const uint8_t *frame, uint32_t len, const struct rte_mbuf *m,
+	   const struct aifab_pkt_info *pi)
+{
+	enum aifab_icrc_verdict vb = aifab_icrc_verify_buf(frame, len, pi);
+	uint32_t end = pi->l3_off + pi->ip_len, udp_end, want;
+
+	FUZZ_ASSERT(vb == AIFAB_ICRC_OK || vb == AIFAB_ICRC_BAD);
+	FUZZ_ASSERT(aifab_icrc_verify(m, pi) == vb);
+	udp_end = pi->l4_off + ((uint32_t)frame[pi->l4_off + 4] << 8 |
+				frame[pi->l4_off + 5]);
+	end = RTE_MIN(end, udp_end);
+	/* aifab_icrc() masks the fixed headers only: IPv4 options and
+	 * IPv6 extension headers are the check's own business. */
+	if (pi->l4_off != pi->l3_off + (pi->l3 == AIFAB_L3_IPV4 ? 20 : 40))
+		return;
+	want = aifab_icrc(frame + pi->l3_off, end - AIFAB_ICRC_LEN - pi->l3_off,
+			  pi->l3 == AIFAB_L3_IPV6);
+	FUZZ_ASSERT((vb == AIFAB_ICRC_OK) ==
+		    (want == aifab_icrc_load(frame + end - AIFAB_ICRC_LEN)));
+}
+
 static void
 check_same(enum aifab_pkt_err a, const struct aifab_pkt_info *pa,
 	   enum aifab_pkt_err b, const struct aifab_pkt_info *pb)
@@ -154,6 +181,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_ASSERT(m->pkt_len == len);
 	em = aifab_pkt_parse_mbuf(m, &mb, scratch, csum);
 	check_same(em, &mb, ew, &win);
+	if (em == AIFAB_PKT_ERR_OK && (mb.flags & AIFAB_PKT_F_ROCE))
+		check_icrc(frame, len, m, &mb);
 	rte_pktmbuf_free(m);
 	FUZZ_ASSERT(rte_mempool_in_use_count(pool) == 0);
 	return 0;

@@ -26,10 +26,11 @@ import os
 import subprocess
 import sys
 import tempfile
-import zlib
 
 from scapy.all import IP, UDP, Ether, raw, rdpcap
 from scapy.contrib.roce import BTH
+
+from lib_aifab import icrc_zlib, tshark_fields
 
 ROCE_PORT = 4791
 OP_FIRST, OP_MIDDLE, OP_LAST, OP_ONLY = 0x06, 0x07, 0x08, 0x0A
@@ -43,33 +44,8 @@ def fail(n, msg):
     errors.append("frame %d: %s" % (n, msg))
 
 
-def icrc_zlib(l3):
-    """ICRC per PROTOCOLS.md (IPv4): mask, 8 x 0xFF, CRC-32, little-endian."""
-    h = bytearray(l3)
-    ihl = (h[0] & 0x0F) * 4
-    h[1] = 0xFF
-    h[8] = 0xFF
-    h[10:12] = b"\xff\xff"
-    h[ihl + 6:ihl + 8] = b"\xff\xff"
-    h[ihl + 8 + 4] = 0xFF
-    return (zlib.crc32(b"\xff" * 8 + bytes(h)) & 0xFFFFFFFF).to_bytes(
-        4, "little")
-
-
-def tshark_rows(pcap):
-    fields = ["frame.number", "infiniband.bth.opcode",
-              "infiniband.bth.destqp", "infiniband.bth.psn",
-              "ip.checksum.status"]
-    cmd = ["tshark", "-r", pcap, "-o", "ip.check_checksum:TRUE",
-           "-T", "fields", "-E", "separator=,"]
-    for f in fields:
-        cmd += ["-e", f]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True)
-    rows = {}
-    for line in out.stdout.splitlines():
-        c = line.split(",")
-        rows[int(c[0])] = c[1:]
-    return rows
+TSHARK_BTH = ["infiniband.bth.opcode", "infiniband.bth.destqp",
+              "infiniband.bth.psn"]
 
 
 def to_int(v):
@@ -107,9 +83,9 @@ def check_frame(n, pkt, args):
     if len(l3) != ip.len:
         fail(n, "IPv4 total length %d, frame holds %d" % (ip.len, len(l3)))
     wire = l3[-4:]
-    if wire != icrc_zlib(l3[:-4]):
+    if wire != icrc_zlib(l3, 0):
         fail(n, "ICRC %s, zlib recomputation %s" % (wire.hex(),
-                                                     icrc_zlib(l3[:-4]).hex()))
+                                                     icrc_zlib(l3, 0).hex()))
     bth = pkt[BTH]
     sc = bth.compute_icrc(None)
     if wire != sc:
@@ -163,7 +139,8 @@ def check_qp_seq(n, q, op, psn, plen, dma_len, ack):
 
 def check(pcap, args):
     pkts = rdpcap(pcap)
-    ts = tshark_rows(pcap)
+    ts = dict(enumerate(tshark_fields(pcap, TSHARK_BTH +
+                                      ["ip.checksum.status"]), 1))
     qps = {}
     for i, p in enumerate(pkts):
         n = i + 1
@@ -172,13 +149,14 @@ def check(pcap, args):
         if got is None:
             continue
         op, psn, dqpn, plen, dma_len, ack = got
-        t = ts.get(n, [])
-        tv = tuple(to_int(v) for v in t[:3])
+        t = ts.get(n, {})
+        tv = tuple(to_int(t.get(f)) for f in TSHARK_BTH)
         if tv != (op, dqpn, psn):
             fail(n, "tshark opcode/destqp/psn %r, scapy %r"
                  % (tv, (op, dqpn, psn)))
-        if len(t) > 3 and t[3] != "1":
-            fail(n, "tshark IPv4 checksum status %r" % t[3])
+        if t and t["ip.checksum.status"] != "1":
+            fail(n, "tshark IPv4 checksum status %r"
+                 % t["ip.checksum.status"])
         if op not in OP_NAMES:
             fail(n, "opcode 0x%02x is not RDMA WRITE" % op)
             continue

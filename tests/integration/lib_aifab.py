@@ -100,14 +100,18 @@ def file_prefix(tag="run"):
     return "aifab-it-%s-%d-%d" % (tag, os.getpid(), next(_run_counter))
 
 
-def _remove_runtime_dir(prefix):
-    """EAL leaves its runtime directory behind; remove ours (only ours)."""
+def runtime_dirs(prefix):
+    """Where EAL may keep the runtime directory of a --file-prefix."""
     bases = ["/var/run/dpdk"]
     if os.environ.get("XDG_RUNTIME_DIR"):
         bases.append(os.path.join(os.environ["XDG_RUNTIME_DIR"], "dpdk"))
     bases.append("/tmp/dpdk")
-    for b in bases:
-        d = os.path.join(b, prefix)
+    return [os.path.join(b, prefix) for b in bases]
+
+
+def _remove_runtime_dir(prefix):
+    """EAL leaves its runtime directory behind; remove ours (only ours)."""
+    for d in runtime_dirs(prefix):
         if prefix.startswith("aifab-it-") and os.path.isdir(d):
             shutil.rmtree(d, ignore_errors=True)
 
@@ -168,10 +172,13 @@ def ipv4_header_ok(hdr):
     return inet_checksum(bytes(hdr)) == 0
 
 
-def icrc_zlib(frame, l3_off):
+def icrc_zlib(frame, l3_off, udp=None):
     """RoCEv2 ICRC recomputed from PROTOCOLS.md: CRC-32 over 8 x 0xff, IP,
     UDP, BTH, payload with the variant fields set to ones; returned as the
-    4 bytes as they are stored on the wire (little-endian)."""
+    4 bytes as they are stored on the wire (little-endian). The frame ends
+    with the ICRC; the UDP header is @udp bytes after the IP header's start
+    (default: after IPv4's IHL or IPv6's fixed 40 bytes; IPv6 extension
+    headers in between are covered as they are)."""
     b = bytearray(frame[l3_off:-4])
     ver = b[0] >> 4
     if ver == 4:
@@ -179,18 +186,27 @@ def icrc_zlib(frame, l3_off):
         b[1] = 0xff                      # TOS
         b[8] = 0xff                      # TTL
         b[10:12] = b"\xff\xff"           # header checksum
-        udp = ihl
+        udp = ihl if udp is None else udp
     elif ver == 6:
         b[0] |= 0x0f                     # traffic class (low nibble of b0)
         b[1:4] = b"\xff\xff\xff"         # traffic class, flow label
         b[7] = 0xff                      # hop limit
-        udp = 40
+        udp = 40 if udp is None else udp
     else:
         raise ValueError("not IP at offset %d" % l3_off)
     b[udp + 6:udp + 8] = b"\xff\xff"     # UDP checksum
     b[udp + 8 + 4] = 0xff                # BTH byte 4 (FECN/BECN/resv)
     crc = zlib.crc32(b"\xff" * 8 + bytes(b)) & 0xffffffff
     return struct.pack("<I", crc)
+
+
+def linux_sport(lqpn, rqpn):
+    """RoCEv2 UDP source port from the QP numbers (PROTOCOLS.md)."""
+    fl = lqpn * rqpn
+    fl ^= fl >> 20
+    fl ^= fl >> 40
+    fl &= 0xFFFFF
+    return ((fl & 0x3FFF) ^ ((fl & 0xFC000) >> 14)) | 0xC000
 
 
 def icrc_scapy(frame):
@@ -202,6 +218,18 @@ def icrc_scapy(frame):
 
 
 # ---- running the binary ----------------------------------------------------
+
+def read_report(path):
+    """The --report-json file as a dict; None if it is missing,
+    {"_invalid_json": error} if it is not JSON."""
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        try:
+            return json.load(f)
+        except ValueError as e:
+            return {"_invalid_json": str(e)}
+
 
 class Run:
     """One run of dpdk-aifab over four net_pcap ports in a temp dir."""
@@ -226,19 +254,23 @@ class Run:
     def path(self, name):
         return os.path.join(self.dir, name)
 
-    def command(self):
-        cmd = [self.exe, "--no-huge", "-m", "512", "--no-pci",
-               "--file-prefix", self.prefix]
+    def command(self, mem_mb=512, eal_extra=()):
+        """EAL options, a --vdev per port (vdev()), then the app's own."""
+        cmd = [self.exe, "--no-huge", "-m", str(mem_mb), "--no-pci",
+               "--file-prefix", self.prefix] + list(eal_extra)
         for i in range(N_PORTS):
-            spec = "net_pcap%d,rx_pcap=%s,tx_pcap=%s" % (
-                i, self.path("in%d.pcap" % i),
-                "/dev/null" if self.tx_null else self.path("out%d.pcap" % i))
-            if self.vdev_extra.get(i):
-                spec += "," + self.vdev_extra[i]
-            cmd += ["--vdev", spec]
+            cmd += ["--vdev", self.vdev(i)]
         cmd += ["--", "--profile", self.profile, "--report-json",
                 self.path("report.json"), "--quiet"] + self.app_args
         return cmd
+
+    def vdev(self, i):
+        spec = "net_pcap%d,rx_pcap=%s,tx_pcap=%s" % (
+            i, self.path("in%d.pcap" % i),
+            "/dev/null" if self.tx_null else self.path("out%d.pcap" % i))
+        if self.vdev_extra.get(i):
+            spec += "," + self.vdev_extra[i]
+        return spec
 
     def prepare(self):
         for i in range(N_PORTS):
@@ -269,13 +301,7 @@ class Run:
 
     def _collect(self):
         _remove_runtime_dir(self.prefix)
-        rp = self.path("report.json")
-        if os.path.exists(rp):
-            with open(rp) as f:
-                try:
-                    self.report = json.load(f)
-                except ValueError as e:
-                    self.report = {"_invalid_json": str(e)}
+        self.report = read_report(self.path("report.json"))
         self.outputs = [read_pcap(self.path("out%d.pcap" % i))
                         for i in range(N_PORTS)]
 
@@ -338,6 +364,10 @@ class Checks:
         return self.check(got == want, what,
                           "got %r, want %r" % (got, want))
 
+    def got(self, cond, what, got=""):
+        """check() that shows `got` when it fails."""
+        return self.check(cond, what, "got %s" % (got,))
+
     def fatal(self, what, detail=""):
         self.check(False, what, detail)
         self.finish()
@@ -351,6 +381,24 @@ class Checks:
                 print("  - " + f)
             sys.exit(1)
         sys.exit(0)
+
+
+def run_scenarios(name, scenarios, run=None):
+    """main() of a test made of named scenarios: argv[1] is the binary,
+    argv[2] a scenario name or "all" (the default). run(ck, exe, name) runs
+    one; without it, scenarios[name](ck, exe) does. Exits with the verdict."""
+    exe = exe_path()
+    which = sys.argv[2] if len(sys.argv) > 2 else "all"
+    names = list(scenarios) if which == "all" else [which]
+    ck = Checks("%s %s" % (name, which))
+    for n in names:
+        if n not in scenarios:
+            ck.fatal("scenario %r" % n, "known: %s" % list(scenarios))
+        if run is None:
+            scenarios[n](ck, exe)
+        else:
+            run(ck, exe, n)
+    ck.finish()
 
 
 def check_report_shape(ck, rep, what):
@@ -626,6 +674,17 @@ def expected_counters(cs, egress_of):
             exp[e]["tx_packets"] += 1
             exp[e]["tx_bytes"] += len(c.frame)
     return exp
+
+
+def verify_run(ck, run, cs, what):
+    """A finished Run over the CaseSet cs: exit status 0 (else its command
+    and stderr are printed), then verify_outputs() and verify_report().
+    Returns verify_outputs()'s egress_of."""
+    if not ck.eq(run.rc, 0, "%s: exit status" % what):
+        print(run.describe())
+    egress_of = verify_outputs(ck, run, cs, what)
+    verify_report(ck, run, cs, egress_of, what)
+    return egress_of
 
 
 def verify_report(ck, run, cs, egress_of, what, end="input_consumed"):
@@ -916,13 +975,7 @@ class VRun(Run):
 
     def _collect(self):
         _remove_runtime_dir(self.prefix)
-        rp = self.path("report.json")
-        if os.path.exists(rp):
-            with open(rp) as f:
-                try:
-                    self.report = json.load(f)
-                except ValueError as e:
-                    self.report = {"_invalid_json": str(e)}
+        self.report = read_report(self.path("report.json"))
         self.outputs = None
         if self.load:
             self.captures = [read_pcap_ns(self.cap_path(i))
@@ -1031,6 +1084,15 @@ class RoceMatch:
     def missing(self, q, n):
         return n - len(self.seen[q])
 
+
+
+def roce_match(ck, what, flows, egress, captured, n_of=None):
+    """A RoceMatch of `flows` fed the (t, frame) pairs `captured` out of
+    `egress` (n_of as add_port's), its problems reported on ck."""
+    m = RoceMatch(flows)
+    m.add_port(egress, [fr for _t, fr in captured], n_of)
+    m.report_problems(ck, what)
+    return m
 
 # ---- PFC hysteresis (XOFF ... XON) from captures ---------------------------
 

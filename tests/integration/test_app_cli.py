@@ -238,41 +238,35 @@ def check_signal(ck, exe, sig, name, wait_s):
     what = "%s after %.0f s" % (name, wait_s)
     ck.section(what)
     run = endless_run(exe, name.lower())
-    n_failed = len(ck.failures)
-    proc = run.start()
-    time.sleep(wait_s)
-    early = proc.poll()
-    ck.check(early is None, "%s: still running before the signal" % what,
-             "exited with %r" % early)
-    if early is None:
-        proc.send_signal(sig)
-    t0 = time.monotonic()
-    run.finish(proc, timeout=20)
-    print("    exited %.2f s after the signal" % (time.monotonic() - t0))
-    ck.check(run.rc != "timeout", "%s: exits within 20 s" % what)
-    check_endless_report(ck, run, what, "signal")
-    if len(ck.failures) > n_failed:
-        run.keep = True
-    run.cleanup()
+    with run.kept_if_failed(ck):
+        proc = run.start()
+        time.sleep(wait_s)
+        early = proc.poll()
+        ck.check(early is None, "%s: still running before the signal" %
+                 what, "exited with %r" % early)
+        if early is None:
+            proc.send_signal(sig)
+        t0 = time.monotonic()
+        run.finish(proc, timeout=20)
+        print("    exited %.2f s after the signal" % (time.monotonic() - t0))
+        ck.check(run.rc != "timeout", "%s: exits within 20 s" % what)
+        check_endless_report(ck, run, what, "signal")
 
 
 def check_duration(ck, exe):
     what = "--duration 1"
     ck.section(what)
     run = endless_run(exe, "duration", app_args=["--duration", "1"])
-    n_failed = len(ck.failures)
-    t0 = time.monotonic()
-    run.run(timeout=30)
-    took = time.monotonic() - t0
-    print("    run took %.2f s" % took)
-    rep = check_endless_report(ck, run, what, "duration")
-    if rep:
-        el = rep.get("elapsed_s", 0)
-        ck.check(1.0 <= el < 3.0, "%s: elapsed_s in [1, 3)" % what,
-                 "elapsed_s %r" % el)
-    if len(ck.failures) > n_failed:
-        run.keep = True
-    run.cleanup()
+    with run.kept_if_failed(ck):
+        t0 = time.monotonic()
+        run.run(timeout=30)
+        took = time.monotonic() - t0
+        print("    run took %.2f s" % took)
+        rep = check_endless_report(ck, run, what, "duration")
+        if rep:
+            el = rep.get("elapsed_s", 0)
+            ck.check(1.0 <= el < 3.0, "%s: elapsed_s in [1, 3)" % what,
+                     "elapsed_s %r" % el)
 
 
 def main():

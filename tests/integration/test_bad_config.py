@@ -120,6 +120,13 @@ CASES = [
     ("--set route via a missing neighbour", None,
      ["routes.10.50.0.0/16=10.0.1.99"], None,
      ["[routes]", "10.50.0.0/16", "10.0.1.99", "allowed"]),
+    ("ICRC check: unknown word", append("[generator]\nenabled = true\n"
+                                        "ports = p0\nrx_check_icrc = some"),
+     [], None, ["FILE", "[generator]", "rx_check_icrc", "some", "allowed",
+                "full, off, or every=N"]),
+    ("--set ICRC check every=0", None, ["generator.rx_check_icrc=every=0"],
+     None, ["--set", "[generator]", "rx_check_icrc", "every=0", "allowed",
+            "N 1..4294967295"]),
 ]
 
 

@@ -106,8 +106,10 @@ virtual_tick_ns = %(tick)d
 class LoopRun:
     """One run of dpdk-aifab on one port (net_ring loop or net_pcap)."""
 
-    def __init__(self, exe, tag, sets=(), device="net_ring0", vdev=None):
+    def __init__(self, exe, tag, sets=(), device="net_ring0", vdev=None,
+                 extra=()):
         self.exe = exe
+        self.extra = list(extra)   # more app options; DIR: the run's dir
         self.dir = tempfile.mkdtemp(prefix="aifab-cl-%s-" % tag)
         self.prefix = file_prefix("cl-" + tag)
         self.sets = list(sets)
@@ -133,6 +135,8 @@ class LoopRun:
                "--capture", self.path("cap"), "--quiet"]
         for s in self.sets:
             cmd += ["--set", s]
+        cmd += [self.path(x[4:]) if x.startswith("DIR/") else x
+                for x in self.extra]
         self.cmd = cmd
         try:
             p = subprocess.run(cmd, stdout=subprocess.PIPE,

@@ -12,11 +12,12 @@ a pipe, and into a pipe with --quiet. Judged from the text:
   twice; each screen has the switch's port table (rx/tx Mpps and Gb/s,
   drops, ECN marks, PFC tx/rx, paused ms) for the leaf's ports s0..s7 only,
   the generator's table for the ranks' ports g0..g7 only (rx/tx, CE, CNPs,
-  PFC, paused ms), lcore rows, and the generator line; the last screen's
-  per-port rates are the leaf's and the ranks': s<r> tx Mpps equals g<r>
-  rx Mpps within rounding (the cable carries what one side sends), and the
-  generator line's busbw is within the report's range;
-* pipe: no escape sequence, one "t=... rx ... Mpps" line per interval;
+  bad ICRC, PFC, paused ms), lcore rows, and the generator line; the last
+  screen's per-port rates are the leaf's and the ranks': s<r> tx Mpps
+  equals g<r> rx Mpps within rounding (the cable carries what one side
+  sends), and the generator line's busbw is within the report's range;
+* pipe: no escape sequence, one "t=... rx ... Mpps" line per interval,
+  with the generator's iterations, busbw and bad ICRC frames (0 here);
 * --quiet: none of those lines; the final report still printed.
 
 Every run must also exit 0 with mempool_in_use_at_exit = 0.
@@ -39,7 +40,7 @@ CLEAR = "\x1b[H\x1b[2J"
 HEADER = ["rx Mpps", "rx Gb/s", "tx Mpps", "tx Gb/s", "drops", "ECN marks",
           "PFC tx", "PFC rx", "paused ms"]
 GEN_HEADER = ["rx Mpps", "rx Gb/s", "tx Mpps", "tx Gb/s", "CE rx", "CNP tx",
-              "PFC rx", "paused ms"]
+              "bad ICRC", "PFC rx", "paused ms"]
 
 
 def cmd(exe, report, extra=()):
@@ -162,6 +163,9 @@ def main():
              "(%d)" % len(lines), p.stdout[:500])
     ck.check(all("| gen it" in ln for ln in lines),
              "each line carries the generator's iterations and busbw")
+    ck.check(all(re.search(r"  bad icrc 0$", ln) for ln in lines),
+             "each line carries the frames dropped for a bad ICRC (0)",
+             "\n".join(lines[:2]))
 
     ck.section("--quiet: no live console")
     rpt = os.path.join(tmp, "quiet.json")

@@ -37,8 +37,8 @@ import sys
 
 from lib_aifab import (N_PORTS, NBR_IP6, NBR_MAC, PORT_MAC,
                        PORT_NAMES, UPLINKS, VT_EPOCH_NS, Checks, RoceFlow,
-                       RoceMatch, VRun, exe_path, icrc_zlib, mac_bytes,
-                       run_ok, tshark_fields)
+                       RoceMatch, VRun, exe_path, icrc_zlib, linux_sport,
+                       mac_bytes, run_ok, tshark_fields)
 
 FAR4 = ["172.16.5.9", "172.16.7.3", "192.168.100.20", "198.51.100.7"]
 FAR6 = ["2001:db8::5", "2001:db8:1::7"]
@@ -51,15 +51,6 @@ SPACING_NS = 1000      # one frame per microsecond per input: no queueing
 ROUTE4, ROUTE6 = "0.0.0.0/0", "::/0"
 MEMBERS4 = {2: "p2 via 10.0.2.2", 3: "p3 via 10.0.3.2"}
 MEMBERS6 = {2: "p2 via fd00:0:0:2::2", 3: "p3 via fd00:0:0:3::2"}
-
-
-def linux_sport(lqpn, rqpn):
-    """RoCEv2 UDP source port from the QP numbers (PROTOCOLS.md)."""
-    fl = lqpn * rqpn
-    fl ^= fl >> 20
-    fl ^= fl >> 40
-    fl &= 0xFFFFF
-    return ((fl & 0x3FFF) ^ ((fl & 0xFC000) >> 14)) | 0xC000
 
 
 def ip6_bytes(a):

@@ -27,7 +27,6 @@ generator's RX (net_pcap rx_pcap) with one frame dropped, two swapped and
 one duplicated (plus an ARP and a RoCE frame to an unknown QP), must come
 out in the report as exactly qps.lost 1, reordered 1, duplicates 1.
 """
-import json
 import os
 import socket
 import struct
@@ -36,7 +35,8 @@ import sys
 import tempfile
 
 from lib_aifab import (Checks, _remove_runtime_dir, exe_path, file_prefix,
-                       read_pcap, source_root, tshark_fields, write_pcap)
+                       icrc_zlib, linux_sport, read_pcap, read_report,
+                       source_root, tshark_fields, write_pcap)
 
 N_PORTS = 2
 RANKS = 4
@@ -51,14 +51,6 @@ FACTOR = {"allreduce_ring": lambda n: 2 * (n - 1) / n,
           "allgather_ring": lambda n: (n - 1) / n}
 OP_NAME = {"allreduce_ring": "allreduce", "allreduce_hd": "allreduce",
            "alltoall": "alltoall", "allgather_ring": "allgather"}
-
-
-def linux_sport(l, r):
-    fl = l * r
-    fl ^= fl >> 20
-    fl ^= fl >> 40
-    fl &= 0xFFFFF
-    return ((fl & 0x3FFF) ^ ((fl & 0xFC000) >> 14)) | 0xC000
 
 
 def profile():
@@ -82,11 +74,7 @@ def run(exe, d, sets, rx=None, tag="gen"):
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        text=True, timeout=120)
     _remove_runtime_dir(prefix)
-    rep = None
-    rp = os.path.join(d, "report.json")
-    if os.path.exists(rp):
-        with open(rp) as f:
-            rep = json.load(f)
+    rep = read_report(os.path.join(d, "report.json"))
     outs = [read_pcap(os.path.join(d, "out%d.pcap" % i)) or []
             for i in range(N_PORTS)]
     return p, rep, outs, " ".join(cmd)
@@ -285,6 +273,7 @@ def check_rx(ck, exe):
                        bytes(46))
         unk = bytearray(frames[0])
         unk[14 + 20 + 8 + 5:14 + 20 + 8 + 8] = QPN_BASE.to_bytes(3, "big")
+        unk[-4:] = icrc_zlib(unk, 14)   # the ICRC covers the dest QP
         crafted.append(bytes(unk))
     with tempfile.TemporaryDirectory(prefix="aifab-it-gen-") as d:
         p, rep, outs2, cmd = run(exe, d, sets, rx=crafted, tag="gen2")
@@ -478,10 +467,7 @@ def check_rank_cap(ck, exe):
             "--set", "generator.iterations=1", "--set", "generator.warmup=0"],
             capture_output=True, text=True, timeout=120)
         _remove_runtime_dir(prefix)
-        rep = None
-        if os.path.exists(rj):
-            with open(rj) as f:
-                rep = json.load(f)
+        rep = read_report(rj)
     if not ok_run(ck, "4096 ranks", p, rep, " ".join(base)):
         return
     g = rep["generator"]

@@ -49,8 +49,8 @@ from scapy.contrib.roce import BTH
 from scapy.utils import checksum as inet_checksum
 
 from lib_aifab import (NBR_IP4, NBR_IP6, NBR_MAC, PARSER_DROPS, PORT_MAC,
-                       UPLINKS, CaseSet, Checks, Run, exe_path, verify_outputs,
-                       verify_report)
+                       UPLINKS, CaseSet, Checks, Run, exe_path, icrc_zlib,
+                       verify_outputs, verify_report)
 
 H0, H1 = NBR_IP4[0], NBR_IP4[1]
 G0, G1 = NBR_IP6[0], NBR_IP6[1]
@@ -355,13 +355,31 @@ def l2_payload(b):
     return (b[off:off + 2], off + 2) if off + 2 <= len(b) else (b"", off)
 
 
+def icrc_right(b, off):
+    """The ICRC at the end of the datagram of RoCEv2 frame @b (IP header
+    at @off) is the zlib recomputation over it (PROTOCOLS.md; IPv6
+    extension headers covered as they are). scapy writes a right one for
+    IPv4 and zeros for IPv6."""
+    if b[off] >> 4 == 4:
+        end = off + struct.unpack_from("!H", b, off + 2)[0]
+        udp = off + (b[off] & 15) * 4
+    else:
+        end = off + 40 + struct.unpack_from("!H", b, off + 4)[0]
+        nh, udp = b[off + 6], off + 40
+        while nh in (0, 43, 44, 60):   # hop-by-hop, routing, frag, dest
+            nh, udp = b[udp], udp + (8 if nh == 44 else 8 * (b[udp + 1] + 1))
+    end = min(end, udp + struct.unpack_from("!H", b, udp + 4)[0])
+    return icrc_zlib(b[:end], off, udp - off) == b[end - 4:end]
+
+
 def gen_expect(cs):
     """What the generator's receive side (the same parser, IPv4 checksums
     not checked) must count for each corpus frame: a parse error by its
     name, else PFC / PAUSE (MAC control opcode), RoCE (the switch saw it
-    as RoCE; a bad-checksum frame: IPv4 UDP to 4791), or not RoCE."""
+    as RoCE; a bad-checksum frame: IPv4 UDP to 4791) with its ICRC right,
+    else dropped for a bad ICRC (rx_check_icrc = full), or not RoCE."""
     exp = {"rx_pfc": 0, "rx_pause_802_3x": 0, "rx_roce": 0,
-           "rx_not_roce": 0}
+           "rx_bad_icrc": 0, "rx_not_roce": 0}
     mal = {r: 0 for r in PARSER_DROPS if r != "ipv4_bad_checksum"}
     for c in cs.cases:
         b = bytes(c.frame)
@@ -379,7 +397,7 @@ def gen_expect(cs):
                 b[off + 9] == 17 and
                 struct.unpack_from("!H", b, off + (b[off] & 15) * 4 + 2)[0]
                 == ROCE):
-            exp["rx_roce"] += 1
+            exp["rx_roce" if icrc_right(b, off) else "rx_bad_icrc"] += 1
         else:
             exp["rx_not_roce"] += 1
     return exp, mal

@@ -11,7 +11,7 @@ import os
 import re
 
 from lib_aifab import (NBR_IP4, NBR_IP6, CaseSet, Checks, Run, exe_path,
-                       leaf_profile, verify_outputs, verify_report)
+                       leaf_profile, verify_run)
 from test_pcap_leaf import FAR4, FAR6, reth, roce4, roce6, udp4, udp6
 
 
@@ -91,17 +91,9 @@ def check_pinned(ck, exe):
               app_args=["--set", "routes.0.0.0.0/0=10.0.3.2",
                         "--set", "routes.::/0=fd00:0:0:3::2"])
     ck.section(what)
-    n_failed = len(ck.failures)
-    run.run()
-    try:
-        if not ck.eq(run.rc, 0, "%s: exit status" % what):
-            print(run.describe())
-        egress_of = verify_outputs(ck, run, cs, what)
-        verify_report(ck, run, cs, egress_of, what)
-    finally:
-        if len(ck.failures) > n_failed:
-            run.keep = True
-        run.cleanup()
+    with run.kept_if_failed(ck):
+        run.run()
+        verify_run(ck, run, cs, what)
 
 
 def main():
@@ -120,10 +112,7 @@ def main():
     run.run()
     what = "no [routes]"
     try:
-        if not ck.eq(run.rc, 0, "%s: exit status" % what):
-            print(run.describe())
-        egress_of = verify_outputs(ck, run, cs, what)
-        verify_report(ck, run, cs, egress_of, what)
+        verify_run(ck, run, cs, what)
         if run.report and "profile" in run.report:
             ck.eq(run.report["profile"].get("path"), prof,
                   "%s: report names the profile file" % what)

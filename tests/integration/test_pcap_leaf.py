@@ -17,7 +17,6 @@ jumbo: p0/p2/p3 at MTU 9000: ~8000- and 9000-byte RoCEv2 frames (several
        MTU allows, dropped as mtu_exceeded where it does not.
 """
 import struct
-import sys
 
 from scapy.all import (ARP, IP, IPv6, UDP, Dot1AD, Dot1Q, Ether,
                        IPOption_Router_Alert, IPv6ExtHdrDestOpt,
@@ -27,8 +26,8 @@ from scapy.contrib.roce import BTH
 from scapy.utils import checksum as inet_checksum
 
 from lib_aifab import (NBR_IP4, NBR_IP6, NBR_MAC, PORT_IP4, PORT_IP6,
-                       PORT_MAC, UPLINKS, CaseSet, Checks, Run, exe_path,
-                       icrc_zlib, verify_outputs, verify_report)
+                       PORT_MAC, UPLINKS, CaseSet, Run, icrc_zlib,
+                       run_scenarios, verify_run)
 
 # Off-leaf destinations (default route -> uplink ECMP group).
 FAR4 = ["172.16.5.9", "172.16.7.3", "192.168.100.20"]
@@ -478,11 +477,7 @@ def run_scenario(ck, exe, name):
     run = Run(exe, cs.inputs(), app_args=args, tag=name)
     run.run()
     try:
-        ok = ck.eq(run.rc, 0, "%s: exit status" % what)
-        if not ok:
-            print(run.describe())
-        egress_of = verify_outputs(ck, run, cs, what)
-        verify_report(ck, run, cs, egress_of, what)
+        egress_of = verify_run(ck, run, cs, what)
         if run.report and isinstance(run.report.get("ports"), dict):
             for i, sp in enumerate(SPEEDS[name]):
                 ck.eq(run.report["ports"].get("p%d" % i, {}).get("speed_mbps"),
@@ -498,15 +493,7 @@ def run_scenario(ck, exe, name):
 
 
 def main():
-    exe = exe_path()
-    which = sys.argv[2] if len(sys.argv) > 2 else "all"
-    names = list(SCENARIOS) if which == "all" else [which]
-    ck = Checks("test_pcap_leaf " + which)
-    for n in names:
-        if n not in SCENARIOS:
-            ck.fatal("scenario %r" % n, "known: %s" % list(SCENARIOS))
-        run_scenario(ck, exe, n)
-    ck.finish()
+    run_scenarios("test_pcap_leaf", SCENARIOS, run_scenario)
 
 
 if __name__ == "__main__":

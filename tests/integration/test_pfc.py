@@ -89,17 +89,16 @@ multi_worker: two switch workers in real time (EAL --lcores 0@0,1@1,2@1:
 import os
 import shutil
 import struct
-import sys
 import tempfile
 import zlib
 
 from lib_aifab import (N_PORTS, NBR_IP4, NBR_MAC, PORT_MAC,
-                       PORT_NAMES, VT_EPOCH_NS, Checks, Departures,
-                       PcapWriter, RoceFlow, RoceMatch, Run, VRun,
-                       check_xon_hysteresis, exe_path, icrc_scapy, icrc_zlib,
+                       PORT_NAMES, VT_EPOCH_NS, Departures,
+                       PcapWriter, RoceFlow, Run, VRun,
+                       check_xon_hysteresis, icrc_scapy, icrc_zlib,
                        iter_pcap_ns, pfc_episodes, pfc_frame, quanta_ns,
-                       read_pcap_ns, run_ok, source_root, tshark_fields,
-                       wire_ns, write_pcap_timed)
+                       read_pcap_ns, roce_match, run_ok, run_scenarios,
+                       source_root, tshark_fields, wire_ns, write_pcap_timed)
 
 DST = NBR_IP4[1]
 GBPS = 100
@@ -363,6 +362,13 @@ def incast_lossy(ck, exe, src, flows):
         run.cleanup()
 
 
+
+def p1_matched(ck, run, what, flows, n_of):
+    """What left p1 as (ns since the epoch, frame), and its RoceMatch
+    against `flows` (problems reported)."""
+    cap = [(t - VT_EPOCH_NS, fr) for t, fr in run.captures[1]]
+    return cap, roce_match(ck, what, flows, 1, cap, n_of)
+
 # ---- pause -----------------------------------------------------------------
 
 PAYLEN = 968                    # 1026-byte frames: 84 ns at 100G
@@ -399,10 +405,7 @@ def check_pause(ck, exe):
     with run.kept_if_failed(ck):
         if not run_ok(ck, run, what):
             return
-        cap = [(t - VT_EPOCH_NS, fr) for t, fr in run.captures[1]]
-        m = RoceMatch([f3, f0])
-        m.add_port(1, [fr for _t, fr in cap], {f3.dqpn: n, f0.dqpn: n})
-        m.report_problems(ck, what)
+        cap, m = p1_matched(ck, run, what, [f3, f0], {f3.dqpn: n, f0.dqpn: n})
         ck.eq(m.count[f3.dqpn], n, "%s: every TC3 frame forwarded "
               "(lossless)" % what)
         tc3 = [t for t, fr in cap if RoceFlow.key(fr)[0] == f3.dqpn]
@@ -525,11 +528,8 @@ def check_watchdog(ck, exe):
         if not run_ok(ck, run, what):
             return
         f3, f0 = c["f3"], c["f0"]
-        cap = [(t - VT_EPOCH_NS, fr) for t, fr in run.captures[1]]
-        m = RoceMatch([f3, f0])
-        m.add_port(1, [fr for _t, fr in cap],
-                   {f3.dqpn: len(a3), f0.dqpn: len(c["a0"])})
-        m.report_problems(ck, what)
+        cap, m = p1_matched(ck, run, what, [f3, f0],
+                            {f3.dqpn: len(a3), f0.dqpn: len(c["a0"])})
         got3 = sorted(m.seen[f3.dqpn])
         ck.eq(got3, pre + post, "%s: TC3 frames that left: those before the "
               "storm and those from restoration on (by PSN)" % what)
@@ -588,11 +588,8 @@ def check_watchdog_forward(ck, exe, c, detect, restore, pre):
         if not run_ok(ck, run, what):
             return
         f3, f0 = c["f3"], c["f0"]
-        cap = [(t - VT_EPOCH_NS, fr) for t, fr in run.captures[1]]
-        m = RoceMatch([f3, f0])
-        m.add_port(1, [fr for _t, fr in cap],
-                   {f3.dqpn: len(c["a3"]), f0.dqpn: len(c["a0"])})
-        m.report_problems(ck, what)
+        cap, m = p1_matched(ck, run, what, [f3, f0],
+                            {f3.dqpn: len(c["a3"]), f0.dqpn: len(c["a0"])})
         ck.eq((m.count[f3.dqpn], m.count[f0.dqpn]),
               (len(c["a3"]), len(c["a0"])),
               "%s: every TC3 and TC0 frame leaves" % what)
@@ -629,23 +626,27 @@ def check_hysteresis(ck, exe):
         with run.kept_if_failed(ck):
             if not run_ok(ck, run, what):
                 continue
-            m = RoceMatch([f])
-            m.add_port(1, [fr for _t, fr in run.captures[1]], {f.dqpn: n})
-            m.report_problems(ck, what)
-            ck.eq(m.count[f.dqpn], n, "%s: every frame forwarded" % what)
             ck.eq(run.tc(1, 3).get("headroom_admits"), 0,
                   "%s: no buffer headroom in use" % what)
-            eps = pfc_episodes(run.captures[0])
-            ck.check(len(eps) >= 3, "%s: p0 paused and resumed %d times" %
-                     (what, len(eps)))
-            check_pfc_frames(ck, run, 0, what)
-            deps = Departures()
-            deps.extend(run.captures[1])
             # Static: XOFF at use >= 600000, XON at use <= 300000 and only
             # p0's bytes are buffered: 300000 bytes must leave (alpha 0 in
-            # the bound below gives exactly that).
-            check_xon_hysteresis(ck, what, 0, eps, deps, offset=offset,
-                                 alpha=alpha)
+            # the bound check_xon_hysteresis takes gives exactly that).
+            check_paused_again(ck, run, what, f, n, offset, alpha)
+
+
+def check_paused_again(ck, run, what, f, n, offset, alpha):
+    """p0's flow f (n frames) into a slower p1: every frame leaves, p0 is
+    paused and resumed again and again by PFC frames tshark decodes, and
+    each pause lets the XON hysteresis (offset, alpha) drain first."""
+    m = roce_match(ck, what, [f], 1, run.captures[1], {f.dqpn: n})
+    ck.eq(m.count[f.dqpn], n, "%s: every frame forwarded" % what)
+    eps = pfc_episodes(run.captures[0])
+    ck.check(len(eps) >= 3, "%s: p0 paused and resumed %d times" %
+             (what, len(eps)))
+    check_pfc_frames(ck, run, 0, what)
+    deps = Departures()
+    deps.extend(run.captures[1])
+    check_xon_hysteresis(ck, what, 0, eps, deps, offset=offset, alpha=alpha)
 
 
 # ---- a small mbuf pool ---------------------------------------------------
@@ -671,10 +672,8 @@ def check_small_pool(ck, exe):
             ck.eq(run.port_rep(f.port).get("rx_packets"), n,
                   "%s: %s rx_packets = frames in its pcap (none lost "
                   "uncounted)" % (what, PORT_NAMES[f.port]))
-        m = RoceMatch(flows)
-        m.add_port(1, [fr for _t, fr in run.captures[1]],
-                   {f.dqpn: n for f in flows})
-        m.report_problems(ck, what)
+        m = roce_match(ck, what, flows, 1, run.captures[1],
+                       {f.dqpn: n for f in flows})
         dropped = sum(sum(run.port_rep(p).get("drops", {}).values())
                       for p in range(N_PORTS))
         ck.eq(sum(m.count.values()) + dropped, 3 * n,
@@ -764,10 +763,8 @@ def check_mixed(ck, exe):
     with run.kept_if_failed(ck):
         if not run_ok(ck, run, what):
             return
-        m = RoceMatch(flows)
-        m.add_port(1, [fr for _t, fr in run.captures[1]],
-                   {f.dqpn: n for f in flows})
-        m.report_problems(ck, what)
+        m = roce_match(ck, what, flows, 1, run.captures[1],
+                       {f.dqpn: n for f in flows})
         t3, t0 = run.tc(1, 3), run.tc(1, 0)
         print("%s: out TC3 %d, TC0 %d of %d each; p1 tc.0 %r; p1 tc.3 %r" %
               (what, m.count[f3.dqpn], sum(m.count[f.dqpn] for f in f0), n,
@@ -808,10 +805,7 @@ def check_prio_map(ck, exe):
     with run.kept_if_failed(ck):
         if not run_ok(ck, run, what):
             return
-        cap = [(t - VT_EPOCH_NS, fr) for t, fr in run.captures[1]]
-        m = RoceMatch([f3, f0])
-        m.add_port(1, [fr for _t, fr in cap], {f3.dqpn: n, f0.dqpn: n})
-        m.report_problems(ck, what)
+        cap, m = p1_matched(ck, run, what, [f3, f0], {f3.dqpn: n, f0.dqpn: n})
         ck.eq(m.count[f3.dqpn], n, "%s: every TC3 frame forwarded" % what)
         tc3 = [t for t, fr in cap if RoceFlow.key(fr)[0] == f3.dqpn]
         end1 = t1 + quanta_ns(q1, GBPS)
@@ -892,20 +886,9 @@ def check_port_keys(ck, exe):
                tag="pfc-port")
     with run.kept_if_failed(ck):
         if run_ok(ck, run, what):
-            m = RoceMatch([f])
-            m.add_port(1, [fr for _t, fr in run.captures[1]], {f.dqpn: n})
-            m.report_problems(ck, what)
-            ck.eq(m.count[f.dqpn], n, "%s: every frame forwarded" % what)
-            eps = pfc_episodes(run.captures[0])
-            ck.check(len(eps) >= 3, "%s: p0 paused and resumed %d times" %
-                     (what, len(eps)))
-            check_pfc_frames(ck, run, 0, what)
-            deps = Departures()
-            deps.extend(run.captures[1])
             # XOFF at use >= 600000, XON at use <= 200000, only p0's bytes
             # are buffered: 400000 bytes leave in between (alpha 0).
-            check_xon_hysteresis(ck, what, 0, eps, deps, offset=400000,
-                                 alpha=0.0)
+            check_paused_again(ck, run, what, f, n, 400000, 0.0)
 
     what = "[port.p0] pfc = false"
     ck.section(what)
@@ -913,9 +896,7 @@ def check_port_keys(ck, exe):
                tag="pfc-port-off")
     with run.kept_if_failed(ck):
         if run_ok(ck, run, what):
-            m = RoceMatch([f])
-            m.add_port(1, [fr for _t, fr in run.captures[1]], {f.dqpn: n})
-            m.report_problems(ck, what)
+            m = roce_match(ck, what, [f], 1, run.captures[1], {f.dqpn: n})
             t3 = run.tc(1, 3)
             lost = n - m.count[f.dqpn]
             ck.eq(run.port_rep(0).get("tx_packets"), 0,
@@ -969,19 +950,15 @@ class MRun(Run):
             self.app_args += ["--set", x]
         self.captures = None
 
-    def command(self):
-        cmd = [self.exe, "--no-huge", "-m", "1024", "--no-pci",
-               "--file-prefix", self.prefix, "--lcores", MW_LCORES]
-        for i in range(N_PORTS):
-            qs = self.rx.get(i) or [[]]
-            spec = "net_pcap%d" % i
-            for q in range(len(qs)):
-                spec += ",rx_pcap=%s" % self.path("in%d_%d.pcap" % (i, q))
-            spec += ",tx_pcap=/dev/null,tx_pcap=/dev/null"
-            cmd += ["--vdev", spec]
-        cmd += ["--", "--profile", self.profile, "--report-json",
-                self.path("report.json"), "--quiet"] + self.app_args
-        return cmd
+    def command(self, mem_mb=1024, eal_extra=("--lcores", MW_LCORES)):
+        return Run.command(self, mem_mb, eal_extra)
+
+    def vdev(self, i):
+        qs = self.rx.get(i) or [[]]
+        spec = "net_pcap%d" % i
+        for q in range(len(qs)):
+            spec += ",rx_pcap=%s" % self.path("in%d_%d.pcap" % (i, q))
+        return spec + ",tx_pcap=/dev/null,tx_pcap=/dev/null"
 
     def prepare(self):
         for i in range(N_PORTS):
@@ -1192,15 +1169,7 @@ SCENARIOS["multi_worker"] = check_multi_worker
 
 
 def main():
-    exe = exe_path()
-    which = sys.argv[2] if len(sys.argv) > 2 else "all"
-    names = list(SCENARIOS) if which == "all" else [which]
-    ck = Checks("test_pfc " + which)
-    for n in names:
-        if n not in SCENARIOS:
-            ck.fatal("scenario %r" % n, "known: %s" % list(SCENARIOS))
-        SCENARIOS[n](ck, exe)
-    ck.finish()
+    run_scenarios("test_pfc", SCENARIOS)
 
 
 if __name__ == "__main__":

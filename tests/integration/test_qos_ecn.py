@@ -43,12 +43,11 @@ shaper:  one line-rate 100G input into p1 set to 10G (lossless TC3, PFC
 import bisect
 import math
 import os
-import sys
 
-from lib_aifab import (N_PORTS, NBR_IP4, PORT_NAMES, VT_EPOCH_NS, Checks,
-                       Departures, RoceFlow, RoceMatch, VRun,
-                       check_xon_hysteresis, exe_path, icrc_scapy, icrc_zlib,
-                       pfc_episodes, run_ok, tshark_fields, wire_ns)
+from lib_aifab import (N_PORTS, NBR_IP4, PORT_NAMES, VT_EPOCH_NS,
+                       Departures, RoceFlow, VRun, check_xon_hysteresis,
+                       icrc_scapy, icrc_zlib, pfc_episodes, roce_match,
+                       run_ok, run_scenarios, tshark_fields, wire_ns)
 
 PAYLEN = 968            # 14 + 20 + 8 + 12 + 968 + 4 = 1026-byte frames
 FRAME_LEN = 1026
@@ -129,9 +128,7 @@ def judge_incast(ck, run, flows, n_of, what):
                  (what, PORT_NAMES[p]))
     if caps[1] is None:
         return
-    m = RoceMatch(flows)
-    m.add_port(1, [fr for _t, fr in caps[1]], n_of)
-    m.report_problems(ck, what)
+    m = roce_match(ck, what, flows, 1, caps[1], n_of)
     for p in (0, 2, 3):
         data = [fr for _t, fr in (caps[p] or []) if fr[12:14] != b"\x88\x08"]
         ck.eq(len(data), 0, "%s: nothing but PFC leaves on %s" %
@@ -329,10 +326,8 @@ def ramp_case(ck, exe, what, senders, ecn_at="enqueue"):
         if not run_ok(ck, run, what):
             return None
         cap = run.captures[1] or []
-        m = RoceMatch(flows)
-        m.add_port(1, [fr for _t, fr in cap],
-                   {f.dqpn: senders[f.port][0] for f in flows})
-        m.report_problems(ck, what)
+        m = roce_match(ck, what, flows, 1, cap,
+                       {f.dqpn: senders[f.port][0] for f in flows})
         fwd = sum(m.count.values())
         ck.eq(fwd, sum(n for n, _g in senders.values()),
               "%s: every frame forwarded (lossless TC3)" % what)
@@ -414,9 +409,7 @@ def check_shaper(ck, exe):
         ck.eq(run.port_rep(1).get("speed_mbps"), 10000,
               "%s: report p1 speed_mbps" % what)
         cap = run.captures[1] or []
-        m = RoceMatch([f])
-        m.add_port(1, [fr for _t, fr in cap], {f.dqpn: n})
-        m.report_problems(ck, what)
+        m = roce_match(ck, what, [f], 1, cap, {f.dqpn: n})
         ck.eq(m.count[f.dqpn], n, "%s: every frame leaves (TC3 lossless: "
               "PFC pauses the input instead of dropping)" % what)
         ck.check(run.tc(0, 3).get("pfc_xoff_sent", 0) > 0,
@@ -466,9 +459,7 @@ def check_static_limit(ck, exe):
             if not run_ok(ck, run, what):
                 continue
             cap = run.captures[1] or []
-            m = RoceMatch(flows)
-            m.add_port(1, [fr for _t, fr in cap], {f.dqpn: n for f in flows})
-            m.report_problems(ck, what)
+            m = roce_match(ck, what, flows, 1, cap, {f.dqpn: n for f in flows})
             out = sum(m.count.values())
             t0 = run.tc(1, 0)
             ql = t0.get("tail_drop_queue_limit")
@@ -499,15 +490,7 @@ SCENARIOS = {"incast": check_incast, "ramp": check_ramp,
 
 
 def main():
-    exe = exe_path()
-    which = sys.argv[2] if len(sys.argv) > 2 else "all"
-    names = list(SCENARIOS) if which == "all" else [which]
-    ck = Checks("test_qos_ecn " + which)
-    for n in names:
-        if n not in SCENARIOS:
-            ck.fatal("scenario %r" % n, "known: %s" % list(SCENARIOS))
-        SCENARIOS[n](ck, exe)
-    ck.finish()
+    run_scenarios("test_qos_ecn", SCENARIOS)
 
 
 if __name__ == "__main__":

@@ -24,17 +24,12 @@ import sys
 import tempfile
 import time
 
-exe = sys.argv[1] if len(sys.argv) > 1 else os.environ["AIFAB_EXE"]
-root = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
-fails = []
+from lib_aifab import Checks, exe_path, source_root
 
-
-def check(ok, what, got=""):
-    print("%s  %s%s" % ("ok  " if ok else "FAIL", what,
-                        "" if ok else ": got %s" % (got,)), flush=True)
-    if not ok:
-        fails.append(what)
+exe = exe_path()
+root = source_root()
+ck = Checks("test_scenarios")
+check = ck.got
 
 
 def tc3(rep, port, key):
@@ -381,5 +376,4 @@ if r is not None:
     it = r["generator"]["collective"]["iterations"]
     check(it < 100000, "sigint: stopped mid-collective", it)
 
-print("%d failed" % len(fails))
-sys.exit(1 if fails else 0)
+ck.finish()

@@ -40,7 +40,7 @@ import sys
 import tempfile
 import time
 
-from lib_aifab import Checks
+from lib_aifab import Checks, runtime_dirs
 
 ROOT = os.environ.get("AIFAB_SOURCE_ROOT") or os.path.dirname(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -63,12 +63,8 @@ RUN_SETS = ["generator.iterations=1000000", "generator.retx_timeout_us=5000"]
 # ---- DPDK telemetry (v2 socket: JSON over SOCK_SEQPACKET) ---------------------
 
 def telemetry_path(prefix):
-    bases = ["/var/run/dpdk"]
-    if os.environ.get("XDG_RUNTIME_DIR"):
-        bases.append(os.path.join(os.environ["XDG_RUNTIME_DIR"], "dpdk"))
-    bases.append("/tmp/dpdk")
-    for b in bases:
-        p = os.path.join(b, prefix, "dpdk_telemetry.v2")
+    for d in runtime_dirs(prefix):
+        p = os.path.join(d, "dpdk_telemetry.v2")
         if os.path.exists(p):
             return p
     return None

@@ -31,6 +31,7 @@ checked in our parse and in Chromium's DOM.
 
 Usage: test_stats_live.py PATH/TO/dpdk-aifab
 """
+import contextlib
 import html.parser
 import json
 import os
@@ -112,6 +113,29 @@ def wait_for(path, proc, timeout=20):
             return True
         time.sleep(0.1)
     return os.path.exists(path)
+
+
+@contextlib.contextmanager
+def telemetry_app(ck, cmd, prefix):
+    """Start the app; yield (its Popen, its telemetry socket's path) once
+    the socket is there (fatal if it never comes). The app is killed if the
+    block raises; its runtime directory is removed in any case."""
+    print(" ".join(cmd))
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        sock = os.path.join(runtime_dir(prefix), "dpdk_telemetry.v2")
+        if not ck.check(wait_for(sock, proc), "telemetry socket " + sock):
+            proc.kill()
+            out, err = proc.communicate()
+            ck.fatal("app output", out[-2000:] + err[-2000:])
+        yield proc, sock
+    except Exception:
+        proc.kill()
+        proc.communicate()
+        raise
+    finally:
+        _remove_runtime_dir(prefix)
 
 
 class SvgCount(html.parser.HTMLParser):
@@ -258,16 +282,8 @@ def gen_live_check(ck, exe, tmp):
            "--stats-jsonl", paths["jsonl"], "--quiet"]
     for x in GEN_SETS:
         cmd += ["--set", x]
-    print(" ".join(cmd))
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
     quiet = None
-    try:
-        sock = os.path.join(runtime_dir(prefix), "dpdk_telemetry.v2")
-        if not ck.check(wait_for(sock, proc), "telemetry socket " + sock):
-            proc.kill()
-            out, err = proc.communicate()
-            ck.fatal("app output", out[-2000:] + err[-2000:])
+    with telemetry_app(ck, cmd, prefix) as (proc, sock):
         tel = Telemetry(sock)
         # Iteration 0 done and two answers 0.5 s apart alike: the fabric
         # is quiet (the generator waits out its gap until --duration).
@@ -282,12 +298,6 @@ def gen_live_check(ck, exe, tmp):
             time.sleep(0.5)
         tel.close()
         out, err = proc.communicate(timeout=GEN_DURATION_S + 60)
-    except Exception:
-        proc.kill()
-        proc.communicate()
-        raise
-    finally:
-        _remove_runtime_dir(prefix)
     ck.eq(proc.returncode, 0, "generator run: exit status (%s)" %
           err.strip()[-300:])
     if not ck.check(quiet is not None, "generator run: telemetry went "
@@ -570,16 +580,8 @@ def main():
                          "--report-json", paths["json"], "--prometheus",
                          paths["prom"], "--stats-jsonl", paths["jsonl"],
                          "--report-html", paths["html"]]
-    print(" ".join(cmd))
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        ck.section("telemetry while running")
-        sock = os.path.join(runtime_dir(prefix), "dpdk_telemetry.v2")
-        if not ck.check(wait_for(sock, proc), "telemetry socket " + sock):
-            proc.kill()
-            out, err = proc.communicate()
-            ck.fatal("app output", out[-2000:] + err[-2000:])
+    ck.section("telemetry while running")
+    with telemetry_app(ck, cmd, prefix) as (proc, sock):
         time.sleep(1.5)
         tel = Telemetry(sock)
         first = telemetry_round(ck, tel, "round 1")
@@ -643,12 +645,6 @@ def main():
             ck.check(m in text, "Prometheus has " + m)
 
         out, err = proc.communicate(timeout=DURATION_S + 60)
-    except Exception:
-        proc.kill()
-        proc.communicate()
-        raise
-    finally:
-        _remove_runtime_dir(prefix)
 
     ck.section("after the run")
     ck.eq(proc.returncode, 0, "exit status (%s)" % err.strip()[-300:])

@@ -11,18 +11,13 @@ import subprocess
 import sys
 import tempfile
 
-exe = sys.argv[1] if len(sys.argv) > 1 else os.environ["AIFAB_EXE"]
-root = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
+from lib_aifab import Checks, exe_path, source_root
+
+exe = exe_path()
+root = source_root()
 tool = os.path.join(root, "tools", "sweep.py")
-fails = []
-
-
-def check(ok, what, got=""):
-    print("%s  %s%s" % ("ok  " if ok else "FAIL", what,
-                        "" if ok else ": got %s" % (got,)), flush=True)
-    if not ok:
-        fails.append(what)
+ck = Checks("test_sweep")
+check = ck.got
 
 
 with tempfile.TemporaryDirectory() as d:
@@ -86,5 +81,4 @@ with tempfile.TemporaryDirectory() as d:
     check(p.returncode == 1 and "FAIL" in p.stdout,
           "verdict FAIL (exit 1) at an unreachable 1000 GB/s",
           (p.returncode, p.stdout[-300:]))
-print("%d failed" % len(fails))
-sys.exit(1 if fails else 0)
+ck.finish()

@@ -35,7 +35,8 @@ from scapy.all import ARP, IP, TCP, UDP, Ether, IPv6, raw
 from scapy.contrib.roce import BTH
 
 from lib_aifab import (Checks, _remove_runtime_dir, file_prefix, icrc_scapy,
-                       icrc_zlib, source_root, tshark_fields)
+                       icrc_zlib, linux_sport, read_pcap_ns, read_report,
+                       source_root, tshark_fields)
 
 EPOCH_NS = 1700000000 * 10**9
 GAP_NS = 2000000          # 2 ms between trace frames
@@ -104,14 +105,6 @@ def write_pcap_ns(path, recs):
 
 
 # ---- the independent model of the rewrite ---------------------------------------
-
-def linux_sport(l, r):
-    fl = l * r
-    fl ^= fl >> 20
-    fl ^= fl >> 40
-    fl &= 0xFFFFF
-    return ((fl & 0x3FFF) ^ ((fl & 0xFC000) >> 14)) | 0xC000
-
 
 def rank_mac(r):
     b = list(BASE_MAC)
@@ -237,13 +230,8 @@ def run(exe, d, trace, sets=(), speed_gbps=100, duration=None, cwd=None,
                        text=True, timeout=120, cwd=cwd)
     wall = time.monotonic() - t0
     _remove_runtime_dir(prefix)
-    rep = None
-    rp = os.path.join(d, "report.json")
-    if os.path.exists(rp):
-        import json
-        with open(rp) as f:
-            rep = json.load(f)
-    outs = [read_pcap_ts(os.path.join(d, "out%d.pcap" % i))
+    rep = read_report(os.path.join(d, "report.json"))
+    outs = [read_pcap_ns(os.path.join(d, "out%d.pcap" % i)) or []
             for i in range(N_PORTS)]
     return p, rep, outs, wall, " ".join(cmd)
 
@@ -253,22 +241,6 @@ def rerun(exe, trace, sets):
     with tempfile.TemporaryDirectory(prefix="aifab-it-tr-") as d:
         p, rep, outs, _w, _cmd = run(exe, d, trace, sets)
         return (rep, outs) if p.returncode == 0 and rep else None
-
-
-def read_pcap_ts(path):
-    """[(t_ns, bytes)] (us or ns magic)."""
-    if not os.path.exists(path):
-        return []
-    data = open(path, "rb").read()
-    magic = struct.unpack_from("<I", data, 0)[0]
-    mult = 1 if magic == 0xa1b23c4d else 1000
-    out, off = [], 24
-    while off + 16 <= len(data):
-        s, frac, incl, _o = struct.unpack_from("<IIII", data, off)
-        off += 16
-        out.append((s * 10**9 + frac * mult, data[off:off + incl]))
-        off += incl
-    return out
 
 
 def replay_rep(rep):

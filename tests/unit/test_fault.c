@@ -4,7 +4,10 @@
  * matching frames numbered) against hand-counted expectations, and the
  * mbuf stage against frames written byte by byte here: dropped frames are
  * freed and removed in order, CE is set only on ECT frames with the IPv4
- * checksum recomputed from scratch, IPv6 gets its traffic class bits.
+ * checksum recomputed from scratch, IPv6 gets its traffic class bits; a
+ * corrupted frame differs from its copy in exactly one payload bit of a
+ * segment it owns (never an attached external buffer), so its ICRC
+ * (lib/pkt's check) fails where CE marking alone keeps it valid.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -24,12 +27,12 @@
 #include <rte_eal.h>
 #include <rte_mbuf.h>
 
-#include "aifab_eal.h"
 #include "aifab_fault.h"
 #include "aifab_link.h"
+#include "aifab_pkt.h"
+#include "unit_common.h"
 
 static struct rte_mempool *pool;
-static char run_dir[512];
 
 static void
 test_params(void **state)
@@ -108,6 +111,55 @@ test_judge_ppm(void **state)
 				 AIFAB_FAULT_DROP,
 				 aifab_fault_judge(&b, true) ==
 				 AIFAB_FAULT_DROP);
+}
+
+/* Corruption numbers frames like the other rules, combines with CE, yields
+ * to a drop, and its draws neither move nor are moved by the others. */
+static void
+test_judge_corrupt(void **state)
+{
+	struct aifab_fault f, a, b;
+	struct aifab_fault_params p = { .corrupt_index = 1,
+					.corrupt_every = 3, .ce_every = 2,
+					.drop_index = 6 };
+	static const enum aifab_fault_verdict want[7] = {
+		AIFAB_FAULT_CORRUPT, AIFAB_FAULT_MARK_CE, AIFAB_FAULT_CORRUPT,
+		AIFAB_FAULT_MARK_CE, AIFAB_FAULT_PASS, AIFAB_FAULT_DROP,
+		AIFAB_FAULT_PASS,
+	};
+	unsigned int i, bad = 0;
+
+	(void)state;
+	assert_int_equal(aifab_fault_init(&f, &p, 0), 0);
+	assert_true(aifab_fault_active(&f));
+	for (i = 0; i < 7; i++)
+		assert_int_equal(aifab_fault_judge(&f, true), want[i]);
+	p = (struct aifab_fault_params){ .corrupt_every = 2, .ce_every = 4 };
+	assert_int_equal(aifab_fault_init(&f, &p, 0), 0);
+	for (i = 1; i <= 8; i++)
+		assert_int_equal(aifab_fault_judge(&f, true),
+				 i % 4 == 0 ? AIFAB_FAULT_MARK_CE_CORRUPT :
+				 i % 2 == 0 ? AIFAB_FAULT_CORRUPT :
+				 AIFAB_FAULT_PASS);
+	p = (struct aifab_fault_params){ .corrupt_ppm = 1000001 };
+	assert_int_equal(aifab_fault_init(&f, &p, 0), -EINVAL);
+	p = (struct aifab_fault_params){ .corrupt_ppm = 1000 };
+	assert_true(aifab_fault_params_active(&p));
+	/* Drops at 10% and CE at 50% with and without corruption at 20%. */
+	p = (struct aifab_fault_params){ .drop_ppm = 100000, .ce_ppm = 500000,
+					 .seed = 9 };
+	assert_int_equal(aifab_fault_init(&a, &p, 3), 0);
+	p.corrupt_ppm = 200000;
+	assert_int_equal(aifab_fault_init(&b, &p, 3), 0);
+	for (i = 0; i < 20000; i++) {
+		unsigned int va = aifab_fault_judge(&a, true);
+		unsigned int vb = aifab_fault_judge(&b, true);
+
+		assert_int_equal(va, vb & ~(unsigned int)AIFAB_FAULT_CORRUPT);
+		bad += (vb & AIFAB_FAULT_CORRUPT) != 0;
+	}
+	/* 20% of the 90% not dropped, +- 6 sigma */
+	assert_true(bad > 3600 - 360 && bad < 3600 + 360);
 }
 
 /* ---- mbufs ---------------------------------------------------------------- */
@@ -251,6 +303,193 @@ test_burst_ipv6_all(void **state)
 	assert_int_equal(rte_mempool_in_use_count(pool), 0);
 }
 
+/* roce4() with its ICRC right (lib/pkt's TX computation). */
+static struct rte_mbuf *
+roce4_icrc(uint8_t tos, uint8_t op, uint8_t id)
+{
+	struct rte_mbuf *m = roce4(tos, op, id);
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+
+	aifab_icrc_store(f + 86, aifab_icrc(f + 14, 72, false));
+	return m;
+}
+
+static enum aifab_icrc_verdict
+icrc_of(const struct rte_mbuf *m)
+{
+	struct aifab_pkt_info pi;
+	uint8_t scratch[AIFAB_PKT_HDR_WINDOW];
+
+	assert_int_equal(aifab_pkt_parse_mbuf(m, &pi, scratch, false),
+			 AIFAB_PKT_ERR_OK);
+	return aifab_icrc_verify(m, &pi);
+}
+
+/* The one byte offset where @p m differs from @p ref, which is one bit;
+ * -1 if none. */
+static int
+one_bit_diff(const struct rte_mbuf *m, const uint8_t *ref, uint32_t len)
+{
+	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
+	int at = -1;
+	uint32_t i;
+
+	assert_int_equal(m->pkt_len, len);
+	for (i = 0; i < len; i++) {
+		if (b[i] == ref[i])
+			continue;
+		assert_int_equal(at, -1);
+		assert_int_equal(__builtin_popcount(b[i] ^ ref[i]), 1);
+		at = (int)i;
+	}
+	return at;
+}
+
+static void
+test_burst_corrupt(void **state)
+{
+	struct aifab_fault f, g;
+	struct aifab_fault_params p = { .match = AIFAB_FAULT_MATCH_DATA,
+					.corrupt_every = 1, .seed = 5 };
+	struct rte_mbuf *pk[4], *m2;
+	uint8_t ref[4][90];
+	unsigned int i;
+	int at;
+
+	(void)state;
+	assert_int_equal(aifab_fault_init(&f, &p, 0), 0);
+	pk[0] = roce4_icrc(2, 0x07, 1);   /* WRITE middle: payload 54..85 */
+	pk[1] = roce4_icrc(2, 0x11, 2);   /* ACK: not data */
+	pk[2] = arp();
+	pk[3] = roce4_icrc(2, 0x0A, 4);   /* WRITE only: RETH, then 70..85 */
+	for (i = 0; i < 4; i++)
+		memcpy(ref[i], rte_pktmbuf_mtod(pk[i], uint8_t *),
+		       pk[i]->pkt_len);
+	assert_int_equal(icrc_of(pk[0]), AIFAB_ICRC_OK);
+	assert_int_equal(aifab_fault_burst(&f, pk, 4, (uint8_t[256]){ 0 }), 4);
+	at = one_bit_diff(pk[0], ref[0], 90);
+	assert_true(at >= 54 && at < 86);
+	assert_int_equal(icrc_of(pk[0]), AIFAB_ICRC_BAD);
+	assert_int_equal(one_bit_diff(pk[1], ref[1], 90), -1);
+	assert_int_equal(one_bit_diff(pk[2], ref[2], 60), -1);
+	at = one_bit_diff(pk[3], ref[3], 90);
+	assert_true(at >= 70 && at < 86);
+	assert_int_equal(icrc_of(pk[3]), AIFAB_ICRC_BAD);
+	assert_int_equal(f.cnt[AIFAB_FAULT_CNT_CORRUPTED], 2);
+	assert_int_equal(f.cnt[AIFAB_FAULT_CNT_CORRUPT_SKIPPED], 0);
+	rte_pktmbuf_free_bulk(pk, 4);
+
+	/* Every frame: the ARP is skipped, the ACK's bytes after the BTH
+	 * are hit; CE on top keeps the ICRC valid by itself. The same seed
+	 * flips the same bit. */
+	p = (struct aifab_fault_params){ .match = AIFAB_FAULT_MATCH_ALL,
+					 .corrupt_every = 1, .seed = 5 };
+	assert_int_equal(aifab_fault_init(&f, &p, 0), 0);
+	assert_int_equal(aifab_fault_init(&g, &p, 0), 0);
+	pk[0] = arp();
+	pk[1] = roce4_icrc(2, 0x11, 2);
+	m2 = roce4_icrc(2, 0x11, 2);
+	assert_int_equal(aifab_fault_burst(&f, pk, 2, (uint8_t[256]){ 0 }), 2);
+	assert_int_equal(aifab_fault_burst(&g, &m2, 1, (uint8_t[256]){ 0 }), 1);
+	at = one_bit_diff(pk[1], ref[1], 90);
+	assert_true(at >= 54 && at < 86);
+	assert_int_equal(one_bit_diff(m2, ref[1], 90), at);
+	assert_memory_equal(rte_pktmbuf_mtod(m2, uint8_t *),
+			    rte_pktmbuf_mtod(pk[1], uint8_t *), 90);
+	assert_int_equal(f.cnt[AIFAB_FAULT_CNT_CORRUPT_SKIPPED], 1);
+	assert_int_equal(f.cnt[AIFAB_FAULT_CNT_CORRUPTED], 1);
+	rte_pktmbuf_free_bulk(pk, 2);
+	rte_pktmbuf_free(m2);
+	p = (struct aifab_fault_params){ .ce_every = 1 };
+	assert_int_equal(aifab_fault_init(&f, &p, 0), 0);
+	pk[0] = roce4_icrc(26 << 2 | 2, 0x07, 1);
+	assert_int_equal(aifab_fault_burst(&f, pk, 1, (uint8_t[256]){ 0 }), 1);
+	assert_int_equal(rte_pktmbuf_mtod(pk[0], uint8_t *)[15], 26 << 2 | 3);
+	assert_int_equal(icrc_of(pk[0]), AIFAB_ICRC_OK);
+	p.corrupt_every = 1;
+	assert_int_equal(aifab_fault_init(&f, &p, 0), 0);
+	assert_int_equal(aifab_fault_burst(&f, pk, 1, (uint8_t[256]){ 0 }), 1);
+	assert_int_equal(icrc_of(pk[0]), AIFAB_ICRC_BAD);
+	assert_int_equal(f.cnt[AIFAB_FAULT_CNT_CE_ALREADY], 1);
+	rte_pktmbuf_free(pk[0]);
+	assert_int_equal(rte_mempool_in_use_count(pool), 0);
+}
+
+static void
+ext_free(void *addr, void *opaque)
+{
+	(void)addr;
+	(void)opaque;
+}
+
+/*
+ * A frame as the generator builds it: headers in one mbuf, the payload in
+ * an external buffer every frame shares, the ICRC in a third mbuf. The
+ * shared bytes are never written: with @p in_head payload bytes in the
+ * first segment the flip lands there, with none the frame is skipped.
+ */
+static void
+check_chain(uint32_t in_head)
+{
+	static uint8_t shared[64];
+	struct rte_mbuf_ext_shared_info sh = { .free_cb = ext_free };
+	struct aifab_fault_params p = { .corrupt_every = 1, .seed = 1 };
+	struct aifab_fault f;
+	struct rte_mbuf *src = roce4_icrc(2, 0x07, 1), *m, *e, *t;
+	const uint8_t *b = rte_pktmbuf_mtod(src, const uint8_t *);
+	uint8_t before[90], after[90];
+	uint32_t head = 54 + in_head, i, diff = 0;
+	char *d;
+
+	memcpy(before, b, 90);
+	memcpy(shared, b + head, 86 - head);
+	m = rte_pktmbuf_alloc(pool);
+	e = rte_pktmbuf_alloc(pool);
+	t = rte_pktmbuf_alloc(pool);
+	MUST(m);
+	MUST(e);
+	MUST(t);
+	d = rte_pktmbuf_append(m, (uint16_t)head);
+	MUST(d);
+	memcpy(d, b, head);
+	rte_mbuf_ext_refcnt_set(&sh, 1);
+	rte_pktmbuf_attach_extbuf(e, shared, (rte_iova_t)(uintptr_t)shared,
+				  sizeof(shared), &sh);
+	e->data_off = 0;
+	e->data_len = (uint16_t)(86 - head);
+	e->pkt_len = e->data_len;
+	d = rte_pktmbuf_append(t, 4);
+	MUST(d);
+	memcpy(d, b + 86, 4);
+	assert_int_equal(rte_pktmbuf_chain(m, e), 0);
+	assert_int_equal(rte_pktmbuf_chain(m, t), 0);
+	rte_pktmbuf_free(src);
+	assert_int_equal(icrc_of(m), AIFAB_ICRC_OK);
+	assert_int_equal(aifab_fault_init(&f, &p, 0), 0);
+	assert_int_equal(aifab_fault_burst(&f, &m, 1, (uint8_t[256]){ 0 }), 1);
+	assert_memory_equal(shared, before + head, 86 - head);
+	assert_non_null(rte_pktmbuf_read(m, 0, 90, after));
+	for (i = 0; i < 90; i++)
+		if (after[i] != before[i]) {
+			assert_true(i >= 54 && i < head);
+			diff++;
+		}
+	assert_int_equal(diff, in_head ? 1 : 0);
+	assert_int_equal(f.cnt[in_head ? AIFAB_FAULT_CNT_CORRUPTED :
+			       AIFAB_FAULT_CNT_CORRUPT_SKIPPED], 1);
+	assert_int_equal(icrc_of(m), in_head ? AIFAB_ICRC_BAD : AIFAB_ICRC_OK);
+	rte_pktmbuf_free(m);
+	assert_int_equal(rte_mempool_in_use_count(pool), 0);
+}
+
+static void
+test_burst_corrupt_chain(void **state)
+{
+	(void)state;
+	check_chain(0);
+	check_chain(8);
+}
+
 /*
  * lib/fault link stage. Departures from the formula, not from the code:
  * a frame of L bytes at R Mb/s occupies (L + 24) x 8 / R us of wire
@@ -392,8 +631,7 @@ test_link_down_window_storm(void **state)
 static int
 eal_up(void **state)
 {
-	(void)state;
-	if (aifab_eal_init_private("test_fault", run_dir, sizeof(run_dir)) != 0)
+	if (unit_eal_up(state) != 0)
 		return -1;
 	pool = rte_pktmbuf_pool_create("tf_pool", 255, 0, 0,
 				       RTE_MBUF_DEFAULT_BUF_SIZE, 0);
@@ -403,11 +641,8 @@ eal_up(void **state)
 static int
 eal_down(void **state)
 {
-	(void)state;
 	rte_mempool_free(pool);
-	rte_eal_cleanup();
-	aifab_eal_remove_runtime_dir(run_dir);
-	return 0;
+	return unit_eal_down(state);
 }
 
 int
@@ -417,10 +652,13 @@ main(void)
 		cmocka_unit_test(test_params),
 		cmocka_unit_test(test_judge_index_every),
 		cmocka_unit_test(test_judge_ppm),
+		cmocka_unit_test(test_judge_corrupt),
 	};
 	const struct CMUnitTest mbufs[] = {
 		cmocka_unit_test(test_burst),
 		cmocka_unit_test(test_burst_ipv6_all),
+		cmocka_unit_test(test_burst_corrupt),
+		cmocka_unit_test(test_burst_corrupt_chain),
 		cmocka_unit_test(test_link_delay_rate),
 		cmocka_unit_test(test_link_jitter_fifo_queue),
 		cmocka_unit_test(test_link_down_window_storm),

@@ -19,8 +19,8 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 
-#include "aifab_eal.h"
 #include "aifab_fib.h"
+#include "unit_common.h"
 
 static struct aifab_fib *
 mk(const char *name)
@@ -219,24 +219,6 @@ test_random_vs_reference(void **state)
 	aifab_fib_free(f);
 }
 
-static char run_dir[PATH_MAX];
-
-static int
-eal_up(void **state)
-{
-	(void)state;
-	return aifab_eal_init_private("test-fib", run_dir, sizeof(run_dir));
-}
-
-static int
-eal_down(void **state)
-{
-	(void)state;
-	rte_eal_cleanup();
-	aifab_eal_remove_runtime_dir(run_dir);
-	return 0;
-}
-
 int
 main(void)
 {
@@ -248,5 +230,5 @@ main(void)
 		cmocka_unit_test(test_random_vs_reference),
 	};
 
-	return cmocka_run_group_tests(tests, eal_up, eal_down);
+	return cmocka_run_group_tests(tests, unit_eal_up, unit_eal_down);
 }

@@ -1,135 +1,106 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * pipelines/lab: the pure figures of the recipes against their formulas.
- * Spread: imbalance = max / mean, chi-square = sum (o - e)^2 / e, p the
- * exact upper tail (1 degree of freedom: erfc(sqrt(x / 2)); 2: e^(-x/2)).
- * RED inference: bins filled from the RED ramp itself (0 below Kmin, Pmax
- * x (d - Kmin) / (Kmax - Kmin) up to Kmax, 1 above) must give back Kmin,
- * Kmax within one bin and Pmax within 0.01.
- * Percentiles: nearest rank, the value of rank ceil(n q) (incast's
- * p50/p99/p999), on latencies whose rank is their value.
+ * pipelines/lab: the recipe table as `[lab] recipe` sees it. The four
+ * measuring recipes of docs/lab.md are found by their names, "none" and unknown
+ * names are not; the allowed list the app prints starts with "none" and
+ * names each recipe once; creating a pipeline with an unknown recipe is
+ * refused with that list (before any DPDK memory is touched: no EAL
+ * here). The statistics behind the verdicts: tests/unit/test_verdict.c.
  */
-#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "lab.h"
 
+static const char *const documented[] = { "ecmp", "ecn", "pfc", "incast" };
+#define N_DOC (sizeof(documented) / sizeof(documented[0]))
+
 static void
-test_spread(void **state)
+test_recipe_names(void **state)
 {
-	const uint32_t even[2] = { 32, 32 }, skew[2] = { 40, 24 };
-	const uint32_t one[2] = { 64, 0 }, three[3] = { 10, 20, 30 };
-	double imb, chi2, p;
+	char list[256], copy[256], *tok, *save = NULL;
+	unsigned int i, n = 0, found[N_DOC] = { 0 };
 
 	(void)state;
-	aifab_lab_spread(even, 2, &imb, &chi2, &p);
-	assert_true(fabs(imb - 1.0) < 1e-12 && chi2 == 0 && fabs(p - 1) < 1e-12);
-	aifab_lab_spread(skew, 2, &imb, &chi2, &p);
-	/* e = 32: (8^2 + 8^2) / 32 = 4; imbalance 40 / 32 */
-	assert_true(fabs(imb - 1.25) < 1e-12);
-	assert_true(fabs(chi2 - 4.0) < 1e-12);
-	assert_true(fabs(p - erfc(sqrt(2.0))) < 1e-12);
-	aifab_lab_spread(one, 2, &imb, &chi2, &p);
-	assert_true(fabs(imb - 2.0) < 1e-12 && fabs(chi2 - 64.0) < 1e-12);
-	/* e = 20: (100 + 0 + 100) / 20 = 10; 2 dof: e^(-5) */
-	aifab_lab_spread(three, 3, &imb, &chi2, &p);
-	assert_true(fabs(chi2 - 10.0) < 1e-12 && fabs(imb - 1.5) < 1e-12);
-	assert_true(fabs(p - exp(-5.0)) < 1e-12);
-}
-
-/* Bins of width @p w filled from the RED ramp, @p n frames each. */
-static void
-red_bins(struct aifab_lab_bin *b, uint32_t w, double kmin, double kmax,
-	 double pmax, uint64_t n)
-{
-	unsigned int i;
-
-	memset(b, 0, sizeof(*b) * AIFAB_LAB_BINS);
-	for (i = 0; i < AIFAB_LAB_BINS; i++) {
-		double d = (i + 0.5) * w, q;
-
-		q = d < kmin ? 0 : d < kmax ?
-			pmax * (d - kmin) / (kmax - kmin) : 1.0;
-		b[i].frames = n;
-		b[i].ce = (uint64_t)llround(q * (double)n);
+	for (i = 0; i < N_DOC; i++)
+		assert_true(aifab_lab_recipe_exists(documented[i]));
+	assert_false(aifab_lab_recipe_exists("none"));
+	assert_false(aifab_lab_recipe_exists(""));
+	assert_false(aifab_lab_recipe_exists("ECMP"));
+	assert_false(aifab_lab_recipe_exists("ecmp "));
+	aifab_lab_recipe_names(list, sizeof(list));
+	assert_int_equal(strncmp(list, "none, ", 6), 0);
+	snprintf(copy, sizeof(copy), "%s", list + 6);
+	for (tok = strtok_r(copy, ",", &save); tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (*tok == ' ')
+			tok++;
+		/* every name listed is a recipe, and listed once */
+		assert_true(aifab_lab_recipe_exists(tok));
+		for (i = 0; i < N_DOC; i++)
+			found[i] += strcmp(tok, documented[i]) == 0;
+		n++;
 	}
+	for (i = 0; i < N_DOC; i++)
+		assert_int_equal(found[i], 1);
+	assert_true(n >= N_DOC);
+	/* a short buffer is cut, not overrun */
+	memset(copy, 'x', sizeof(copy));
+	aifab_lab_recipe_names(copy, 8);
+	assert_string_equal(copy, "none, e");
+	assert_true(copy[8] == 'x');
 }
 
 static void
-test_infer_red(void **state)
+test_create_unknown(void **state)
 {
-	struct aifab_lab_bin b[AIFAB_LAB_BINS];
-	struct aifab_lab_result r;
-	static const double cases[][3] = {
-		{ 100000, 300000, 0.20 },
-		{ 40000, 160000, 0.05 },
-		{ 20000, 400000, 0.50 },
-	};
-	unsigned int c;
+	struct aifab_lab_params p;
+	struct aifab_env env;
+	char err[256] = "", names[256], want[300];
 
 	(void)state;
-	for (c = 0; c < 3; c++) {
-		memset(&r, 0, sizeof(r));
-		red_bins(b, 8192, cases[c][0], cases[c][1], cases[c][2], 10000);
-		aifab_lab_infer_red(b, AIFAB_LAB_BINS, 8192, 30, &r);
-		assert_true(r.has_kmin && r.has_kmax);
-		assert_true(fabs((double)r.kmin - cases[c][0]) <= 8192);
-		assert_true(fabs((double)r.kmax - cases[c][1]) <= 8192);
-		assert_true(fabs(r.pmax - cases[c][2]) <= 0.01 + cases[c][2] *
-			    8192 / (cases[c][1] - cases[c][0]));
-	}
-	/* nothing marked: no Kmin, no Kmax */
-	memset(b, 0, sizeof(b));
-	b[0].frames = 100;
-	aifab_lab_infer_red(b, AIFAB_LAB_BINS, 8192, 30, &r);
-	assert_false(r.has_kmin);
-	assert_false(r.has_kmax);
-	/* thin bins are not judged: a lone marked frame is no Kmin */
-	b[1].frames = 2;
-	b[1].ce = 2;
-	aifab_lab_infer_red(b, AIFAB_LAB_BINS, 8192, 30, &r);
-	assert_false(r.has_kmin || r.has_kmax);
+	memset(&env, 0, sizeof(env));
+	aifab_lab_params_defaults(&p);
+	snprintf(p.recipe, sizeof(p.recipe), "%s", "bogus");
+	assert_null(aifab_lab_create(&env, &p, err, sizeof(err)));
+	aifab_lab_recipe_names(names, sizeof(names));
+	/* the allowed part: the table, without "none" */
+	snprintf(want, sizeof(want), "recipe = 'bogus'; allowed: %s",
+		 names + 6);
+	assert_string_equal(err, want);
 }
 
 static void
-test_percentile(void **state)
+test_defaults(void **state)
 {
-	static uint32_t v[1000];
-	uint32_t i, seven[7] = { 10, 20, 30, 40, 50, 60, 70 };
+	struct aifab_lab_params p;
 
 	(void)state;
-	for (i = 0; i < 1000; i++)
-		v[i] = (i + 1) * 1000u;      /* rank r: r us */
-	assert_true(aifab_lab_pct_us(v, 1000, 500) == 500.0);
-	assert_true(aifab_lab_pct_us(v, 1000, 990) == 990.0);
-	assert_true(aifab_lab_pct_us(v, 1000, 999) == 999.0);
-	assert_true(aifab_lab_pct_us(v, 1000, 1000) == 1000.0);
-	/* 999 values: p999 is rank ceil(998.001) = 999 */
-	assert_true(aifab_lab_pct_us(v, 999, 999) == 999.0);
-	/* 7 values: p50 rank ceil(3.5) = 4, p99 and p999 rank 7 */
-	assert_true(aifab_lab_pct_us(seven, 7, 500) == 0.04);
-	assert_true(aifab_lab_pct_us(seven, 7, 990) == 0.07);
-	assert_true(aifab_lab_pct_us(seven, 7, 999) == 0.07);
-	assert_true(aifab_lab_pct_us(seven, 1, 999) == 0.01);
-	assert_true(aifab_lab_pct_us(seven, 0, 500) == 0);
-	/* the CE flag (bit 31) is not part of the latency */
-	seven[3] |= 0x80000000u;
-	assert_true(aifab_lab_pct_us(seven, 7, 500) == 0.04);
+	aifab_lab_params_defaults(&p);
+	/* [lab]'s documented defaults (docs/profiles.md) */
+	assert_int_equal(p.flows, 64);
+	assert_int_equal(p.frames_per_flow, 4);
+	assert_int_equal(p.frame_bytes, 256);
+	assert_int_equal(p.fields, 0xf);
+	assert_int_equal(p.tos, 26 << 2 | 2);
+	assert_int_equal(p.sport_base, 49152);
+	assert_true(p.max_imbalance == 1.5 && p.min_p == 0.001);
+	assert_string_equal(p.recipe, "");
 }
 
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_spread),
-		cmocka_unit_test(test_infer_red),
-		cmocka_unit_test(test_percentile),
+		cmocka_unit_test(test_recipe_names),
+		cmocka_unit_test(test_create_unknown),
+		cmocka_unit_test(test_defaults),
 	};
 
 	return cmocka_run_group_tests_name("lab", tests, NULL, NULL);

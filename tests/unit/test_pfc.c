@@ -101,6 +101,23 @@ test_gen_hysteresis_exact_thresholds(void **state)
 	}
 }
 
+/* Priority 4 with an exact alpha num/den and `free` bytes free: nothing
+ * sent at xoff - 1 bytes (poll at t 1), XOFF at xoff (t 2). */
+static void
+alpha_xoff_at(struct aifab_pfc_gen_params *p,
+	      struct aifab_pfc_gen_config *cfg, struct aifab_pfc_gen *g,
+	      struct aifab_pfc_frame *f, uint32_t num, uint32_t den,
+	      uint64_t free, uint32_t xoff)
+{
+	p->prio[4].alpha_num = num;
+	p->prio[4].alpha_den = den;
+	gen_setup(cfg, g, p);
+	aifab_pfc_gen_add(g, 4, xoff - 1, free);
+	assert_int_equal(poll_vec(g, free, 1, f), 0);
+	aifab_pfc_gen_add(g, 4, 1, free);
+	assert_int_equal(poll_vec(g, free, 2, f), 0x10);
+}
+
 static void
 test_gen_dynamic_threshold(void **state)
 {
@@ -149,22 +166,10 @@ test_gen_dynamic_threshold(void **state)
 
 	/* Exact alpha num/den, not a power of two: 0.3 (the profile's
 	 * alpha_milli / 1000). free 33333 -> XOFF floor(9999.9) = 9999. */
-	p.prio[4].alpha_num = 300;
-	p.prio[4].alpha_den = 1000;
-	gen_setup(&cfg, &g, &p);
-	aifab_pfc_gen_add(&g, 4, 9998, 33333);
-	assert_int_equal(poll_vec(&g, 33333, 1, &f), 0);
-	aifab_pfc_gen_add(&g, 4, 1, 33333);    /* 9999 = XOFF */
-	assert_int_equal(poll_vec(&g, 33333, 2, &f), 0x10);
+	alpha_xoff_at(&p, &cfg, &g, &f, 300, 1000, 33333, 9999);
 	assert_int_equal(f.quanta[4], 0xFFFF);
 	/* 1.5: free 10000 -> XOFF 15000, XON 14000 */
-	p.prio[4].alpha_num = 3;
-	p.prio[4].alpha_den = 2;
-	gen_setup(&cfg, &g, &p);
-	aifab_pfc_gen_add(&g, 4, 14999, 10000);
-	assert_int_equal(poll_vec(&g, 10000, 1, &f), 0);
-	aifab_pfc_gen_add(&g, 4, 1, 10000);
-	assert_int_equal(poll_vec(&g, 10000, 2, &f), 0x10);
+	alpha_xoff_at(&p, &cfg, &g, &f, 3, 2, 10000, 15000);
 	aifab_pfc_gen_sub(&g, 4, 999, 10000);  /* 14001 > XON */
 	assert_int_equal(poll_vec(&g, 10000, 3, &f), 0);
 	aifab_pfc_gen_sub(&g, 4, 1, 10000);    /* 14000 = XON */
@@ -640,6 +645,28 @@ test_rx_random_vs_reference(void **state)
 
 /* ---- watchdog ----------------------------------------------------------- */
 
+/* The storms below: XOFF every 1 ms from STORM_T0 to STORM_LAST. */
+#define STORM_T0 (7 * MS)
+#define STORM_LAST (STORM_T0 + 500 * MS)
+
+/* A storm's receiving end: the watchdog and the PFC receiver of a 10G
+ * port. */
+struct wd_rig {
+	struct aifab_pfc_wd_config wc;
+	struct aifab_pfc_wd wd;
+	struct aifab_pfc_wd_events ev;
+	struct aifab_pfc_rx rx;
+};
+
+/* The rig with a watchdog for wp's priorities. */
+static void
+wd_setup(struct wd_rig *r, const struct aifab_pfc_wd_params *wp)
+{
+	assert_int_equal(aifab_pfc_wd_config_init(&r->wc, wp), 0);
+	aifab_pfc_wd_init(&r->wd, &r->wc);
+	assert_int_equal(aifab_pfc_rx_init(&r->rx, 10000, NS_HZ), 0);
+}
+
 /*
  * A storm on priorities 3 (drop), 4 (forward), 5 (alert): the peer sends
  * XOFF 0xFFFF at 10G (3.355 ms) every 1 ms from t0 to `last`; the pipeline
@@ -649,12 +676,9 @@ static void
 test_wd_storm_detect_restore_actions(void **state)
 {
 	const uint8_t prios = 0x38;
-	const uint64_t t0 = 7 * MS, last = t0 + 500 * MS;
+	const uint64_t t0 = STORM_T0, last = STORM_LAST;
 	struct aifab_pfc_wd_params wp = { .tsc_hz = NS_HZ };
-	struct aifab_pfc_wd_config wc;
-	struct aifab_pfc_wd wd;
-	struct aifab_pfc_wd_events ev;
-	struct aifab_pfc_rx rx;
+	struct wd_rig r;
 	uint16_t tm[8];
 	uint64_t t;
 	unsigned int p;
@@ -663,47 +687,45 @@ test_wd_storm_detect_restore_actions(void **state)
 	for (p = 3; p <= 5; p++)
 		wp.prio[p] = (struct aifab_pfc_wd_prio_params){
 			.enabled = true, .action = (uint8_t)(p - 3) };
-	assert_int_equal(aifab_pfc_wd_config_init(&wc, &wp), 0);
-	aifab_pfc_wd_init(&wd, &wc);
-	assert_int_equal(aifab_pfc_rx_init(&rx, 10000, NS_HZ), 0);
+	wd_setup(&r, &wp);
 	for (p = 0; p < 8; p++)
 		tm[p] = 0xFFFF;
 	for (t = t0; t <= last + 400 * MS; t += MS) {
 		uint8_t m;
 
 		if (t <= last) {
-			aifab_pfc_rx_frame(&rx, prios, tm, t);
+			aifab_pfc_rx_frame(&r.rx, prios, tm, t);
 			for (p = 3; p <= 5; p++)
-				aifab_pfc_wd_feed(&wd, p, t);
+				aifab_pfc_wd_feed(&r.wd, p, t);
 		}
-		m = aifab_pfc_rx_paused_mask(&rx, t);
-		aifab_pfc_wd_poll(&wd, t, m, &ev);
+		m = aifab_pfc_rx_paused_mask(&r.rx, t);
+		aifab_pfc_wd_poll(&r.wd, t, m, &r.ev);
 		if (t < t0 + 200 * MS) {
-			assert_int_equal(ev.stormed, 0);
-			assert_int_equal(wd.stormed, 0);
-			assert_int_equal(aifab_pfc_wd_ignore_mask(&wd), 0);
+			assert_int_equal(r.ev.stormed, 0);
+			assert_int_equal(r.wd.stormed, 0);
+			assert_int_equal(aifab_pfc_wd_ignore_mask(&r.wd), 0);
 		} else if (t == t0 + 200 * MS) {
-			assert_int_equal(ev.stormed, prios);
+			assert_int_equal(r.ev.stormed, prios);
 		} else if (t < last + 200 * MS) {
 			/* Still stormed until 200 ms of silence. */
-			assert_int_equal(ev.stormed | ev.restored, 0);
-			assert_int_equal(wd.stormed, prios);
-			assert_int_equal(aifab_pfc_wd_ignore_mask(&wd), 0x18);
-			assert_int_equal(aifab_pfc_wd_drop_mask(&wd), 0x08);
-			assert_int_equal(aifab_pfc_wd_state(&wd, 5),
+			assert_int_equal(r.ev.stormed | r.ev.restored, 0);
+			assert_int_equal(r.wd.stormed, prios);
+			assert_int_equal(aifab_pfc_wd_ignore_mask(&r.wd), 0x18);
+			assert_int_equal(aifab_pfc_wd_drop_mask(&r.wd), 0x08);
+			assert_int_equal(aifab_pfc_wd_state(&r.wd, 5),
 					 AIFAB_PFC_WD_STORMED);
 		} else if (t == last + 200 * MS) {
-			assert_int_equal(ev.restored, prios);
+			assert_int_equal(r.ev.restored, prios);
 		} else {
-			assert_int_equal(ev.stormed | ev.restored, 0);
+			assert_int_equal(r.ev.stormed | r.ev.restored, 0);
 		}
 	}
-	assert_int_equal(aifab_pfc_wd_state(&wd, 5), AIFAB_PFC_WD_NORMAL);
+	assert_int_equal(aifab_pfc_wd_state(&r.wd, 5), AIFAB_PFC_WD_NORMAL);
 	for (p = 3; p <= 5; p++) {
-		assert_int_equal(wd.stats.v[AIFAB_PFC_CNT_WD_STORMS][p], 1);
-		assert_int_equal(wd.stats.v[AIFAB_PFC_CNT_WD_RESTORED][p], 1);
+		assert_int_equal(r.wd.stats.v[AIFAB_PFC_CNT_WD_STORMS][p], 1);
+		assert_int_equal(r.wd.stats.v[AIFAB_PFC_CNT_WD_RESTORED][p], 1);
 	}
-	assert_int_equal(wd.stats.v[AIFAB_PFC_CNT_WD_STORMS][2], 0);
+	assert_int_equal(r.wd.stats.v[AIFAB_PFC_CNT_WD_STORMS][2], 0);
 }
 
 static void
@@ -1065,56 +1087,51 @@ test_share_rx_pause_seen_by_all(void **state)
 static void
 test_share_wd_owner_fed(void **state)
 {
-	const uint64_t t0 = 7 * MS, last = t0 + 500 * MS;
+	const uint64_t t0 = STORM_T0, last = STORM_LAST;
 	struct aifab_pfc_wd_params wp = { .tsc_hz = NS_HZ };
-	struct aifab_pfc_wd_config wc;
-	struct aifab_pfc_wd wd;
-	struct aifab_pfc_wd_events ev;
-	struct aifab_pfc_rx rx;
+	struct wd_rig r;
 	struct aifab_pfc_share sh;
 	uint16_t tm[8] = { 0, 0, 0, 0xFFFF, 0, 0, 0, 0 };
 	uint64_t t;
 
 	(void)state;
 	wp.prio[3] = (struct aifab_pfc_wd_prio_params){ .enabled = true };
-	assert_int_equal(aifab_pfc_wd_config_init(&wc, &wp), 0);
-	aifab_pfc_wd_init(&wd, &wc);
+	wd_setup(&r, &wp);
 	aifab_pfc_share_init(&sh);
-	assert_int_equal(aifab_pfc_rx_init(&rx, 10000, NS_HZ), 0);
 	for (t = t0; t <= last + 400 * MS; t += MS) {
 		if (t <= last) {
-			aifab_pfc_rx_frame(&rx, 0x08, tm, t);
-			aifab_pfc_share_rx(&sh, &rx, 0x08, t);
+			aifab_pfc_rx_frame(&r.rx, 0x08, tm, t);
+			aifab_pfc_share_rx(&sh, &r.rx, 0x08, t);
 		}
-		aifab_pfc_share_wd_feed(&sh, &wd, t);
-		aifab_pfc_wd_poll(&wd, t, aifab_pfc_share_paused_mask(&sh, t),
-				  &ev);
-		aifab_pfc_share_set_stormed(&sh, wd.stormed);
+		aifab_pfc_share_wd_feed(&sh, &r.wd, t);
+		aifab_pfc_wd_poll(&r.wd, t, aifab_pfc_share_paused_mask(&sh, t),
+				  &r.ev);
+		aifab_pfc_share_set_stormed(&sh, r.wd.stormed);
 		if (t == t0 + 200 * MS)
-			assert_int_equal(ev.stormed, 0x08);
+			assert_int_equal(r.ev.stormed, 0x08);
 		else if (t == last + 200 * MS)
-			assert_int_equal(ev.restored, 0x08);
+			assert_int_equal(r.ev.restored, 0x08);
 		else
-			assert_int_equal(ev.stormed | ev.restored, 0);
+			assert_int_equal(r.ev.stormed | r.ev.restored, 0);
 		assert_int_equal(aifab_pfc_share_stormed(&sh),
 				 t >= t0 + 200 * MS && t < last + 200 * MS ?
 				 0x08 : 0);
 	}
-	assert_int_equal(wd.stats.v[AIFAB_PFC_CNT_WD_STORMS][3], 1);
-	assert_int_equal(wd.stats.v[AIFAB_PFC_CNT_WD_RESTORED][3], 1);
+	assert_int_equal(r.wd.stats.v[AIFAB_PFC_CNT_WD_STORMS][3], 1);
+	assert_int_equal(r.wd.stats.v[AIFAB_PFC_CNT_WD_RESTORED][3], 1);
 	/* A frame stamped by a clock ahead of the owner's is taken at the
 	 * owner's now (start never after now). */
-	aifab_pfc_wd_init(&wd, &wc);
+	aifab_pfc_wd_init(&r.wd, &r.wc);
 	aifab_pfc_share_init(&sh);
-	aifab_pfc_rx_frame(&rx, 0x08, tm, 5 * MS + 40);
-	aifab_pfc_share_rx(&sh, &rx, 0x08, 5 * MS + 40);
-	aifab_pfc_share_wd_feed(&sh, &wd, 5 * MS);
-	assert_int_equal(wd.start[3], 5 * MS);
-	assert_int_equal(wd.last_feed[3], 5 * MS);
+	aifab_pfc_rx_frame(&r.rx, 0x08, tm, 5 * MS + 40);
+	aifab_pfc_share_rx(&sh, &r.rx, 0x08, 5 * MS + 40);
+	aifab_pfc_share_wd_feed(&sh, &r.wd, 5 * MS);
+	assert_int_equal(r.wd.start[3], 5 * MS);
+	assert_int_equal(r.wd.last_feed[3], 5 * MS);
 	/* then the real stamp once the owner's clock passes it */
-	aifab_pfc_share_wd_feed(&sh, &wd, 6 * MS);
-	assert_int_equal(wd.start[3], 5 * MS);
-	assert_int_equal(wd.last_feed[3], 5 * MS + 40);
+	aifab_pfc_share_wd_feed(&sh, &r.wd, 6 * MS);
+	assert_int_equal(r.wd.start[3], 5 * MS);
+	assert_int_equal(r.wd.last_feed[3], 5 * MS + 40);
 }
 
 int

@@ -473,6 +473,42 @@ test_new_types_edges(void **state)
 		assert_int_equal(p->qos.pcp_tc[i], i == 7 ? 7 : 0);
 }
 
+/* The sampling type ([generator] rx_check_icrc): full, off, every=N, and
+ * what the fault stage's corruption keys store. */
+static void
+test_sampling(void **state)
+{
+	static const char *const sets[][1] = {
+		{ "generator.rx_check_icrc=off" },
+		{ "generator.rx_check_icrc=every=1" },
+		{ "generator.rx_check_icrc=full" },
+	};
+	static const uint32_t want[] = { 0, 1, 1 };
+	struct fixture *fx = *state;
+	struct aifab_profile *p = &fx->p;
+	unsigned int i;
+
+	assert_int_equal(aifab_profile_load(p, NULL, NULL, 0, fx->err,
+					    sizeof(fx->err)), 0);
+	assert_int_equal(p->gen.rx_check_icrc, 1);  /* default: full */
+	assert_int_equal(p->gen.fault_corrupt_every, 0);
+	write_ini(fx, "[port.a]\n[generator]\nrx_check_icrc = every=7\n"
+		  "fault_corrupt_index = 3\nfault_corrupt_every = 5\n"
+		  "fault_corrupt_ppm = 1000000\n");
+	assert_int_equal(aifab_profile_load(p, fx->path, NULL, 0, fx->err,
+					    sizeof(fx->err)), 0);
+	assert_int_equal(p->gen.rx_check_icrc, 7);
+	assert_int_equal(p->gen.fault_corrupt_index, 3);
+	assert_int_equal(p->gen.fault_corrupt_every, 5);
+	assert_int_equal(p->gen.fault_corrupt_ppm, 1000000);
+	for (i = 0; i < RTE_DIM(sets); i++) {
+		assert_int_equal(aifab_profile_load(p, fx->path, sets[i], 1,
+						    fx->err, sizeof(fx->err)),
+				 0);
+		assert_int_equal(p->gen.rx_check_icrc, want[i]);
+	}
+}
+
 /* --set reaches [tc.<n>] (with or without the section in the file),
  * [qos], [ecmp], [pfc] and the new [general] and port keys. */
 static void
@@ -1044,6 +1080,18 @@ static const struct bad_case bad_cases[] = {
 	  { "[port.a] cable_m = '10001'", "0..10000" } },
 	{ "duplicate tc section", BASE "[tc.1]\nweight = 2\n[tc.1]\n"
 	  "weight = 3\n", {NULL}, false, { "[tc.1]", "duplicate section" } },
+	{ "icrc check word", BASE "[generator]\nrx_check_icrc = sometimes\n",
+	  {NULL}, false, { "[generator] rx_check_icrc = 'sometimes'",
+	  "not full, off or every=<number>", "full, off, or every=N",
+	  "1..4294967295" } },
+	{ "icrc check every 0", BASE, { "generator.rx_check_icrc=every=0",
+	  NULL }, true, { "[generator] rx_check_icrc = 'every=0'",
+	  "out of range", "every=N with N 1..4294967295" } },
+	{ "icrc check every junk", BASE "[generator]\n"
+	  "rx_check_icrc = every=5x\n", {NULL}, false,
+	  { "rx_check_icrc = 'every=5x'", "allowed: full, off, or every=N" } },
+	{ "corrupt ppm", BASE, { "generator.fault_corrupt_ppm=1000001", NULL },
+	  true, { "[generator] fault_corrupt_ppm = '1000001'", "0..1000000" } },
 };
 
 static void
@@ -1140,6 +1188,7 @@ main(int argc, char **argv)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_new_types, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_sampling, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_new_types_edges, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_set_new_sections, setup,

@@ -20,26 +20,12 @@
 #include <pcap/pcap.h>
 
 #include "replay.h"
+#include "unit_judges.h"
 
 #define QPN_BASE 0x100
 #define N_RANKS 2
 
 /* ---- independent judges -------------------------------------------------- */
-
-static uint32_t
-crc32_bitwise(const uint8_t *b, size_t n)
-{
-	uint32_t c = 0xFFFFFFFFu;
-	size_t i;
-	int k;
-
-	for (i = 0; i < n; i++) {
-		c ^= b[i];
-		for (k = 0; k < 8; k++)
-			c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1)));
-	}
-	return ~c;
-}
 
 /* ICRC of an untagged-or-tagged IPv4 frame: l3 at @p l3, IHL 5. */
 static uint32_t
@@ -55,7 +41,7 @@ icrc_ref(const uint8_t *fr, size_t l3, size_t len)
 	b[8 + 10] = b[8 + 11] = 0xFF;     /* header checksum */
 	b[8 + 20 + 6] = b[8 + 20 + 7] = 0xFF; /* UDP checksum */
 	b[8 + 28 + 4] = 0xFF;             /* BTH byte 4 */
-	return crc32_bitwise(b, n + 8);
+	return unit_crc32(b, n + 8);
 }
 
 static uint32_t

@@ -25,9 +25,10 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
-#include "aifab_eal.h"
 #include "aifab_rng.h"
 #include "aifab_roce.h"
+#include "unit_common.h"
+#include "unit_judges.h"
 
 #define FRAME_MAX 9216
 
@@ -347,14 +348,12 @@ struct frame_ctx {
 	struct aifab_roce_payload *pl;
 };
 
-static char run_dir[PATH_MAX];
-
 static int
 eal_up(void **state)
 {
 	static struct frame_ctx ctx;
 
-	if (aifab_eal_init_private("test-roce", run_dir, sizeof(run_dir)) != 0)
+	if (unit_eal_up(state) != 0)
 		return -1;
 	ctx.hdr = rte_pktmbuf_pool_create("t_roce_hdr", 1023, 0, 0,
 					  RTE_PKTMBUF_HEADROOM + 128, 0);
@@ -374,9 +373,7 @@ eal_down(void **state)
 	assert_int_equal(aifab_roce_payload_free(ctx->pl), 0);
 	rte_mempool_free(ctx->hdr);
 	rte_mempool_free(ctx->ext);
-	rte_eal_cleanup();
-	aifab_eal_remove_runtime_dir(run_dir);
-	return 0;
+	return unit_eal_down(state);
 }
 
 static uint32_t
@@ -521,23 +518,8 @@ test_built_frames(void **state)
 
 /* ---- closed loop: ACK / NAK / CNP frames, segments from a PSN ring ------- */
 
-/* Bitwise CRC-32 (reflected 0x04C11DB7) and the ICRC masking rules of
- * PROTOCOLS.md, written here without lib/pkt. */
-static uint32_t
-crc32_bits(const uint8_t *p, size_t n)
-{
-	uint32_t c = 0xFFFFFFFFu;
-	size_t i;
-	int k;
-
-	for (i = 0; i < n; i++) {
-		c ^= p[i];
-		for (k = 0; k < 8; k++)
-			c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1)));
-	}
-	return ~c;
-}
-
+/* The ICRC masking rules of PROTOCOLS.md over the bitwise CRC-32
+ * (unit_judges.h), written here without lib/pkt. */
 static uint32_t
 icrc_indep(const uint8_t *f, uint32_t len)
 {
@@ -548,7 +530,7 @@ icrc_indep(const uint8_t *f, uint32_t len)
 	memcpy(buf + 8, f + 14, n);
 	buf[8 + 1] = buf[8 + 8] = buf[8 + 10] = buf[8 + 11] = 0xFF;
 	buf[8 + 26] = buf[8 + 27] = buf[8 + 32] = 0xFF;
-	return crc32_bits(buf, 8 + n);
+	return unit_crc32(buf, 8 + n);
 }
 
 static uint32_t

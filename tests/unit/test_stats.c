@@ -29,8 +29,8 @@
 #include <rte_errno.h>
 #include <rte_telemetry.h>
 
-#include "aifab_eal.h"
 #include "aifab_stats.h"
+#include "unit_common.h"
 
 #define T_STATS(X, p) \
 	X(p, rx_pkts, COUNTER, PORT, "packets", "Packets received") \
@@ -988,8 +988,6 @@ test_html(void **state)
 
 /* ---- telemetry: a real client on DPDK's socket ---- */
 
-static char run_dir[PATH_MAX];
-
 static int
 tel_connect(void)
 {
@@ -999,7 +997,7 @@ tel_connect(void)
 
 	assert_true(fd >= 0);
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/dpdk_telemetry.v2",
-		 run_dir);
+		 unit_run_dir());
 	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	assert_true(read(fd, buf, sizeof(buf)) > 0); /* greeting */
 	return fd;
@@ -1092,22 +1090,6 @@ test_telemetry(void **state)
 	aifab_stats_free(dup);
 }
 
-static int
-eal_up(void **state)
-{
-	(void)state;
-	return aifab_eal_init_private("test-stats", run_dir, sizeof(run_dir));
-}
-
-static int
-eal_down(void **state)
-{
-	(void)state;
-	rte_eal_cleanup();
-	aifab_eal_remove_runtime_dir(run_dir);
-	return 0;
-}
-
 int
 main(void)
 {
@@ -1128,5 +1110,5 @@ main(void)
 	int rc = cmocka_run_group_tests_name("stats", plain, NULL, NULL);
 
 	return rc + cmocka_run_group_tests_name("stats_telemetry", with_eal,
-						eal_up, eal_down);
+						unit_eal_up, unit_eal_down);
 }

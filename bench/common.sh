@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash
+#
+# bench/common.sh: what bench/run.sh, generator.sh and stats_cost.sh share.
+# Sourced, not run. The functions read the sourcing script's DUR (seconds
+# of a run), WORK (logs), LCORES, TESTPMD and PY (a python3).
+
+# bench_options "d:DUR r:REPS ..." LAST "$@": the options, one letter each
+# with an argument, each into its variable; -h or a bad option prints the
+# script's header comment (lines 3..LAST) and exits 2.
+bench_options() {
+	local map=$1 last=$2 spec=h o v m
+	shift 2
+	for m in $map; do spec+="${m%%:*}:"; done
+	while getopts "$spec" o "$@"; do
+		v=
+		for m in $map; do
+			if [ "${m%%:*}" = "$o" ]; then v=${m#*:}; fi
+		done
+		if [ -z "$v" ]; then
+			sed -n "3,${last}p" "$0" | sed 's/^# \{0,1\}//'
+			exit 2
+		fi
+		printf -v "$v" '%s' "$OPTARG"
+	done
+}
+
+# Of two results "cpp ...", the one with fewer cycles/packet ("fail",
+# "nomem" or "" lose).
+better() {
+	case $1 in fail|nomem|"") echo "$2"; return ;; esac
+	case $2 in fail|nomem|"") echo "$1"; return ;; esac
+	awk -v a="$1" -v b="$2" 'BEGIN { split(a, x); split(b, y);
+		print (x[1] + 0 <= y[1] + 0) ? a : b }'
+}
+
+# testpmd_run TAG MEM_MB MAX_WAIT VDEV_ARGS... -- TESTPMD_ARGS...: one
+# dpdk-testpmd run (its log in $WORK/TAG.testpmd.log); prints "cpp
+# mpps_busy mpps_wall", or "fail" when it is not forwarding within
+# MAX_WAIT x 20 ms. It forwards for DUR seconds from "Press enter to exit"
+# on, then a newline on stdin stops it and it prints its forward
+# statistics; stdout is line-buffered (stdbuf) so that line shows up when
+# it is printed. TP_PID is its pid while it runs.
+testpmd_run() {
+	local tag=$1 mem=$2 max=$3 t=0
+	local out=$WORK/$tag.testpmd fifo=$WORK/$tag.stdin
+	shift 3
+	rm -f "$fifo"; mkfifo "$fifo"
+	# shellcheck disable=SC2086  # LCORES is one word
+	stdbuf -oL -eL "$TESTPMD" -l $LCORES --no-huge -m "$mem" --no-pci \
+		--file-prefix "aifab-bench-$$-t" "$@" \
+		<"$fifo" >"$out.log" 2>&1 &
+	TP_PID=$!
+	exec 3>"$fifo"
+	until grep -q "Press enter to exit" "$out.log"; do
+		if ! kill -0 "$TP_PID" 2>/dev/null || [ $t -ge "$max" ]; then
+			exec 3>&-; wait "$TP_PID" 2>/dev/null || true
+			TP_PID=; rm -f "$fifo"
+			rm -rf "/var/run/dpdk/aifab-bench-$$-t" 2>/dev/null || true
+			echo fail; return
+		fi
+		sleep 0.02; t=$((t + 1))
+	done
+	sleep "$DUR"
+	echo >&3; exec 3>&-
+	wait "$TP_PID" || true
+	TP_PID=; rm -f "$fifo"
+	rm -rf "/var/run/dpdk/aifab-bench-$$-t" 2>/dev/null || true
+	"$PY" - "$out.log" "$DUR" <<-'EOF'
+	import re, sys
+	s = open(sys.argv[1], errors="replace").read()
+	m = re.search(r"CPU cycles/packet=([\d.]+) \(total cycles=(\d+) / "
+	              r"total \w+ packets=(\d+)\) at (\d+) MHz", s)
+	if not m:
+	    print("fail"); sys.exit()
+	cpp, cyc, pk, mhz = float(m[1]), int(m[2]), int(m[3]), int(m[4])
+	print("%.1f %.2f %.2f" % (cpp, pk / (cyc / (mhz * 1e6)) / 1e6,
+	      pk / float(sys.argv[2]) / 1e6))
+	EOF
+}
