@@ -77,7 +77,16 @@ def layout(size):
     return pay, 0, trailer
 
 
-def write(path, flows, size, port, ts_step_ns=0):
+def dst_of(k, routes):
+    """Flow k's destination: 10.100.0.2 + k // 16384, or with --routes N the
+    host .2 of route k % N (64.0.0.0/24 + 256 * (k % N), the route-scale
+    case's /24s)."""
+    if routes:
+        return struct.pack("!I", (64 << 24) + ((k % routes) << 8) + 2)
+    return struct.pack("!I", (10 << 24 | 100 << 16) + (k >> 14) + 2)
+
+
+def write(path, flows, size, port, ts_step_ns=0, routes=0):
     pay, padcnt, trailer = layout(size)
     ip_total = IP_LEN + UDP_LEN + BTH_LEN + pay + ICRC_LEN
     eth = bytes.fromhex(f"02aa0000000{port:x}02bb0000000{port:x}0800")
@@ -91,7 +100,7 @@ def write(path, flows, size, port, ts_step_ns=0):
         f.write(PCAP_GLOBAL)
         chunk = []
         for k in range(flows):
-            dst_ip = struct.pack("!I", (10 << 24 | 100 << 16) + (k >> 14) + 2)
+            dst_ip = dst_of(k, routes)
             sport = 0xC000 | (k & 0x3FFF)
             ip = ip_fmt.pack(0x45, DSCP_ROCE << 2 | ECT0, ip_total,
                              k & 0xFFFF, 0x4000, 64, 17, 0, src_ip, dst_ip)
@@ -119,13 +128,19 @@ def main():
                     help="frame length without FCS (default 64)")
     ap.add_argument("--port", type=int, default=0, choices=range(4),
                     help="ingress port of pcap-leaf (default 0)")
+    ap.add_argument("--routes", type=int, default=0,
+                    help="address flow k to route k %% N of N /24s from "
+                    "64.0.0.0 (bench/run.sh's route-scale case; default 0: "
+                    "10.100.0.0/16, the default route)")
     ap.add_argument("-o", "--output", required=True)
     a = ap.parse_args()
     if icrc(_VEC[ETH_LEN:]) != _VEC_ICRC:
         sys.exit("ICRC self-check against PROTOCOLS.md's vector failed")
     if a.flows < 1:
         sys.exit("--flows: at least 1")
-    write(a.output, a.flows, a.size, a.port)
+    if not 0 <= a.routes <= 1 << 16:
+        sys.exit("--routes: 0 to 65536")
+    write(a.output, a.flows, a.size, a.port, routes=a.routes)
 
 
 if __name__ == "__main__":

@@ -245,18 +245,22 @@ sw_port_dequeue(struct sw *sw, struct sw_worker *wk, uint16_t port,
 #endif
 
 	aifab_qos_shaper_update(shc, &eg->shaper, now);
+	/* The queues' head lengths, read once per pass: a dequeue changes
+	 * only its own TC's head (nothing is enqueued during the pass). */
+	for (tc = 0; tc < AIFAB_QOS_N_TC; tc++)
+		head[tc] = aifab_qos_fifo_head_len(eg->q[tc]) +
+			AIFAB_QOS_WIRE_OVERHEAD;
 	while (eg->nonempty != 0 && aifab_qos_shaper_ready(shc, &eg->shaper)) {
 		struct rte_mbuf *m;
 
-		for (tc = 0; tc < AIFAB_QOS_N_TC; tc++)
-			head[tc] = aifab_qos_fifo_head_len(eg->q[tc]) +
-				AIFAB_QOS_WIRE_OVERHEAD;
 		pick = aifab_qos_sched_next(&sw->sched, &eg->sched,
 					    eg->nonempty, eligible, head);
 		if (pick < 0)
 			break;
 		tc = (uint8_t)pick;
 		m = aifab_qos_fifo_dequeue(eg->q[tc]);
+		head[tc] = aifab_qos_fifo_head_len(eg->q[tc]) +
+			AIFAB_QOS_WIRE_OVERHEAD;
 		if (aifab_qos_fifo_count(eg->q[tc]) == 0)
 			eg->nonempty &= (uint8_t)~(1u << tc);
 		sw_release(sw, wk, port, m);

@@ -165,6 +165,18 @@ uint32_t aifab_ecmp_hash(const struct aifab_ecmp_cfg *cfg,
 int aifab_ecmp_flow_from_pkt(struct aifab_ecmp_flow *flow, const uint8_t *buf,
 			     uint32_t avail, const struct aifab_pkt_info *pi);
 
+/**
+ * A burst of parsed frames at once: for each i < @p n,
+ * aifab_ecmp_flow_from_pkt(&flow, buf[i], avail[i], pi[i]) then, when it
+ * succeeded, hash[i] = aifab_ecmp_hash(cfg, &flow) and ok[i] = 1; else
+ * ok[i] = 0 (hash[i] unset). The same results as the two calls per frame,
+ * without a call across libraries per frame.
+ */
+void aifab_ecmp_hash_pkts(const struct aifab_ecmp_cfg *cfg,
+			  const uint8_t *const *buf, const uint32_t *avail,
+			  const struct aifab_pkt_info *const *pi, uint16_t n,
+			  uint32_t *hash, uint8_t *ok);
+
 /** Profile name of a hash function ("crc32c" ...), or NULL if unknown. */
 const char *aifab_ecmp_hash_fn_name(enum aifab_ecmp_hash_fn fn);
 

@@ -217,6 +217,23 @@ aifab_ecmp_flow_from_pkt(struct aifab_ecmp_flow *flow, const uint8_t *buf,
 	return 0;
 }
 
+void
+aifab_ecmp_hash_pkts(const struct aifab_ecmp_cfg *cfg,
+		     const uint8_t *const *buf, const uint32_t *avail,
+		     const struct aifab_pkt_info *const *pi, uint16_t n,
+		     uint32_t *hash, uint8_t *ok)
+{
+	struct aifab_ecmp_flow flow;
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		ok[i] = aifab_ecmp_flow_from_pkt(&flow, buf[i], avail[i],
+						 pi[i]) == 0;
+		if (ok[i])
+			hash[i] = aifab_ecmp_hash(cfg, &flow);
+	}
+}
+
 const char *
 aifab_ecmp_hash_fn_name(enum aifab_ecmp_hash_fn fn)
 {

@@ -241,6 +241,9 @@ uint16_t aifab_cksum_update16(uint16_t cksum, uint16_t old_word,
 /** Decrement an IPv4 TTL and fix the checksum. @return the new TTL. */
 uint8_t aifab_ipv4_dec_ttl(struct rte_ipv4_hdr *ip);
 
+/** aifab_ipv4_dec_ttl() on each of @p n headers, in one call. */
+void aifab_ipv4_dec_ttl_bulk(struct rte_ipv4_hdr *const *ip, uint16_t n);
+
 /** Set the IPv4 TOS byte and fix the checksum incrementally. */
 void aifab_ipv4_set_tos(struct rte_ipv4_hdr *ip, uint8_t tos);
 

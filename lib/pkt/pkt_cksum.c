@@ -72,6 +72,15 @@ aifab_ipv4_dec_ttl(struct rte_ipv4_hdr *ip)
 }
 
 void
+aifab_ipv4_dec_ttl_bulk(struct rte_ipv4_hdr *const *ip, uint16_t n)
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		aifab_ipv4_dec_ttl(ip[i]);
+}
+
+void
 aifab_ipv4_set_tos(struct rte_ipv4_hdr *ip, uint8_t tos)
 {
 	if (ip->type_of_service == tos)

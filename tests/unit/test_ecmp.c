@@ -840,6 +840,55 @@ test_flow_from_pkt(void **state)
 			 -EINVAL);
 }
 
+/*
+ * aifab_ecmp_hash_pkts(): a burst hashed in one call gives each frame the
+ * hash of flow_from_pkt() + hash(), and ok 0 where there is no flow.
+ */
+static void
+test_hash_pkts(void **state)
+{
+	static const uint32_t sport[4] = { 0xC000, 0xC001, 0, 0xD123 };
+	uint8_t buf[4][256];
+	const uint8_t *bp[4];
+	const struct aifab_pkt_info *pp[4];
+	struct aifab_pkt_info pi[4];
+	struct aifab_ecmp_flow f;
+	struct aifab_ecmp_cfg c;
+	uint32_t avail[4], hash[4] = { 0 };
+	uint8_t ok[4];
+	uint16_t i, off;
+
+	(void)state;
+	cfg_make(&c, AIFAB_ECMP_HASH_CRC32C, 7, AIFAB_ECMP_F_ALL);
+	for (i = 0; i < 4; i++) {
+		if (i == 2) { /* not IP: no flow */
+			off = aifab_build_eth(buf[i], &mac_b, &mac_a, -1, 0,
+					      RTE_ETHER_TYPE_ARP);
+			memset(buf[i] + off, 0, 28);
+			avail[i] = off + 28u;
+		} else {
+			avail[i] = roce4_frame(buf[i], (uint16_t)sport[i],
+					       0x100u + i);
+		}
+		assert_int_equal(aifab_pkt_parse(buf[i], avail[i], avail[i],
+						 &pi[i], false),
+				 AIFAB_PKT_ERR_OK);
+		bp[i] = buf[i];
+		pp[i] = &pi[i];
+	}
+	aifab_ecmp_hash_pkts(&c, bp, avail, pp, 4, hash, ok);
+	for (i = 0; i < 4; i++) {
+		if (i == 2) {
+			assert_int_equal(ok[i], 0);
+			continue;
+		}
+		assert_int_equal(ok[i], 1);
+		parse_flow(buf[i], (uint16_t)avail[i], &f);
+		assert_int_equal(hash[i], aifab_ecmp_hash(&c, &f));
+	}
+	assert_int_not_equal(hash[0], hash[1]);
+}
+
 /* ---- small helpers and validation --------------------------------------- */
 
 static void
@@ -1067,6 +1116,7 @@ main(void)
 		cmocka_unit_test(test_polarization),
 		cmocka_unit_test(test_raw_crc_seed_is_xor),
 		cmocka_unit_test(test_flow_from_pkt),
+		cmocka_unit_test(test_hash_pkts),
 		cmocka_unit_test(test_imbalance),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_bad_params),

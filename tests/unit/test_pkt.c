@@ -626,6 +626,35 @@ test_cksum_incremental_random(void **state)
 	assert_int_equal(ip->hdr_checksum, ref_ipv4_cksum(buf));
 }
 
+/* aifab_ipv4_dec_ttl_bulk(): each header as aifab_ipv4_dec_ttl() leaves it
+ * (TTL - 1, DPDK's checksum; TTL 0 untouched). */
+static void
+test_dec_ttl_bulk(void **state)
+{
+	uint64_t rng = SEED;
+	uint8_t buf[8][60];
+	struct rte_ipv4_hdr *ip[8];
+	uint8_t ttl[8];
+	int i;
+
+	(void)state;
+	for (i = 0; i < 8; i++) {
+		prng_fill(&rng, buf[i], sizeof(buf[i]));
+		buf[i][0] = (uint8_t)(0x40 | (5 + prng_below(&rng, 11)));
+		ip[i] = (struct rte_ipv4_hdr *)buf[i];
+		if (i == 3)
+			ip[i]->time_to_live = 0;
+		ip[i]->hdr_checksum = aifab_ipv4_cksum(ip[i]);
+		ttl[i] = ip[i]->time_to_live;
+	}
+	aifab_ipv4_dec_ttl_bulk(ip, 8);
+	for (i = 0; i < 8; i++) {
+		assert_int_equal(ip[i]->time_to_live,
+				 ttl[i] == 0 ? 0 : ttl[i] - 1);
+		assert_int_equal(ip[i]->hdr_checksum, ref_ipv4_cksum(buf[i]));
+	}
+}
+
 /* ---- parser: good frames -------------------------------------------------- */
 
 static void
@@ -1633,6 +1662,7 @@ main(void)
 		cmocka_unit_test(test_icrc_verify_tx_frames),
 		cmocka_unit_test(test_cksum_rfc1624_example),
 		cmocka_unit_test(test_cksum_incremental_random),
+		cmocka_unit_test(test_dec_ttl_bulk),
 		cmocka_unit_test(test_parse_roce_ipv4),
 		cmocka_unit_test(test_parse_truncation_every_length),
 		cmocka_unit_test(test_parse_vlan_qinq),
