@@ -62,26 +62,6 @@ tel_run(tel_fill_fn fn, const char *params, struct rte_tel_data *d)
 /* ---- helpers --------------------------------------------------------------- */
 
 static int
-add_u64s(struct rte_tel_data *d, const char *name, const uint64_t *v,
-	 unsigned int n)
-{
-	struct rte_tel_data *a = rte_tel_data_alloc();
-	unsigned int i;
-	int rc;
-
-	if (a == NULL)
-		return -ENOMEM;
-	rc = rte_tel_data_start_array(a, RTE_TEL_U64_VAL);
-	for (i = 0; rc == 0 && i < n; i++)
-		rc = rte_tel_data_add_array_u64(a, v[i]);
-	if (rc == 0)
-		rc = rte_tel_data_add_dict_container(d, name, a, 0);
-	if (rc != 0)
-		rte_tel_data_free(a);
-	return rc;
-}
-
-static int
 add_port_names(struct app_stats *s, struct rte_tel_data *d)
 {
 	struct rte_tel_data *a = rte_tel_data_alloc();
@@ -144,7 +124,7 @@ ports_all(struct app_stats *s, const struct aifab_port_counters *pc,
 		for (p = 0; p < n; p++) \
 			v[p] = pc[p].field; \
 		if (rc == 0) \
-			rc = add_u64s(d, #field, v, n); \
+			rc = aifab_stats_tel_u64s(d, #field, v, n); \
 	} while (0)
 	COL(rx_packets);
 	COL(tx_packets);
@@ -155,7 +135,7 @@ ports_all(struct app_stats *s, const struct aifab_port_counters *pc,
 		for (p = 0; p < n; p++)
 			v[p] = app_stats_sum(s->set[s->sw].set, snap,
 					     sums[k + 1], (int)p);
-		rc = add_u64s(d, sums[k], v, n);
+		rc = aifab_stats_tel_u64s(d, sums[k], v, n);
 	}
 	return rc;
 }
@@ -255,7 +235,7 @@ fill_scope(struct app_stats *s, const char *params, struct rte_tel_data *d,
 		from = port < 0 ? 0 : (unsigned int)port * aifab_stats_n_tcs(set);
 		for (i = 0; i < n && i < RTE_DIM(v); i++)
 			v[i] = aifab_stats_value(set, snap, id, from + i);
-		rc = add_u64s(d, aifab_stats_desc(set, id)->name, v,
+		rc = aifab_stats_tel_u64s(d, aifab_stats_desc(set, id)->name, v,
 			      RTE_MIN(n, (unsigned int)RTE_TEL_MAX_ARRAY_ENTRIES));
 	}
 out:
@@ -362,9 +342,9 @@ fill_ecmp(struct app_stats *s, const char *params, struct rte_tel_data *d)
 			a->names = NULL;
 	}
 	if (rc == 0)
-		rc = add_u64s(d, "packets", a->packets, a->n);
+		rc = aifab_stats_tel_u64s(d, "packets", a->packets, a->n);
 	if (rc == 0)
-		rc = add_u64s(d, "bytes", a->bytes, a->n);
+		rc = aifab_stats_tel_u64s(d, "bytes", a->bytes, a->n);
 	if (a != NULL)
 		rte_tel_data_free(a->names);
 	free(a);
@@ -422,7 +402,7 @@ gen_set_fill(struct app_stats *s, struct rte_tel_data *d)
 		}
 		for (i = 0; i < n; i++)
 			v[i] = aifab_stats_value(set, snap, id, i);
-		rc = add_u64s(d, key, v, n);
+		rc = aifab_stats_tel_u64s(d, key, v, n);
 	}
 	free(v);
 	aifab_stats_snap_free(snap);
@@ -515,7 +495,7 @@ fill_lcores(struct app_stats *s, const char *params, struct rte_tel_data *d)
 	for (k = 0; rc == 0 && k < aifab_stats_bi_N; k++) {
 		for (b = 0; b < n; b++)
 			v[b] = aifab_stats_value(set, snap, base + k, b);
-		rc = add_u64s(d, names[k], v, n);
+		rc = aifab_stats_tel_u64s(d, names[k], v, n);
 	}
 	for (b = 0; rc == 0 && b < n; b++) {
 		uint64_t busy = aifab_stats_value(set, snap, base +
@@ -526,7 +506,7 @@ fill_lcores(struct app_stats *s, const char *params, struct rte_tel_data *d)
 		v[b] = all ? busy * 100 / all : 0;
 	}
 	if (rc == 0)
-		rc = add_u64s(d, "busy_percent", v, n);
+		rc = aifab_stats_tel_u64s(d, "busy_percent", v, n);
 out:
 	rte_tel_data_free(ids);
 	aifab_stats_snap_free(snap);
@@ -593,9 +573,9 @@ fill_mempool(struct app_stats *s, const char *params, struct rte_tel_data *d)
 			w->names = NULL;
 	}
 	if (rc == 0)
-		rc = add_u64s(d, "size", w->size, w->n);
+		rc = aifab_stats_tel_u64s(d, "size", w->size, w->n);
 	if (rc == 0)
-		rc = add_u64s(d, "in_use", w->in_use, w->n);
+		rc = aifab_stats_tel_u64s(d, "in_use", w->in_use, w->n);
 	rte_tel_data_free(w->names);
 	free(w);
 	return rc;

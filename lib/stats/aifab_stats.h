@@ -381,6 +381,14 @@ void aifab_stats_json_counters(struct aifab_json *j, const char *key,
 struct rte_tel_data;
 
 /**
+ * Add @p n u64 values to telemetry dict @p d as the array @p name.
+ * @return 0, -E2BIG (more than RTE_TEL_MAX_ARRAY_ENTRIES), -ENOMEM, or
+ *         rte_telemetry's error.
+ */
+int aifab_stats_tel_u64s(struct rte_tel_data *d, const char *name,
+			 const uint64_t *v, unsigned int n);
+
+/**
  * Fill a telemetry reply for @p set: with no @p params a dict of "tsc",
  * "ports" (string array), "lcores" (int array) and per counter a u64
  * (GLOBAL) or a u64 array (other scopes; PORT_TC/PRIO port-major). With

@@ -36,9 +36,9 @@ tel_key(char *k)
 			*k = '_';
 }
 
-static int
-add_u64_array(struct rte_tel_data *d, const char *name, const uint64_t *v,
-	      unsigned int n)
+int
+aifab_stats_tel_u64s(struct rte_tel_data *d, const char *name,
+		     const uint64_t *v, unsigned int n)
 {
 	struct rte_tel_data *a;
 	unsigned int i;
@@ -107,7 +107,7 @@ fill_all(const struct aifab_stats_set *s, const struct aifab_stats_snap *snap,
 			rc = rte_tel_data_add_dict_u64(d, s->descs[id].name,
 						       v[0]);
 		else
-			rc = add_u64_array(d, s->descs[id].name, v,
+			rc = aifab_stats_tel_u64s(d, s->descs[id].name, v,
 					   s->ninst[id]);
 	}
 	return rc;
@@ -142,7 +142,7 @@ fill_one(const struct aifab_stats_set *s, const struct aifab_stats_snap *snap,
 		if (scope == AIFAB_STATS_PORT)
 			rc = rte_tel_data_add_dict_u64(d, k, v[i]);
 		else
-			rc = add_u64_array(d, k, &v[i * s->n_tcs], s->n_tcs);
+			rc = aifab_stats_tel_u64s(d, k, &v[i * s->n_tcs], s->n_tcs);
 	}
 	return rc;
 }
