@@ -134,7 +134,17 @@ def check_dumpcap(ck, exe, tmp, hdir, free0):
     ck.section("primary on hugepages (--huge-dir, -m 256), dpdk-dumpcap")
     prefix = file_prefix("dcap")
     out = os.path.join(tmp, "out.pcapng")
-    cmd = app_cmd(exe, tmp, prefix, ["--huge-dir", hdir, "-m", "256"], 60)
+    # A secondary maps the primary's memory at the primary's addresses.
+    # Where EAL puts it by default (4 GB up) lies in AddressSanitizer's
+    # shadow in the ASan build, so EAL took whatever mmap gave, which the
+    # (uninstrumented) dpdk-dumpcap sometimes had in use: "Cannot
+    # preallocate VA space for hugepage memory". A fixed base at 64 TB is
+    # free in both kinds of process: above ASan's shadow (up to 16 TB),
+    # below its allocator (96 TB) and below where PIE binaries, their heaps
+    # and shared libraries go (85 TB and up).
+    cmd = app_cmd(exe, tmp, prefix, ["--huge-dir", hdir, "-m", "256",
+                                     "--base-virtaddr", "0x400000000000"],
+                  60)
     print(" ".join(cmd))
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
