@@ -58,6 +58,7 @@
 
 #include "aifab_eal.h"
 #include "generator.h"
+#include "unit_judges.h"
 
 #define TSC_HZ 1000000000ull
 #define TICK 1000ull
@@ -92,21 +93,6 @@ struct frame {
 	bool zeros16;            /* CNP: 16 zero bytes after the BTH */
 };
 
-static uint32_t
-crc32_bitwise(const uint8_t *p, size_t n)
-{
-	uint32_t c = 0xFFFFFFFFu;
-	size_t i;
-	int k;
-
-	for (i = 0; i < n; i++) {
-		c ^= p[i];
-		for (k = 0; k < 8; k++)
-			c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1)));
-	}
-	return ~c;
-}
-
 /* ICRC per PROTOCOLS.md: 8 x 0xFF, IPv4 .. payload with TOS, TTL, IP
  * checksum, UDP checksum and BTH byte 4 as ones; stored little-endian. */
 static bool
@@ -124,7 +110,7 @@ icrc_ok(const uint8_t *f, uint32_t len)
 	buf[8 + 28 + 4] = 0xFF;                 /* BTH FECN/BECN byte */
 	want = (uint32_t)f[len - 4] | (uint32_t)f[len - 3] << 8 |
 		(uint32_t)f[len - 2] << 16 | (uint32_t)f[len - 1] << 24;
-	return crc32_bitwise(buf, 8 + n) == want;
+	return unit_crc32(buf, 8 + n) == want;
 }
 
 static uint32_t

@@ -17,24 +17,10 @@
 #include <cmocka.h>
 
 #include "aifab_pkt.h"
+#include "unit_judges.h"
 
 #define HDR_MAX 128
 #define PAY_MAX 600
-
-/* Bitwise CRC-32 register update (no preset, no complement). */
-static uint32_t
-ref_crc(uint32_t crc, const uint8_t *p, uint32_t len)
-{
-	uint32_t i;
-	int b;
-
-	for (i = 0; i < len; i++) {
-		crc ^= p[i];
-		for (b = 0; b < 8; b++)
-			crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
-	}
-	return crc;
-}
 
 /* ICRC of IPv4 (any IHL) + UDP + BTH headers of @p hdr_len bytes at @p l3
  * followed by @p plen payload bytes, by the book. */
@@ -53,9 +39,9 @@ ref_icrc(const uint8_t *l3, uint32_t hdr_len, const uint8_t *pay,
 	h[10] = h[11] = 0xff;                   /* header checksum */
 	h[ihl + 6] = h[ihl + 7] = 0xff;         /* UDP checksum */
 	h[ihl + 8 + 4] = 0xff;                  /* BTH FECN/BECN/resv */
-	crc = ref_crc(0xffffffffu, lrh, sizeof(lrh));
-	crc = ref_crc(crc, h, hdr_len);
-	return ~ref_crc(crc, pay, plen);
+	crc = unit_crc32_update(0xffffffffu, lrh, sizeof(lrh));
+	crc = unit_crc32_update(crc, h, hdr_len);
+	return ~unit_crc32_update(crc, pay, plen);
 }
 
 static uint32_t

@@ -9,12 +9,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* CRC-32 (reflected 0x04C11DB7, as zlib's), bit by bit: the CRC under
- * the RoCEv2 ICRC. */
+/* CRC-32 (reflected 0x04C11DB7) register update, bit by bit: no preset,
+ * no final complement, so a CRC can be run over several pieces. */
 static inline uint32_t
-unit_crc32(const uint8_t *p, size_t n)
+unit_crc32_update(uint32_t c, const uint8_t *p, size_t n)
 {
-	uint32_t c = 0xFFFFFFFFu;
 	size_t i;
 	int k;
 
@@ -23,7 +22,15 @@ unit_crc32(const uint8_t *p, size_t n)
 		for (k = 0; k < 8; k++)
 			c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1)));
 	}
-	return ~c;
+	return c;
+}
+
+/* CRC-32 as zlib's (preset and complemented): the CRC under the RoCEv2
+ * ICRC. */
+static inline uint32_t
+unit_crc32(const uint8_t *p, size_t n)
+{
+	return ~unit_crc32_update(0xFFFFFFFFu, p, n);
 }
 
 #endif /* UNIT_JUDGES_H */
