@@ -27,7 +27,9 @@
 #include "generator_priv.h"
 
 #define GEN_DEFAULT_MBUFS 8192
-#define GEN_MAX_EXT_MBUFS 65000 /* payload shinfo refcount is 16 bits */
+/* [generator] mbufs at most: the bound of when frames shared one payload
+ * extbuf (16-bit refcount); the frame pool has no such limit (issue 15). */
+#define GEN_MAX_EXT_MBUFS 65000
 #define GEN_POOL_CACHE 256
 #define GEN_L3_OVERHEAD (20 + 8 + AIFAB_BTH_LEN + AIFAB_RETH_LEN + \
 			 AIFAB_ICRC_LEN)
