@@ -210,7 +210,8 @@ struct gen_port {
 	struct rte_mbuf *cnp[GEN_CNPBUF]; /* CNPs: cnp_prio */
 	struct aifab_pfc_rx pfc;
 	struct aifab_fault fault;
-	uint64_t icrc_seq;                /* RoCEv2 frames seen: rx_check_icrc */
+	uint32_t icrc_skip;               /* rx_check_icrc every=N: frames to
+					   * pass unchecked before the next */
 	uint8_t scratch[AIFAB_PKT_HDR_WINDOW];
 };
 

@@ -178,8 +178,13 @@ rx_icrc_ok(const struct gen *g, struct gen_port *gp, const struct rte_mbuf *m,
 {
 	uint32_t every = g->p.rx_check_icrc;
 
-	if (every == 0 || gp->icrc_seq++ % every != 0)
+	if (every == 0)
 		return true;
+	if (gp->icrc_skip > 0) {        /* one in N: no division per frame */
+		gp->icrc_skip--;
+		return true;
+	}
+	gp->icrc_skip = every - 1;
 	gp->ctr[GEN_RX_ICRC_CHECKED]++;
 	if (aifab_icrc_verify(m, pi) == AIFAB_ICRC_OK)
 		return true;
