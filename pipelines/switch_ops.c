@@ -82,6 +82,7 @@ sw_init(const struct aifab_env *env, unsigned int n_workers, char *err,
 	sw->burst = prof->burst;
 	sw->check_csum = prof->check_ip4_csum;
 	sw->virtual_time = prof->virtual_time;
+	sw->vclock = prof->clock == AIFAB_CLOCK_VIRTUAL && !prof->virtual_time;
 	sw->ecn_at_dequeue = prof->qos.ecn_at == AIFAB_ECN_AT_DEQUEUE;
 	sw->hz = sw->virtual_time ? SW_VT_HZ : env->tsc_hz;
 	sw->peer_pause = sw->virtual_time && prof->pfc.replay_peer_pause;

@@ -26,13 +26,14 @@ sw_link_busy(const struct sw *sw, struct sw_peer *pe, uint16_t p, uint64_t t,
 	}
 }
 
-/* The peer's view of a PFC frame we sent out of @p port (virtual time). */
+/* The peer's view of a PFC frame we sent out of @p port (virtual time),
+ * its serialization starting at @p sent. */
 void
 sw_peer_pfc(struct sw *sw, struct sw_worker *wk, uint16_t port,
-	    const struct aifab_pfc_frame *f)
+	    const struct aifab_pfc_frame *f, uint64_t sent)
 {
 	struct sw_peer *pe = &wk->peer[port];
-	uint64_t at = wk->now + sw->peer_delay[port];
+	uint64_t at = sent + sw->peer_delay[port];
 	unsigned int tc;
 
 	for (tc = 0; tc < AIFAB_QOS_N_TC; tc++) {

@@ -2,7 +2,8 @@
 /*
  * One poll of a switch worker: in real time, each RX queue's burst
  * through ingress, the RX fault stages' delayed frames, then the egress
- * pass; in virtual time, switch_vt.c. Then the counters' mirror, and the
+ * pass (on the whole-process virtual clock, the exact egress run at the
+ * poll's instant); with pcap virtual time, switch_vt.c. Then the counters' mirror, and the
  * run's end: drain (free and count what is still held), done and idle.
  */
 #include "switch_priv.h"
@@ -52,7 +53,10 @@ sw_poll_real(struct sw *sw, struct sw_worker *wk, uint64_t now)
 	}
 	if (unlikely(wk->n_links != 0))
 		sw_link_rx_release(sw, wk);
-	sw_egress_run(sw, wk, now);
+	if (unlikely(sw->vclock)) /* the whole-process clock: exact egress */
+		sw_egress_exact(sw, wk, now);
+	else
+		sw_egress_run(sw, wk, now);
 	return handled;
 }
 

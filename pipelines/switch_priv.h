@@ -10,6 +10,7 @@
  *                    groups, QoS, PFC, virtual-time parameters
  *   switch_poll.c    one poll of a worker (real time), the run's end
  *   switch_vt.c      one poll in virtual time (pcap replays)
+ *   switch_vclock.c  virtual time: when egress next acts (next_event)
  *   switch_rx.c      one RX burst: pcap EOF, the port's RX fault stage
  *   switch_link.c    link state into ECMP: watched ports, followed per poll
  *   switch_parse.c   ingress: parse, admit, seen counters (per chunk)
@@ -128,6 +129,18 @@ struct sw_peer {
 	uint64_t until[AIFAB_QOS_N_TC];  /* ns: the pause ends */
 };
 
+/*
+ * Virtual time: a port's transmitter (one worker's share of the port's
+ * speed), busy one frame after another. The same arithmetic as the
+ * in-memory wire's (app/vclock.c app_serial_start()), so a frame the
+ * switch releases at its serialization start finds the wire free.
+ */
+struct sw_serial {
+	uint64_t free_ns;             /* busy until (whole ns) */
+	uint32_t frac;                /* and this many 1/mbps of a ns */
+	uint32_t mbps;                /* 0: not set yet */
+};
+
 struct sw_txbuf {
 	uint16_t n;
 	uint32_t bytes;               /* of pkts[0..n-1], for tx_bytes */
@@ -142,6 +155,7 @@ struct sw_egress {
 	struct aifab_pfc_rx pfc_rx;   /* pauses we were asked for */
 	struct aifab_pfc_wd wd;
 	struct aifab_pfc_gen pfc_gen; /* as an ingress port: XOFF we send */
+	struct sw_serial ser;         /* virtual time: the transmitter */
 	uint8_t nonempty;
 	uint8_t stormed_seen;         /* share's stormed mask at last poll */
 };
@@ -165,6 +179,8 @@ struct sw_worker {
 	uint32_t n_links;             /* non-NULL entries of link[][] */
 	uint64_t now;                 /* last clock value used */
 	uint64_t now_ns;              /* sw_ns(now) of the egress pass */
+	bool vt_due;                  /* virtual time: an arrival since the
+				       * last egress run (PFC thresholds) */
 	uint16_t n_rxq;
 	uint16_t txq;
 	struct sw_rxq rxq[SW_MAX_RXQ];
@@ -191,9 +207,9 @@ struct sw {
 	uint32_t burst;
 	bool check_csum;
 	bool virtual_time;
+	bool vclock;                   /* the whole-process virtual clock */
 	bool ecn_at_dequeue;
 	bool peer_pause;               /* virtual time: pcap peers honour PFC */
-	uint64_t vt_step;              /* ns: longest egress step while busy */
 	uint64_t peer_delay[AIFAB_MAX_PORTS]; /* ns: XOFF until the peer stops */
 	uint64_t hz;                   /* clock rate of `now` */
 	int ts_off;                    /* mbuf timestamp dynfield, or -1 */
@@ -258,11 +274,14 @@ void sw_drain(void *st, unsigned int w, uint64_t now);
 bool sw_done(const void *st);
 bool sw_idle(const void *st);
 
-/* switch_vclock.c: the ops table's next_event ([general] clock = virtual) */
-uint64_t sw_next_event(const void *st, unsigned int w, uint64_t now);
-
 /* switch_vt.c */
 unsigned int sw_poll_virtual(struct sw *sw, struct sw_worker *wk);
+
+/* switch_vclock.c: when egress next acts in virtual time; the ops
+ * table's next_event ([general] clock = virtual) */
+uint64_t sw_egress_next(const struct sw *sw, const struct sw_worker *wk,
+			uint64_t now);
+uint64_t sw_next_event(const void *st, unsigned int w, uint64_t now);
 
 /* switch_rx.c */
 uint16_t sw_rx(struct sw *sw, struct sw_worker *wk, struct sw_rxq *rq,
@@ -282,6 +301,7 @@ void sw_route(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 
 /* switch_tx.c */
 void sw_egress_run(struct sw *sw, struct sw_worker *wk, uint64_t now);
+void sw_egress_exact(struct sw *sw, struct sw_worker *wk, uint64_t now);
 void sw_pfc_received(struct sw *sw, struct sw_worker *wk, uint16_t port,
 		     const struct aifab_pkt_info *pi);
 void sw_tx_flush(struct sw *sw, struct sw_worker *wk, uint16_t port);
@@ -298,7 +318,7 @@ bool sw_ecn(struct sw *sw, struct sw_worker *wk, uint16_t port, uint8_t tc,
 void sw_link_busy(const struct sw *sw, struct sw_peer *pe, uint16_t p,
 		  uint64_t t, uint32_t len);
 void sw_peer_pfc(struct sw *sw, struct sw_worker *wk, uint16_t port,
-		 const struct aifab_pfc_frame *f);
+		 const struct aifab_pfc_frame *f, uint64_t sent);
 
 /* switch_report.c */
 int sw_stats_setup(struct sw *sw, char *err, size_t errlen);

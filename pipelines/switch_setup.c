@@ -389,19 +389,15 @@ sw_pfc_setup(struct sw *sw, char *err, size_t errlen)
 
 /* ---- virtual time ------------------------------------------------------- */
 
-/* Virtual time needs pcap inputs; set the egress step and peer delays. */
+/* Virtual time needs pcap inputs; set the peer delays. */
 int
 sw_vt_setup(struct sw *sw, char *err, size_t errlen)
 {
 	const struct aifab_profile *prof = sw->env.prof;
 	unsigned int p;
 
-	sw->vt_step = UINT64_MAX;
 	for (p = 0; p < sw->env.n_ports; p++) {
 		const struct aifab_port_rt *rt = &sw->env.ports[p];
-		uint64_t bucket_ns = (uint64_t)RTE_MAX(prof->qos.shaper_burst_bytes,
-			(uint32_t)rt->mtu + 64) * 8000 * sw->n_workers /
-			rt->speed_mbps;
 
 		if (!rt->finite_rx || sw->ts_off < 0) {
 			snprintf(err, errlen, "%s: [general] virtual_time = "
@@ -410,7 +406,6 @@ sw_vt_setup(struct sw *sw, char *err, size_t errlen)
 				 prof->path, rt->name);
 			return -1;
 		}
-		sw->vt_step = RTE_MIN(sw->vt_step, RTE_MAX(bucket_ns / 2, 1u));
 		/* Cable both ways at 5 ns/m, then the peer's response time. */
 		sw->peer_delay[p] = 10ull * prof->ports[p].cable_m +
 			(uint64_t)aifab_pfc_response_quanta(rt->speed_mbps) *

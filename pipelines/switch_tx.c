@@ -75,14 +75,15 @@ sw_tx_flush(struct sw *sw, struct sw_worker *wk, uint16_t port)
 	tb->n = 0;
 }
 
-/* Queue for TX, stamping the departure time (captures read it). */
+/* Queue for TX, stamping the departure time @p ns (captures read it). */
 static inline void
-sw_tx(struct sw *sw, struct sw_worker *wk, uint16_t port, struct rte_mbuf *m)
+sw_tx(struct sw *sw, struct sw_worker *wk, uint16_t port, struct rte_mbuf *m,
+      uint64_t ns)
 {
 	struct sw_txbuf *tb = &wk->tx[port];
 
 	if (sw->ts_off >= 0) {
-		*RTE_MBUF_DYNFIELD(m, sw->ts_off, uint64_t *) = wk->now_ns;
+		*RTE_MBUF_DYNFIELD(m, sw->ts_off, uint64_t *) = ns;
 		m->ol_flags |= sw->ts_flag;
 	}
 #if AIFAB_SW_STATS
@@ -91,6 +92,38 @@ sw_tx(struct sw *sw, struct sw_worker *wk, uint16_t port, struct rte_mbuf *m)
 	tb->pkts[tb->n++] = m;
 	if (tb->n == SW_TXBUF)
 		sw_tx_flush(sw, wk, port);
+}
+
+/*
+ * Virtual time: port @p port's transmitter takes a frame of @p len bytes
+ * handed over at @p t. @return when its serialization starts: max(t, the
+ * port free); it then takes (len + 24) x 8 / speed, exact (the fraction
+ * of a ns carried; an idle transmitter starts on a whole ns), as the
+ * in-memory wire computes it (app/vclock.c app_serial_start()).
+ */
+static uint64_t
+sw_serial_start(const struct sw *sw, struct sw_worker *wk, uint16_t port,
+		uint64_t t, uint32_t len)
+{
+	struct sw_serial *s = &wk->eg[port].ser;
+	uint64_t bits_k = ((uint64_t)len + AIFAB_QOS_WIRE_OVERHEAD) * 8000;
+	uint64_t start;
+
+	if (unlikely(s->mbps == 0))
+		s->mbps = RTE_MAX(sw->env.ports[port].speed_mbps /
+				  sw->n_workers, 1u);
+	if (t > s->free_ns) {
+		s->free_ns = t;
+		s->frac = 0;
+	}
+	start = s->free_ns;
+	s->free_ns += bits_k / s->mbps;
+	s->frac += (uint32_t)(bits_k % s->mbps);
+	if (s->frac >= s->mbps) {
+		s->frac -= s->mbps;
+		s->free_ns++;
+	}
+	return start;
 }
 
 /* ---- PFC ---------------------------------------------------------------- */
@@ -125,6 +158,7 @@ sw_pfc_send(struct sw *sw, struct sw_worker *wk, uint16_t port,
 	    const struct aifab_pfc_frame *f)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(sw->env.ports[port].pool);
+	uint64_t ns = wk->now_ns;
 	uint16_t len;
 
 	if (m == NULL) {
@@ -135,7 +169,11 @@ sw_pfc_send(struct sw *sw, struct sw_worker *wk, uint16_t port,
 			      &sw->env.ports[port].mac, f->enable, f->quanta);
 	m->data_len = len;
 	m->pkt_len = len;
-	sw_tx(sw, wk, port, m);
+	/* Virtual time: it waits for the frame on the wire, and delays
+	 * the next one (the wire serializes it too). */
+	if (sw->virtual_time || sw->vclock)
+		ns = sw_serial_start(sw, wk, port, wk->now, len);
+	sw_tx(sw, wk, port, m, ns);
 	if (sw->peer_pause) {
 		/* the peer model pauses its frames by the TC we give them */
 		struct aifab_pfc_frame t = { .enable = 0 };
@@ -147,7 +185,7 @@ sw_pfc_send(struct sw *sw, struct sw_worker *wk, uint16_t port,
 				t.enable |= (uint8_t)(1u << tc);
 				t.quanta[tc] = f->quanta[prio];
 			}
-		sw_peer_pfc(sw, wk, port, &t);
+		sw_peer_pfc(sw, wk, port, &t, ns);
 	}
 }
 
@@ -190,19 +228,28 @@ sw_flush_tc(struct sw *sw, struct sw_worker *wk, uint16_t port, uint8_t tc,
 	eg->nonempty &= (uint8_t)~(1u << tc);
 }
 
+/* The PFC frame due on @p port as an ingress port (XOFF, refresh, XON). */
+static inline void
+sw_pfc_gen_send(struct sw *sw, struct sw_worker *wk, uint16_t port,
+		uint64_t now)
+{
+	struct aifab_pfc_frame tcf, f;
+
+	if (sw->pfc_gen[port].enabled &&
+	    aifab_pfc_gen_poll(&wk->eg[port].pfc_gen, sw_free(wk), now, &tcf) &&
+	    sw_pfc_to_prios(sw, &tcf, &f))
+		sw_pfc_send(sw, wk, port, &f);
+}
+
 /* PFC to send, watchdog; returns the TCs the scheduler may serve. */
 static uint8_t
 sw_pfc_poll(struct sw *sw, struct sw_worker *wk, uint16_t port, uint64_t now)
 {
 	struct sw_egress *eg = &wk->eg[port];
 	struct aifab_pfc_share *sh = &sw->pfc_share[port];
-	struct aifab_pfc_frame tcf, f;
 	uint8_t paused, stormed = 0, flush, tc;
 
-	if (sw->pfc_gen[port].enabled &&
-	    aifab_pfc_gen_poll(&eg->pfc_gen, sw_free(wk), now, &tcf) &&
-	    sw_pfc_to_prios(sw, &tcf, &f))
-		sw_pfc_send(sw, wk, port, &f);
+	sw_pfc_gen_send(sw, wk, port, now);
 	/* Pauses and the watchdog are per priority; queues per TC. The
 	 * pause is the port's, whichever worker received the frame. */
 	paused = aifab_pfc_share_paused_mask(sh, now);
@@ -274,7 +321,55 @@ sw_port_dequeue(struct sw *sw, struct sw_worker *wk, uint16_t port,
 		tc_pkts[tc]++;
 		tc_bytes[tc] += m->pkt_len;
 #endif
-		sw_tx(sw, wk, port, m);
+		sw_tx(sw, wk, port, m, wk->now_ns);
+	}
+}
+
+/*
+ * Virtual time: the frame whose serialization starts on @p port at @p now,
+ * if the port is free (the previous frame's wire time over), the shaper
+ * has the tokens and the scheduler finds an eligible TC. One frame: the
+ * next can only start when this one is on the wire (sw_egress_next()
+ * says when). A frame ECN drops at dequeue lets the next one go at once.
+ */
+static void
+sw_port_depart(struct sw *sw, struct sw_worker *wk, uint16_t port,
+	       uint8_t eligible, uint64_t now)
+{
+	struct sw_egress *eg = &wk->eg[port];
+	const struct aifab_qos_shaper_cfg *shc = &sw->shaper[port];
+	uint32_t head[AIFAB_QOS_N_TC];
+	struct rte_mbuf *m;
+	uint8_t tc;
+	int pick;
+
+	if (eg->ser.free_ns > now)
+		return;
+	aifab_qos_shaper_update(shc, &eg->shaper, now);
+	while (eg->nonempty != 0 && aifab_qos_shaper_ready(shc, &eg->shaper)) {
+		for (tc = 0; tc < AIFAB_QOS_N_TC; tc++)
+			head[tc] = aifab_qos_fifo_head_len(eg->q[tc]) +
+				AIFAB_QOS_WIRE_OVERHEAD;
+		pick = aifab_qos_sched_next(&sw->sched, &eg->sched,
+					    eg->nonempty, eligible, head);
+		if (pick < 0)
+			return;
+		tc = (uint8_t)pick;
+		m = aifab_qos_fifo_dequeue(eg->q[tc]);
+		if (aifab_qos_fifo_count(eg->q[tc]) == 0)
+			eg->nonempty &= (uint8_t)~(1u << tc);
+		sw_release(sw, wk, port, m);
+		if (sw->ecn_at_dequeue &&
+		    !sw_ecn(sw, wk, port, tc, m, eg->q[tc]->bytes)) {
+			sw_drop(wk, port, SW_DROP(egress_queue), m);
+			continue;
+		}
+		aifab_qos_shaper_consume(shc, &eg->shaper, m->pkt_len);
+		SW_ADD_TC(wk, sw_st_tc_tx_pkts, port, tc, 1);
+		SW_ADD_TC(wk, sw_st_tc_tx_bytes, port, tc, m->pkt_len);
+		sw_tx(sw, wk, port, m,
+		      sw_serial_start(sw, wk, port, now, m->pkt_len));
+		return;
 	}
 }
 
@@ -332,6 +427,38 @@ sw_egress_run(struct sw *sw, struct sw_worker *wk, uint64_t now)
 			sw_port_dequeue(sw, wk, p, eligible, now);
 		sw_tx_flush(sw, wk, p);
 	}
+}
+
+/*
+ * Virtual time (pcap replays and the whole-process clock): the egress run
+ * at instant @p now, which sw_egress_next() chose or an arrival brought.
+ * Per port: configured storms, PFC due, the watchdog, the pause, then the
+ * frame whose serialization starts now. What the departures (or the
+ * watchdog's flush) freed may make an XON due at this same instant.
+ */
+void
+sw_egress_exact(struct sw *sw, struct sw_worker *wk, uint64_t now)
+{
+	uint64_t used = wk->buf->used;
+	uint16_t p;
+
+	wk->now = now;
+	wk->now_ns = now;
+	wk->vt_due = false;
+	for (p = 0; p < sw->env.n_ports; p++) {
+		uint8_t eligible;
+
+		if (unlikely(wk->n_links != 0))
+			sw_link_storms(sw, wk, p);
+		eligible = sw_pfc_poll(sw, wk, p, now);
+		if (wk->eg[p].nonempty != 0)
+			sw_port_depart(sw, wk, p, eligible, now);
+	}
+	if (wk->buf->used != used)
+		for (p = 0; p < sw->env.n_ports; p++)
+			sw_pfc_gen_send(sw, wk, p, now);
+	for (p = 0; p < sw->env.n_ports; p++)
+		sw_tx_flush(sw, wk, p);
 }
 
 void

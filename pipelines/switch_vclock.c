@@ -1,49 +1,124 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The one virtual clock ([general] clock = virtual, app/vclock.c): when a
- * switch worker next has something to do without a frame arriving. The
- * poll itself is the real-time one (switch_poll.c), run at that instant
- * on the app's clock in nanoseconds.
+ * Virtual time, both clocks (pcap replays, switch_vt.c, and the one
+ * clock of [general] clock = virtual, app/vclock.c): when a switch worker
+ * next has something to do without a frame arriving. Egress is event
+ * driven: each port is a transmitter, and its next frame starts at the
+ * first instant the port is free (the previous frame's wire time over),
+ * the shaper has the tokens and one of its queued TCs is not paused; the
+ * next event is the earliest such instant over the ports, or a PFC frame
+ * due (XOFF, refresh, XON), the watchdog's detection or restoration, the
+ * end of a pause it must see, or a fault stage's own event. Nothing is
+ * polled on a fixed step.
  */
 #include "switch_priv.h"
 
-/* Half a shaper bucket at the fastest of this instance's ports: while a
- * queue holds packets, egress runs at least this often, so the shaper
- * never lets a wire it feeds go idle (a wire serializes what it gets). */
+/* When the shaper of @p port holds a frame's tokens, from @p now. */
 static uint64_t
-sw_vclock_step(const struct sw *sw)
+sw_shaper_at(const struct sw *sw, const struct sw_egress *eg, uint16_t port,
+	     uint64_t now)
 {
-	const struct aifab_profile *prof = sw->env.prof;
-	uint64_t step = UINT64_MAX;
-	uint16_t p;
+	const struct aifab_qos_shaper_cfg *c = &sw->shaper[port];
+	int64_t tok = eg->shaper.tokens;
+	uint64_t dt = now > eg->shaper.last ? now - eg->shaper.last : 0;
 
-	for (p = 0; p < sw->env.n_ports; p++) {
-		const struct aifab_port_rt *rt = &sw->env.ports[p];
-		uint64_t bucket_ns;
-
-		if (aifab_env_port_foreign(&sw->env, p) || rt->speed_mbps == 0)
-			continue;
-		bucket_ns = (uint64_t)RTE_MAX(prof->qos.shaper_burst_bytes,
-			(uint32_t)rt->mtu + 64) * 8000 * sw->n_workers /
-			rt->speed_mbps;
-		step = RTE_MIN(step, RTE_MAX(bucket_ns / 2, (uint64_t)1));
-	}
-	return step == UINT64_MAX ? 1000 : step;
+	if (dt >= c->dt_full)
+		tok = c->depth;
+	else
+		tok = RTE_MIN(tok + (int64_t)(dt * c->fill), c->depth);
+	if (tok >= c->ready)
+		return now;
+	return now + ((uint64_t)(c->ready - tok) + c->fill - 1) / c->fill;
 }
 
-/* Whether worker @p wk holds anything a poll must move on: queued
- * packets, a TX buffer, a stormed priority waiting for its restoration. */
-static bool
-sw_vclock_busy(const struct sw *sw, const struct sw_worker *wk)
+/* When the next frame of @p port starts: the port free, the shaper's
+ * tokens there, and a queued TC unpaused (the pause ends at the latest
+ * `until` of its paused priorities). */
+static uint64_t
+sw_depart_at(const struct sw *sw, const struct sw_egress *eg, uint16_t port,
+	     uint64_t now)
 {
-	uint16_t p;
+	const struct aifab_pfc_share *sh = &sw->pfc_share[port];
+	uint64_t t = RTE_MAX(now, eg->ser.free_ns), u = UINT64_MAX;
+	uint8_t paused, tc, prio;
 
-	if (!sw_queues_empty(sw, wk))
-		return true;
-	for (p = 0; p < sw->env.n_ports; p++)
-		if (wk->tx[p].n != 0 || wk->eg[p].stormed_seen != 0)
-			return true;
-	return false;
+	t = sw_shaper_at(sw, eg, port, t);
+	paused = aifab_pfc_share_paused_mask(sh, t);
+	if (sw->wd.enabled)
+		paused &= (uint8_t)~(aifab_pfc_share_stormed(sh) &
+				     (sw->wd.drop | sw->wd.forward));
+	if (eg->nonempty & (uint8_t)~sw->tcs_of_prios[paused])
+		return t;
+	for (tc = 0; tc < AIFAB_QOS_N_TC; tc++) {
+		uint64_t end = t;
+
+		if (!(eg->nonempty & (1u << tc)))
+			continue;
+		for (prio = 0; prio < AIFAB_PFC_NUM_PRIO; prio++)
+			if (paused & sw->prios_of_tc[tc] & (1u << prio))
+				end = RTE_MAX(end, __atomic_load_n(
+					&sh->until[prio], __ATOMIC_RELAXED));
+		u = RTE_MIN(u, end);
+	}
+	return u;
+}
+
+/* The PFC frame @p port (as an ingress port) sends next: XOFF or XON not
+ * sent yet at once, else the refresh of the XOFF it keeps. */
+static uint64_t
+sw_pfc_gen_at(const struct sw *sw, const struct sw_egress *eg, uint16_t port,
+	      uint64_t now)
+{
+	const struct aifab_pfc_gen *g = &eg->pfc_gen;
+	uint8_t on = sw->pfc_gen[port].enabled, held;
+	uint64_t t = UINT64_MAX, r;
+	unsigned int prio;
+
+	if ((g->want ^ g->told) & on)
+		return now;
+	held = g->want & g->told & on;
+	for (prio = 0; held != 0 && prio < AIFAB_PFC_NUM_PRIO; prio++) {
+		if (!(held & (1u << prio)))
+			continue;
+		r = g->share != NULL ? __atomic_load_n(
+			&g->share->next_refresh[prio], __ATOMIC_RELAXED) :
+			g->next_refresh[prio];
+		t = RTE_MIN(t, RTE_MAX(r, now));
+	}
+	return t;
+}
+
+/* The watchdog of @p port (its owner): a storm detected (paused since
+ * the episode's first PFC for the detection time), the episode's pause
+ * running out first (the poll that sees it ends the episode), a stormed
+ * priority restored (no PFC for the restoration time). */
+static uint64_t
+sw_wd_at(const struct sw *sw, const struct sw_egress *eg, uint16_t port,
+	 uint64_t now)
+{
+	const struct aifab_pfc_wd *wd = &eg->wd;
+	const struct aifab_pfc_share *sh = &sw->pfc_share[port];
+	uint64_t t = UINT64_MAX, until, at;
+	unsigned int prio;
+
+	for (prio = 0; prio < AIFAB_PFC_NUM_PRIO; prio++) {
+		uint8_t bit = (uint8_t)(1u << prio);
+
+		if (!(sw->wd.enabled & bit))
+			continue;
+		if (wd->stormed & bit) {
+			at = wd->last_feed[prio] + sw->wd.restore_cycles[prio];
+		} else if (wd->active & bit) {
+			until = __atomic_load_n(&sh->until[prio],
+						__ATOMIC_RELAXED);
+			at = RTE_MIN(until, wd->start[prio] +
+				     sw->wd.detect_cycles[prio]);
+		} else {
+			continue;
+		}
+		t = RTE_MIN(t, RTE_MAX(at, now));
+	}
+	return t;
 }
 
 /* Earliest of @p t and the stage time @p rel (ns from its origin), if
@@ -59,23 +134,64 @@ sw_vclock_at(const struct aifab_link *l, uint64_t rel, uint64_t now,
 
 /* When fault stage @p l next acts by itself: its delay line's next
  * frame leaves, a storm XOFF is due, a link-down window opens or closes.
- * A stage not started yet (its clock starts at its first use) is polled
- * each @p step. */
+ * A stage not started yet (its clock starts at its first use) starts at
+ * the next egress run if it storms, else at its first frame. */
 static uint64_t
-sw_vclock_link(const struct aifab_link *l, uint64_t now, uint64_t step)
+sw_vclock_link(const struct aifab_link *l, uint64_t now)
 {
 	uint64_t t = UINT64_MAX;
 
 	if (!l->started)
-		return now + step;
+		return l->p.storm_prio != 0 ? now : UINT64_MAX;
 	if (l->head != l->tail)
-		t = RTE_MAX(l->origin + l->ring[l->head & l->mask].t, now + 1);
+		t = RTE_MAX(l->origin + l->ring[l->head & l->mask].t, now);
 	if (l->p.storm_prio != 0 && (l->p.storm_for_ns == 0 ||
 	    l->origin + l->p.storm_at_ns + l->p.storm_for_ns > now))
-		t = RTE_MIN(t, RTE_MAX(l->origin + l->storm_next, now + 1));
+		t = RTE_MIN(t, RTE_MAX(l->origin + l->storm_next, now));
 	if (l->p.down_for_ns != 0) {
 		t = sw_vclock_at(l, l->p.down_at_ns, now, t);
 		t = sw_vclock_at(l, l->p.down_at_ns + l->p.down_for_ns, now, t);
+	}
+	return t;
+}
+
+/*
+ * The earliest instant, at or after @p now, at which an egress run of
+ * @p wk does something: @p now itself if something is due already (an
+ * arrival's PFC thresholds to check, a TX buffer, a stormed mask not yet
+ * acted on). UINT64_MAX: only a frame can wake it.
+ */
+uint64_t
+sw_egress_next(const struct sw *sw, const struct sw_worker *wk, uint64_t now)
+{
+	uint64_t t = UINT64_MAX;
+	uint16_t p;
+	unsigned int d;
+
+	if (wk->vt_due)
+		return now;
+	for (p = 0; p < sw->env.n_ports; p++) {
+		const struct sw_egress *eg = &wk->eg[p];
+
+		if (wk->tx[p].n != 0)
+			return now;
+		if (eg->nonempty != 0)
+			t = RTE_MIN(t, sw_depart_at(sw, eg, p, now));
+		if (sw->pfc_gen[p].enabled)
+			t = RTE_MIN(t, sw_pfc_gen_at(sw, eg, p, now));
+		if (sw->wd.enabled) {
+			if (aifab_pfc_share_stormed(&sw->pfc_share[p]) !=
+			    eg->stormed_seen)
+				return now;
+			if (sw_wd_owner(sw, wk))
+				t = RTE_MIN(t, sw_wd_at(sw, eg, p, now));
+		}
+		for (d = 0; wk->n_links != 0 && d < 2; d++)
+			if (wk->link[p][d] != NULL)
+				t = RTE_MIN(t, sw_vclock_link(wk->link[p][d],
+							      now));
+		if (t == now)
+			return now;
 	}
 	return t;
 }
@@ -84,17 +200,6 @@ uint64_t
 sw_next_event(const void *st, unsigned int w, uint64_t now)
 {
 	const struct sw *sw = st;
-	const struct sw_worker *wk = &sw->w[w];
-	uint64_t step = sw_vclock_step(sw), t = UINT64_MAX;
-	uint16_t p;
-	unsigned int d;
 
-	if (sw_vclock_busy(sw, wk))
-		t = now + step;
-	for (p = 0; wk->n_links != 0 && p < sw->env.n_ports; p++)
-		for (d = 0; d < 2; d++)
-			if (wk->link[p][d] != NULL)
-				t = RTE_MIN(t, sw_vclock_link(wk->link[p][d],
-							      now, step));
-	return t;
+	return sw_egress_next(sw, &sw->w[w], now);
 }

@@ -60,32 +60,26 @@ sw_arrival(const struct sw *sw, struct sw_worker *wk, struct sw_rxq *rq)
 	return t;
 }
 
-/* Run egress up to @p t, in steps a shaper bucket can cover while busy. */
-static void
-sw_advance(struct sw *sw, struct sw_worker *wk, uint64_t t)
-{
-	while (wk->now < t) {
-		uint64_t next = sw_queues_empty(sw, wk) ? t :
-			RTE_MIN(t, wk->now + sw->vt_step);
-
-		sw_egress_run(sw, wk, next);
-	}
-}
+/* Egress runs after the inputs are consumed, per poll (then the app
+ * looks at done()). */
+#define SW_VT_DRAIN_RUNS 256u
 
 /*
  * Virtual time: the clock is the arrival time of the packet being handled.
- * Staged bursts are merged by arrival; egress runs up to each arrival,
- * then, once every input is consumed, the clock steps on until the queues
- * have drained. Results depend only on the inputs and the profile.
+ * Staged bursts are merged by arrival; before each arrival, the egress
+ * events that come earlier run at their instants (sw_egress_next()), and
+ * once every input is consumed they run on until the queues have
+ * drained. At one instant arrivals come first, then the egress run.
+ * Results depend only on the inputs and the profile.
  */
 unsigned int
 sw_poll_virtual(struct sw *sw, struct sw_worker *wk)
 {
-	unsigned int handled = 0, q;
+	unsigned int handled = 0, runs = 0, q;
 
 	for (;;) {
 		struct sw_rxq *best = NULL;
-		uint64_t best_t = UINT64_MAX;
+		uint64_t best_t = UINT64_MAX, e;
 		struct rte_mbuf *m;
 
 		for (q = 0; q < wk->n_rxq; q++) {
@@ -98,7 +92,9 @@ sw_poll_virtual(struct sw *sw, struct sw_worker *wk)
 				if (rte_mempool_avail_count(
 					sw->env.ports[rq->port].pool) <
 				    2 * SW_CHUNK && !sw_queues_empty(sw, wk)) {
-					sw_advance(sw, wk, wk->now + sw->vt_step);
+					e = sw_egress_next(sw, wk, wk->now);
+					if (e != UINT64_MAX)
+						sw_egress_exact(sw, wk, e);
 					return handled;
 				}
 				rq->st_n = sw_rx(sw, wk, rq, rq->st, SW_CHUNK);
@@ -116,22 +112,31 @@ sw_poll_virtual(struct sw *sw, struct sw_worker *wk)
 				best = rq;
 			}
 		}
+		/* Egress first while it acts before the next arrival: what it
+		 * does (an XOFF reaching the peer) may move that arrival. */
+		e = sw_egress_next(sw, wk, wk->now);
+		if (e < best_t) {
+			sw_egress_exact(sw, wk, e);
+			if (best == NULL && ++runs >= SW_VT_DRAIN_RUNS)
+				return handled;
+			continue;
+		}
 		if (best == NULL)
 			break;
-		sw_advance(sw, wk, best_t);
+		best_t = RTE_MAX(best_t, wk->now);
+		wk->now = best_t;
+		wk->now_ns = best_t;
 		m = best->st[best->st_next++];
 		best->head_tc = -1;
-		sw_link_busy(sw, &wk->peer[best->port], best->port,
-			     RTE_MAX(best_t, wk->now), m->pkt_len);
+		sw_link_busy(sw, &wk->peer[best->port], best->port, best_t,
+			     m->pkt_len);
 		/* link state as of this arrival */
 		if (unlikely(sw->n_watch != 0))
 			sw_link_state(sw, wk);
 		sw_ingress(sw, wk, best->port, &m, 1);
+		wk->vt_due = true;
 		if (++handled >= sw->burst)
 			return handled;
 	}
-	/* Inputs consumed: step the clock on until the queues drain. */
-	if (!sw_queues_empty(sw, wk))
-		sw_advance(sw, wk, wk->now + sw->vt_step);
 	return handled;
 }
