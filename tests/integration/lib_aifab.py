@@ -1117,18 +1117,29 @@ def pfc_episodes(pfc_frames, prio=3):
     return out
 
 
+CELL = 256  # the switch's buffer unit: a frame takes ceil(len / 256) cells
+
+
+def cell_bytes(length):
+    """Bytes of buffer a frame of @length takes (whole 256-byte cells)."""
+    return -(-length // CELL) * CELL
+
+
 class Departures:
     """Data frames that left the switch (all ports), time-ordered, with a
-    running byte count: bytes(a, b) = bytes of frames stamped a <= t <= b."""
+    running byte count: bytes(a, b) = bytes of frames stamped a <= t <= b,
+    cells(a, b) = the buffer they took (whole cells, in bytes)."""
 
     def __init__(self):
         from array import array
         self.t = array("q")
         self.cum = array("q", [0])
+        self.ccum = array("q", [0])
 
     def add(self, t, length):
         self.t.append(t)
         self.cum.append(self.cum[-1] + length)
+        self.ccum.append(self.ccum[-1] + cell_bytes(length))
 
     def extend(self, frames):
         for t, fr in frames:
@@ -1141,6 +1152,7 @@ class Departures:
         pairs = sorted(zip(self.t, (self.cum[i + 1] - self.cum[i]
                                     for i in range(len(self.t)))))
         self.t, self.cum = array("q"), array("q", [0])
+        self.ccum = array("q", [0])
         for t, n in pairs:
             self.add(t, n)
         return self
@@ -1151,6 +1163,12 @@ class Departures:
         j = bisect.bisect_right(self.t, b)
         return self.cum[j] - self.cum[i]
 
+    def cells(self, a, b):
+        import bisect
+        i = bisect.bisect_left(self.t, a)
+        j = bisect.bisect_right(self.t, b)
+        return self.ccum[j] - self.ccum[i]
+
 
 def check_xon_hysteresis(ck, what, port, episodes, deps, offset=20000,
                          alpha=1.0):
@@ -1158,16 +1176,18 @@ def check_xon_hysteresis(ck, what, port, episodes, deps, offset=20000,
     sent when the port's ingress use falls to XOFF - pfc_xon_offset_bytes.
     XOFF at use >= alpha x free, XON at use' <= alpha x free' - offset, and
     use and free only move by bytes entering (E) and leaving (D) the buffer:
-    use - use' <= D_port - E_port, free' - free = D - E, so
-    D_port + alpha D >= offset + ... and D >= offset / (1 + alpha): between
-    the XOFF that starts a pause and the XON that ends it, at least that
-    many bytes must leave the switch (no buffer-level headroom in use)."""
-    need = offset / (1 + alpha)
+    use - use' <= D_port - E_port (PFC counts frame bytes), free' - free =
+    C(D) - C(E) (the buffer counts whole 256-byte cells, C), so between the
+    XOFF that starts a pause and the XON that ends it (its stamp included:
+    the departure that brings the XON leaves at that instant) the frames
+    leaving the switch must have D + alpha C(D) >= offset (no buffer-level
+    headroom in use; D counts every port, an upper bound of D_port)."""
     bad = [(a, b, deps.bytes(a, b)) for a, b in episodes
-           if deps.bytes(a, b) < need]
-    ck.check(not bad, "%s: %s: each of %d XOFF..XON pauses spans >= %.0f "
-             "bytes leaving the switch (XON offset %d below a dynamic XOFF)" %
-             (what, PORT_NAMES[port], len(episodes), need, offset),
+           if deps.bytes(a, b) + alpha * deps.cells(a, b) < offset]
+    ck.check(not bad, "%s: %s: each of %d XOFF..XON pauses spans D + %g C(D)"
+             " >= %d bytes leaving the switch (XON offset %d below a dynamic"
+             " XOFF)" % (what, PORT_NAMES[port], len(episodes), alpha,
+                         offset, offset),
              "%d pauses too short, e.g. (XOFF ns, XON ns, bytes out) %s" %
              (len(bad), [(a - VT_EPOCH_NS, b - VT_EPOCH_NS, n)
                          for a, b, n in bad[:4]]))
