@@ -27,7 +27,8 @@ ramp:    a burst from p2 builds a standing queue that p0's line-rate stream
          enqueue (or, with --set qos.ecn_at=dequeue, at dequeue) is
          reconstructed from the capture (arrival times are known, departures
          are stamped) and the marks must agree with sum p(q) of the DCQCN ramp
-         (Kmin 400000, Kmax 1600000, Pmax 20 %) within 4.5 sigma; deeper
+         (Kmin 400000, Kmax 1600000, Pmax 20 %) within 4.5 sigma, and
+         exactly: no mark at a depth <= Kmin, a mark above Kmax; deeper
          standing queues and higher overload (1.5x, 2x, 3x) give strictly
          more marks.
 static:  [qos] limit_mode = static on lossy TC0, p0 and p2 at line rate into
@@ -346,6 +347,18 @@ def ramp_case(ck, exe, what, senders, ecn_at="enqueue"):
                            for i in range(len(arrs) - 1))
             ck.check(in_order, "%s: TC3 leaves in arrival order (FIFO)" % what)
             qs = queue_seen(deps, arrs, ecn_at == "dequeue")
+            # Exact where the ramp draws nothing: the depths are the ones
+            # at the frames' instants (no egress step), so a frame that saw
+            # at most Kmin is never marked, one that saw more than Kmax
+            # always (ECT(0) inputs; CE = TOS bits 11).
+            ce = [fr[15] & 3 == 3 for _t, fr in cap]
+            wrong = [(i, q, c) for i, (q, c) in enumerate(zip(qs, ce))
+                     if (q <= KMIN and c) or (q > KMAX and not c)]
+            ck.check(not wrong, "%s: no mark at a depth <= Kmin, a mark at "
+                     "every depth > Kmax (%d frames at or below Kmin, %d "
+                     "above Kmax)" % (what, sum(q <= KMIN for q in qs),
+                                      sum(q > KMAX for q in qs)),
+                     "(frame, depth, CE): %r" % wrong[:4])
             ps = [ramp_p(q) for q in qs]
             mean = sum(ps)
             sd = math.sqrt(sum(p * (1 - p) for p in ps))
