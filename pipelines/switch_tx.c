@@ -241,15 +241,14 @@ sw_pfc_gen_send(struct sw *sw, struct sw_worker *wk, uint16_t port,
 		sw_pfc_send(sw, wk, port, &f);
 }
 
-/* PFC to send, watchdog; returns the TCs the scheduler may serve. */
+/* Watchdog, pause; returns the TCs the scheduler may serve. */
 static uint8_t
-sw_pfc_poll(struct sw *sw, struct sw_worker *wk, uint16_t port, uint64_t now)
+sw_pfc_pause(struct sw *sw, struct sw_worker *wk, uint16_t port, uint64_t now)
 {
 	struct sw_egress *eg = &wk->eg[port];
 	struct aifab_pfc_share *sh = &sw->pfc_share[port];
 	uint8_t paused, stormed = 0, flush, tc;
 
-	sw_pfc_gen_send(sw, wk, port, now);
 	/* Pauses and the watchdog are per priority; queues per TC. The
 	 * pause is the port's, whichever worker received the frame. */
 	paused = aifab_pfc_share_paused_mask(sh, now);
@@ -272,6 +271,14 @@ sw_pfc_poll(struct sw *sw, struct sw_worker *wk, uint16_t port, uint64_t now)
 	}
 	return (uint8_t)~sw->tcs_of_prios[(uint8_t)(paused &
 		~(stormed & (sw->wd.drop | sw->wd.forward)))];
+}
+
+/* PFC to send, watchdog; returns the TCs the scheduler may serve. */
+static inline uint8_t
+sw_pfc_poll(struct sw *sw, struct sw_worker *wk, uint16_t port, uint64_t now)
+{
+	sw_pfc_gen_send(sw, wk, port, now);
+	return sw_pfc_pause(sw, wk, port, now);
 }
 
 /* ---- scheduler ---------------------------------------------------------- */
@@ -431,26 +438,31 @@ sw_egress_run(struct sw *sw, struct sw_worker *wk, uint64_t now)
 
 /*
  * Virtual time (pcap replays and the whole-process clock): the egress run
- * at instant @p now, which sw_egress_next() chose or an arrival brought.
- * Per port: configured storms, PFC due, the watchdog, the pause, then the
- * frame whose serialization starts now. What the departures (or the
+ * at instant @p now, which sw_egress_next() chose or an arrival brought
+ * (after every arrival at @p now). In an order that does not depend on
+ * the ports' order: configured storms, the PFC frames due (XOFF from the
+ * depths the arrivals left), then per port the watchdog, the pause and
+ * the frame whose serialization starts now; what the departures (or the
  * watchdog's flush) freed may make an XON due at this same instant.
  */
 void
 sw_egress_exact(struct sw *sw, struct sw_worker *wk, uint64_t now)
 {
-	uint64_t used = wk->buf->used;
+	uint64_t used;
 	uint16_t p;
 
 	wk->now = now;
 	wk->now_ns = now;
 	wk->vt_due = false;
-	for (p = 0; p < sw->env.n_ports; p++) {
-		uint8_t eligible;
-
-		if (unlikely(wk->n_links != 0))
+	if (unlikely(wk->n_links != 0))
+		for (p = 0; p < sw->env.n_ports; p++)
 			sw_link_storms(sw, wk, p);
-		eligible = sw_pfc_poll(sw, wk, p, now);
+	for (p = 0; p < sw->env.n_ports; p++)
+		sw_pfc_gen_send(sw, wk, p, now);
+	used = wk->buf->used;
+	for (p = 0; p < sw->env.n_ports; p++) {
+		uint8_t eligible = sw_pfc_pause(sw, wk, p, now);
+
 		if (wk->eg[p].nonempty != 0)
 			sw_port_depart(sw, wk, p, eligible, now);
 	}
