@@ -11,8 +11,11 @@ faster than its ideal time (the links' rate) and every timed iteration of
 a clean fabric takes the same time; departures in the captures are spaced
 by at least the wire time of the frame before (serialization starts), and
 every frame leaves the switch at its arrival there or when its port is
-free, whichever is later (exact egress: no polling step). A realtime run
-says `realtime`."""
+free, whichever is later (exact egress: no polling step). On the lossless
+incast scenario (thresholds pinned), every XOFF/XON the switch sends is the
+one the depths at the frames' arrival and departure instants (rebuilt from
+the captures) call for, at that instant or when its port's frame ends. A
+realtime run says `realtime`."""
 import filecmp
 import json
 import os
@@ -66,6 +69,74 @@ def strip(r):
             it.pop("end_ns", None)
         r["multihost"] = mh
     return r
+
+
+def serial(frames, mbps):
+    """A port's transmitter as the model has it (app_serial_start(): the
+    wire time exact, its fraction of a ns carried, an idle port starting on
+    a whole ns), over a capture's (stamp, frame)s in order: per frame
+    (its start, the port free before it, the port free after it)."""
+    free = frac = 0
+    out = []
+    for t, fr in frames:
+        bits = (len(fr) + 24) * 8000
+        before = free
+        if t > free:
+            free, frac = t, 0
+        start = free
+        free += bits // mbps
+        frac += bits % mbps
+        if frac >= mbps:
+            frac -= mbps
+            free += 1
+        out.append((start, before, free))
+    return out
+
+
+def bth_key(fr):  # IPv4 addresses, UDP ports, BTH: one frame's
+    return fr[26:38] + fr[42:54]
+
+
+def expected_pfc(evs, xoff, xon, headroom, refresh):
+    """The XOFF/XON one ingress port's lossless TC sends (PROTOCOLS.md,
+    docs/profiles.md: static XOFF, XON at XOFF - offset with the headroom
+    empty, XOFF refreshed every half pause while above XON), from its
+    frames' arrivals (kind 0) and departures (kind 1) at the switch, in
+    the model's order at one instant: arrivals, the PFC frame due, the
+    departures, an XON they made due. Returns [(kind, instant)]."""
+    want = told = False
+    b = h = nr = 0
+    exp, k = [], 0
+    evs = sorted(evs)
+    while k < len(evs):
+        t = evs[k][0]
+        while want and told and nr < t:  # refreshes between events
+            exp.append(("xoff", nr))
+            nr += refresh
+        while k < len(evs) and evs[k][:2] == (t, 0):
+            ln = evs[k][2]
+            if b + ln > xoff:
+                h += ln
+            b += ln
+            want = want or b >= xoff
+            k += 1
+        if want and (not told or t >= nr):
+            exp.append(("xoff", t))
+            nr, told = t + refresh, True
+        elif not want and told:
+            exp.append(("xon", t))
+            told = False
+        while k < len(evs) and evs[k][0] == t:
+            ln = evs[k][2]
+            h -= min(ln, h)
+            b -= ln
+            if want and b <= xon and h == 0:
+                want = False
+            k += 1
+        if not want and told:
+            exp.append(("xon", t))
+            told = False
+    return exp
 
 
 with tempfile.TemporaryDirectory() as d:
@@ -128,9 +199,6 @@ with tempfile.TemporaryDirectory() as d:
     # arrival is its serialization start on the rank's port (g<i>), plus
     # its wire time, plus the cable (a constant: the least such delay).
     mbps = {n: a["ports"][n[3:-5]]["speed_mbps"] for n in names}
-
-    def bth_key(fr):  # IPv4 addresses, UDP ports, BTH: one frame's
-        return fr[26:38] + fr[42:54]
 
     sent = {}
     for n in names:
@@ -216,6 +284,70 @@ with tempfile.TemporaryDirectory() as d:
           a["mempool_in_use_at_exit"])
     print("virtual: %.1f us per iteration, ideal %.1f us (x%.4f); "
           "%d frame-hops" % (its[0], ideal, its[0] / ideal, rx))
+
+# PFC at the exact depths: a lossless alltoall (the incast scenario, its
+# thresholds pinned here). From the captures alone: each frame's arrival
+# at the switch (its start on the rank's port, its exact wire time, the
+# cable) and its departure (its stamp on the switch's port); per ingress
+# port, the XOFF/XON it must send at the instants those depths cross the
+# thresholds, each stamped then or when the frame on its wire ends.
+XOFF, XON_OFF, HR, PAUSE = 131072, 16384, 196608, 65535
+with tempfile.TemporaryDirectory() as d:
+    prof = os.path.join(lib_aifab.source_root(), "profiles", "scenarios",
+                        "incast-lossless.ini")
+    sets = ["general.clock=virtual", "tc.3.lossless=true", "tc.3.ecn=false",
+            "tc.3.pfc_xoff_bytes=%d" % XOFF,
+            "tc.3.pfc_xon_offset_bytes=%d" % XON_OFF,
+            "tc.3.pfc_headroom_bytes=%d" % HR,
+            "tc.3.pfc_pause_quanta=%d" % PAUSE]
+    _, inc, cap = run(d, "incast", ["--profile", prof] + [
+        x for kv in sets for x in ("--set", kv)])
+    ports = sorted(n[3:-5] for n in os.listdir(cap))
+    mbps = {n: inc["ports"][n]["speed_mbps"] for n in ports}
+    pk = {n: lib_aifab.read_pcap_ns(os.path.join(cap, "tx_%s.pcap" % n))
+          for n in ports}
+    peer = {}
+    for name in ports:  # rank port g<i> is cabled to switch port s<i>
+        if name.startswith("g") and "s" + name[1:] in pk:
+            peer[name] = "s" + name[1:]
+    sent, unserial = {}, []
+    for g in peer:
+        for (t, fr), (st, _b, end) in zip(pk[g], serial(pk[g], mbps[g])):
+            if st != t:
+                unserial.append((g, t, st))
+            sent[bth_key(fr)] = (peer[g], end, len(fr))
+    data = [(s, t, fr) for s in peer.values() for t, fr in pk[s]
+            if fr[12:14] != b"\x88\x08"]
+    cable = min((t - sent[bth_key(fr)][1] for _s, t, fr in data
+                 if bth_key(fr) in sent), default=0)
+    evs = {s: [] for s in peer.values()}
+    for _s, t, fr in data:
+        i, end, ln = sent[bth_key(fr)]
+        evs[i] += [(end + cable, 0, ln), (t, 1, ln)]
+    bad, n_pfc = [], 0
+    for s in sorted(evs):
+        exp = expected_pfc(evs[s], XOFF, XOFF - XON_OFF, HR,
+                           PAUSE // 2 * 512 * 1000 // mbps[s])
+        got = [("xoff" if int.from_bytes(fr[24:26], "big") else "xon",
+                t, before)
+               for (t, fr), (_st, before, _e) in zip(pk[s], serial(pk[s],
+                                                                  mbps[s]))
+               if fr[12:14] == b"\x88\x08"]
+        n_pfc += len(got)
+        if [g[0] for g in got] != [e[0] for e in exp]:
+            bad.append((s, "kinds", len(got), len(exp)))
+            continue
+        bad += [(s, g, e) for g, e in zip(got, exp)
+                if g[1] != max(e[1], g[2])][:1]
+    check(not unserial and len(data) == sum(
+        len(v) for v in evs.values()) // 2 and data,
+          "incast: every rank's frame starts as its port serializes it and "
+          "reaches the switch", (unserial[:3], len(data)))
+    check(n_pfc > 0 and not bad,
+          "incast: all %d PFC frames are the XOFF/XON the depths at the "
+          "frames' arrival and departure instants call for, each at that "
+          "instant or when its port's frame ends (cable %d ns)" %
+          (n_pfc, cable), bad[:3])
 
 # A closed form on the scenarios' fabric (0.5 Gb/s, 128 KiB ring
 # AllReduce): a 500 us delay line on every leaf egress costs each of the
