@@ -241,8 +241,9 @@ sw_pfc_gen_send(struct sw *sw, struct sw_worker *wk, uint16_t port,
 		sw_pfc_send(sw, wk, port, &f);
 }
 
-/* Watchdog, pause; returns the TCs the scheduler may serve. */
-static uint8_t
+/* Watchdog, pause; returns the TCs the scheduler may serve. Inlined in
+ * both egress passes, as it was in the real-time one alone. */
+static __rte_always_inline uint8_t
 sw_pfc_pause(struct sw *sw, struct sw_worker *wk, uint16_t port, uint64_t now)
 {
 	struct sw_egress *eg = &wk->eg[port];
