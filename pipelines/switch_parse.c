@@ -77,6 +77,10 @@ sw_ingress(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 	uint64_t rx_bytes = 0;
 	uint32_t n_roce = 0, n_ip6 = 0; /* n_ip6: dropped before routing */
 
+	if (unlikely(sw->reference)) {
+		sw_ingress_ref(sw, wk, in_port, pkts, n);
+		return;
+	}
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		enum aifab_pkt_err e;

@@ -219,6 +219,8 @@ struct sw {
 	struct sw_worker *w;           /* n_workers of them */
 	struct aifab_stats_set *stats; /* "sw": one block per worker */
 	uint64_t sync_cycles;          /* TSC between stats mirrors */
+	/* ingress (switch_parse.c): tests may ask for the reference path */
+	bool reference;                /* switch_ref.c, per burst */
 };
 
 /*
@@ -275,6 +277,10 @@ void sw_link_state(struct sw *sw, struct sw_worker *wk);
 /* switch_parse.c */
 void sw_ingress(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 		struct rte_mbuf **pkts, uint16_t n);
+
+/* switch_ref.c: the reference ingress (tests, switch_ref.h) */
+void sw_ingress_ref(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
+		    struct rte_mbuf **pkts, uint16_t n);
 
 /* switch_route.c */
 void sw_route(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
