@@ -16,7 +16,10 @@
  *   switch_route.c   LPM, ECMP member, classify, L2 rewrite, TTL
  *   switch_tx.c      the egress pass: PFC received and sent, watchdog,
  *                    scheduler + shaper, TX through the TX fault stage
- *   switch_queue.c   enqueue: PFC ingress accounting, buffer admission, ECN
+ *   switch_queue.c   ECN verdicts (enqueue itself: switch_enqueue.h, inline
+ *                    into switch_route.c): PFC ingress accounting, buffer
+ *                    admission, ECN
+ *   switch_ref.c     the reference ingress (tests: fuzz_switch_diff)
  *   switch_peer.c    virtual time: the link into a port and its peer's pause
  *   switch_report.c  counters: set-up, mirror (sync), port counters, report
  *
@@ -294,9 +297,7 @@ void sw_tx_flush(struct sw *sw, struct sw_worker *wk, uint16_t port);
 void sw_flush_queues(struct sw *sw, struct sw_worker *wk);
 bool sw_queues_empty(const struct sw *sw, const struct sw_worker *wk);
 
-/* switch_queue.c */
-void sw_enqueue(struct sw *sw, struct sw_worker *wk, uint16_t out_port,
-		uint8_t tc, struct rte_mbuf *m, uint32_t l3_off);
+/* switch_queue.c (sw_enqueue itself: inline, switch_enqueue.h) */
 bool sw_ecn(struct sw *sw, struct sw_worker *wk, uint16_t port, uint8_t tc,
 	    struct rte_mbuf *m, uint32_t qbytes);
 
