@@ -38,6 +38,7 @@ sw_target_drop(uint32_t target)
 struct sw_routed {
 	uint16_t pos[SW_CHUNK];
 	uint16_t nh[SW_CHUNK];
+	uint16_t port[SW_CHUNK];      /* the next hop's */
 	uint8_t tc[SW_CHUNK];
 	uint16_t n;
 };
@@ -70,10 +71,28 @@ sw_hash1(const struct sw *sw, const struct aifab_pkt_info *pi,
 	return ok != 0;
 }
 
+/* Add a run's ECMP counters (slots in @p used) and clear them. */
+static inline void
+sw_ecmp_add(struct sw_worker *wk, uint32_t target, uint64_t *pk,
+	    uint64_t *by, uint16_t *used)
+{
+	struct sw_ecmp_ctr *c = &wk->ecmp[target];
+
+	while (*used != 0) {
+		unsigned int s = (unsigned int)rte_bsf32(*used);
+
+		c->packets[s] += pk[s];
+		c->bytes[s] += by[s];
+		pk[s] = by[s] = 0;
+		*used &= (uint16_t)(*used - 1);
+	}
+}
+
 /*
  * Resolve over the burst: the FIB target's drop, the ECMP member (hash
  * only where the group has a choice), the egress MTU. What survives is
- * listed in @p r, in order; ECMP counters as each member is chosen.
+ * listed in @p r, in order, with its egress port. ECMP counters count a
+ * frame once its member is chosen (before the MTU check, as always).
  */
 static inline void
 sw_resolve(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
@@ -81,15 +100,23 @@ sw_resolve(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 	   const uint32_t *target, const uint16_t *pos, uint16_t n,
 	   struct sw_routed *r)
 {
-	uint16_t i, k = 0;
+	/* ECMP counters of a run of frames to one target, summed here and
+	 * added when the target changes (a burst mostly has one) */
+	uint64_t c_pk[AIFAB_FIB_MAX_MEMBERS] = { 0 };
+	uint64_t c_by[AIFAB_FIB_MAX_MEMBERS] = { 0 };
+	uint32_t c_target = UINT32_MAX, mtu_min = UINT32_MAX;
+	uint16_t i, k = 0, p, used = 0;
 
+	/* the smallest egress MTU: a frame within it skips the lookup */
+	for (p = 0; p < sw->env.n_ports; p++)
+		mtu_min = RTE_MIN(mtu_min, (uint32_t)sw->env.ports[p].mtu);
 	for (i = 0; i < n; i++) {
 		const struct aifab_pkt_info *pi = &a->pi[pos[i]];
 		unsigned int reason = sw_target_drop(target[i]);
 		const struct aifab_ecmp_group *g;
 		unsigned int slot = 0;
 		uint32_t hash;
-		uint16_t member;
+		uint16_t member, port;
 
 		if (unlikely(reason != 0)) {
 			sw_drop(wk, in_port, reason, pkts[pos[i]]);
@@ -105,18 +132,28 @@ sw_resolve(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 				continue;
 			}
 		}
-		wk->ecmp[target[i]].packets[slot]++;
-		wk->ecmp[target[i]].bytes[slot] += pi->pkt_len;
+		if (unlikely(target[i] != c_target)) {
+			if (c_target != UINT32_MAX)
+				sw_ecmp_add(wk, c_target, c_pk, c_by, &used);
+			c_target = target[i];
+		}
+		c_pk[slot]++;
+		c_by[slot] += pi->pkt_len;
+		used |= (uint16_t)(1u << slot);
 		member = aifab_ecmp_member(g, slot);
-		if (unlikely(pi->ip_len > sw->env.ports[aifab_fib_nh(sw->fib,
-						member)->port].mtu)) {
+		port = aifab_fib_nh(sw->fib, member)->port;
+		if (unlikely(pi->ip_len > mtu_min) &&
+		    pi->ip_len > sw->env.ports[port].mtu) {
 			sw_drop(wk, in_port, SW_DROP(mtu_exceeded),
 				pkts[pos[i]]);
 			continue;
 		}
 		r->nh[k] = member;
+		r->port[k] = port;
 		r->pos[k++] = pos[i];
 	}
+	if (c_target != UINT32_MAX)
+		sw_ecmp_add(wk, c_target, c_pk, c_by, &used);
 	r->n = k;
 }
 
@@ -140,7 +177,7 @@ sw_rewrite(struct sw *sw, uint16_t in_port, struct rte_mbuf **pkts,
 					pi->n_vlans > 0, pi->pcp);
 		eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 		rte_ether_addr_copy(&nh->dmac, &eth->dst_addr);
-		rte_ether_addr_copy(&sw->env.ports[nh->port].mac,
+		rte_ether_addr_copy(&sw->env.ports[r->port[k]].mac,
 				    &eth->src_addr);
 		l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, pi->l3_off);
 		if (likely(pi->l3 == AIFAB_L3_IPV4))
@@ -176,6 +213,6 @@ sw_route(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 		   (uint16_t)(n4 + n6), &r);
 	sw_rewrite(sw, in_port, pkts, a, &r);
 	for (k = 0; k < r.n; k++)
-		sw_enqueue(sw, wk, aifab_fib_nh(sw->fib, r.nh[k])->port,
-			   r.tc[k], pkts[r.pos[k]], a->pi[r.pos[k]].l3_off);
+		sw_enqueue(sw, wk, r.port[k], r.tc[k], pkts[r.pos[k]],
+			   a->pi[r.pos[k]].l3_off);
 }
