@@ -38,6 +38,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_byteorder.h>
 #include <rte_common.h>
@@ -194,12 +195,13 @@ aifab_ecmp_hash4_crc32c(const struct aifab_ecmp_cfg *cfg, const uint8_t *l3,
 			uint16_t sport, uint16_t dport, uint8_t proto,
 			uint32_t dqpn)
 {
-	uint32_t s = rte_be_to_cpu_32(*(const unaligned_uint32_t *)(l3 + 12)) &
-		     cfg->src_mask;
-	uint32_t d = rte_be_to_cpu_32(*(const unaligned_uint32_t *)(l3 + 16)) &
-		     cfg->dst_mask;
-	uint32_t p = (((uint32_t)sport << 16) | dport) & cfg->ports_mask;
+	uint32_t s, d, p = (((uint32_t)sport << 16) | dport) & cfg->ports_mask;
 	uint32_t h;
+
+	memcpy(&s, l3 + 12, sizeof(s)); /* any alignment */
+	memcpy(&d, l3 + 16, sizeof(d));
+	s = rte_be_to_cpu_32(s) & cfg->src_mask;
+	d = rte_be_to_cpu_32(d) & cfg->dst_mask;
 
 #if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
 	/* rte_hash_crc() over the tuple's 12 or 16 bytes, from registers
