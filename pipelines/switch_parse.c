@@ -142,6 +142,7 @@ sw_ingress(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 		for (i = 0; i < n_ok; i++)
 			sw_count_rare(wk, in_port, pi[ok[i]].flags);
 #endif
+	RTE_SET_USED(rare); /* -Dswitch_stats=false */
 	/* Stage 2: admit (the common frame: IPv4 to our MAC, TTL > 1). */
 	for (i = 0; i < n_ok; i++) {
 		uint16_t k = ok[i];
