@@ -9,7 +9,7 @@
 # aim. A figure, not a test: nothing here fails on a rate (exit status is
 # non-zero only if a run could not be made).
 #
-#   bench/run.sh [-d SECONDS] [-r ROUNDS] [-c CASES] [-w WORKDIR]
+#   bench/run.sh [-d SECONDS] [-r ROUNDS] [-c CASES] [-w WORKDIR] [-W WORKERS]
 #
 #   -d  length of one measuring window (default 2)
 #   -r  windows per run; best and median are printed (default 5)
@@ -18,6 +18,11 @@
 #       64:1,64:1000,64:1000000,64:1000:10,64:1000:1000,4154:1,4154:1000,4154:1000000)
 #   -w  where pcaps, logs and reports go (default /tmp/aifab-bench; pcaps
 #       are kept and reused while gen_flows.py is unchanged)
+#   -W  switch workers (default 1): with 2, dpdk-aifab runs two worker
+#       lcores (EAL --lcores 0@0,1@1,2@0 on 2 cores: lcore 2 shares the
+#       main lcore's CPU) over two RX queues of the same pcap (net_pcap:
+#       one queue per rx_pcap); its Mpps is the sum, its on-CPU
+#       cycles/pkt is per worker (both workers' run time / packets)
 #
 # Environment: AIFAB (default build/app/dpdk-aifab, the release build of
 # tools/setup.sh build, made if missing), TESTPMD (default dpdk-testpmd),
@@ -39,12 +44,14 @@ DUR=2
 REPS=5
 CASES=64:1,64:1000,64:1000000,64:1000:10,64:1000:1000,4154:1,4154:1000,4154:1000000
 WORK=/tmp/aifab-bench
+WORKERS=1
 LCORES=0,1          # main + one forwarding/worker core (l3fwd: -l 1, see run_l3fwd)
 AIFAB_MAX_MBUFS=1048576
 
 # shellcheck source=bench/common.sh
 . "$BENCH/common.sh"
-bench_options "d:DUR r:REPS c:CASES w:WORK" 25 "$@"
+bench_options "d:DUR r:REPS c:CASES w:WORK W:WORKERS" 31 "$@"
+case $WORKERS in 1|2) ;; *) echo "bench: -W is 1 or 2 (a 2-core machine)" >&2; exit 2 ;; esac
 
 mkdir -p "$WORK"
 TP_PID=
@@ -76,18 +83,25 @@ mem_mb() {	# n data
 	echo $(( ($1 * per) / 1048576 + 512 ))
 }
 
-vdevs() {	# pcap
-	echo "--vdev net_pcap0,rx_pcap=$1,infinite_rx=1" \
+vdevs() {	# pcap [rx queues]
+	local rx="rx_pcap=$1" q
+	for ((q = 1; q < ${2:-1}; q++)); do rx="$rx,rx_pcap=$1"; done
+	echo "--vdev net_pcap0,$rx,infinite_rx=1" \
 	     "--vdev net_null1,no-rx=1 --vdev net_null2,no-rx=1" \
 	     "--vdev net_null3,no-rx=1"
 }
 
 # Each tool runs until stopped; bench/ethstats.py reads its /ethdev/stats
 # over telemetry (the same way for all three): once the output ports move,
-# ROUNDS windows of DUR seconds. A run sets RES to "best median" (Mpps), or "fail".
-sample() {	# prefix
+# ROUNDS windows of DUR seconds. A run sets RES to "best median cpp" (Mpps,
+# and the forwarding threads' on-CPU cycles per packet: their run time from
+# /proc/PID/task/*/schedstat, which a shared machine's other load does not
+# inflate as it does the wall rate), or "fail".
+FWD_THREADS='rte-worker-.*|lcore-worker-.*|l3fwd'
+sample() {	# prefix pid
 	"$PY" "$BENCH/ethstats.py" --prefix "$1" --window "$DUR" \
-		--rounds "$REPS" --timeout 600 | cut -d' ' -f1,2
+		--rounds "$REPS" --timeout 600 --pid "$2" \
+		--threads "$FWD_THREADS" --hz "$TSC_HZ" | cut -d' ' -f1,2,4
 }
 
 stop() {	# pid signal
@@ -103,12 +117,15 @@ run_aifab() {	# tag pcap n_mbufs data mem profile
 		[ -n "$MBUF_KEY" ] || { RES=nomem; return; }
 		set=(--set "general.$MBUF_KEY=$data")
 	fi
+	local lc=(-l "$LCORES")
+	[ "$WORKERS" = 1 ] || lc=(--lcores "0@0,1@1,2@0")
 	# shellcheck disable=SC2046
-	"$AIFAB" -l $LCORES --no-huge -m "$mem" --no-pci --file-prefix "$pre" \
-		$(vdevs "$pcap") -- --profile "$prof" --set general.mbufs="$n" \
+	"$AIFAB" "${lc[@]}" --no-huge -m "$mem" --no-pci --file-prefix "$pre" \
+		$(vdevs "$pcap" "$WORKERS") -- --profile "$prof" \
+		--set general.mbufs="$n" \
 		"${set[@]}" --quiet --report-json "$out.json" >"$out.log" 2>&1 &
 	TP_PID=$!
-	r=$(sample "$pre")
+	r=$(sample "$pre" "$TP_PID")
 	stop "$TP_PID" INT
 	[ -s "$out.json" ] && TSC_HZ=$("$PY" -c 'import json, sys
 print(json.load(open(sys.argv[1]))["tsc_hz"])' "$out.json" 2>/dev/null || echo "$TSC_HZ")
@@ -128,7 +145,7 @@ run_l3fwd() {	# tag pcap n_mbufs data mem routes
 		--rule_ipv4="$routes.l3fwd4" --rule_ipv6="$routes.l3fwd6" \
 		>"$out.log" 2>&1 &
 	TP_PID=$!
-	r=$(sample "$pre")
+	r=$(sample "$pre" "$TP_PID")
 	stop "$TP_PID" INT
 	RES=$r
 }
@@ -146,7 +163,7 @@ run_testpmd() {	# tag pcap n_mbufs data mem
 		<"$fifo" >"$out.log" 2>&1 &
 	TP_PID=$!
 	exec 3>"$fifo"
-	r=$(sample "$pre")
+	r=$(sample "$pre" "$TP_PID")
 	echo >&3; exec 3>&-
 	stop "$TP_PID" CONT
 	rm -f "$fifo"
@@ -219,12 +236,19 @@ cpp() {	# mpps -> cycles/packet of the forwarding core (it polls all the time)
 	awk -v m="$1" -v hz="$TSC_HZ" 'BEGIN { if (m + 0 > 0) printf "%.0f", hz / (m * 1e6); else print "-" }'
 }
 
-col() {	# "best median" | fail | nomem
+col() {	# "best median cpp" | fail | nomem
+	local b m
 	case $1 in
 	fail|"") echo "failed" ;;
 	nomem) echo "n/a" ;;
-	*) echo "${1% *} / ${1#* }" ;;
+	*) read -r b m _ <<<"$1"; echo "$b / $m" ;;
 	esac
+}
+
+oncpu() {	# "best median cpp" -> cpp or -
+	local c
+	read -r _ _ c <<<"$1"
+	echo "${c:--}"
 }
 
 build_l3fwd || echo "bench: no l3fwd column" >&2
@@ -238,12 +262,14 @@ print([o["value"] for o in json.load(sys.stdin) if o["name"] == "buildtype"][0])
 echo "# dpdk-aifab bench, $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "# $cpu, $(nproc) cores; DPDK $(pkg-config --modversion libdpdk 2>/dev/null || echo ?);" \
      "aifab $("$AIFAB" --version 2>/dev/null | head -1) ($bt build)"
-echo "# 1 forwarding core each (lcore 1), --no-huge, net_pcap infinite_rx in," \
+fwd="1 forwarding core each (lcore 1)"
+[ "$WORKERS" = 1 ] || fwd="dpdk-aifab: $WORKERS switch workers (--lcores 0@0,1@1,2@0) over $WORKERS RX queues, its Mpps the total, its on-CPU cycles/pkt per worker; l3fwd, testpmd: 1 forwarding core (lcore 1)"
+echo "# $fwd, --no-huge, net_pcap infinite_rx in," \
      "net_null out; $REPS windows of ${DUR}s per run; profile bench/leaf-800g.ini;" \
      "l3fwd from dpdk-doc $(dpkg-query -W -f '${Version}' dpdk-doc 2>/dev/null || echo ?)"
 echo
-echo "| case | dpdk-aifab Mpps | l3fwd-LPM Mpps | testpmd macswap Mpps | cycles/pkt aifab / l3fwd / macswap | aifab / l3fwd | aim |"
-echo "|---|---:|---:|---:|---:|---:|---|"
+echo "| case | dpdk-aifab Mpps | l3fwd-LPM Mpps | testpmd macswap Mpps | cycles/pkt aifab / l3fwd / macswap | on-CPU cycles/pkt aifab / l3fwd / macswap | aifab / l3fwd | on-CPU: l3fwd / aifab | aim |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---|"
 
 notes=()
 status=0
@@ -275,7 +301,8 @@ for c in "${case_list[@]}"; do
 	run_aifab "$tag" "$pcap" "$n" "$data" "$mem" "$rbase.ini"; a=$RES
 	run_l3fwd "$tag" "$pcap" "$n" "$data" "$mem" "$rbase"; l=$RES
 	run_testpmd "$tag" "$pcap" "$n" "$data" "$mem"; t=$RES
-	read -r _ am <<<"$a"; read -r _ lm <<<"$l"; read -r _ tm <<<"$t"
+	read -r _ am _ <<<"$a"; read -r _ lm _ <<<"$l"; read -r _ tm _ <<<"$t"
+	a_cpu=$(oncpu "$a"); l_cpu=$(oncpu "$l"); t_cpu=$(oncpu "$t")
 	for x in "$a" "$l" "$t"; do
 		case $x in fail|"") status=1; notes+=("$label: a run failed (logs: $WORK/${tag}.*.log)") ;; esac
 	done
@@ -285,7 +312,8 @@ for c in "${case_list[@]}"; do
 	aim=$(awk -v a="${am:-0}" -v l="${lm:-0}" -v w="$want" 'BEGIN {
 		if (l + 0 <= 0 || a + 0 <= 0) print "-";
 		else printf "%s (>= %d%%)", (100 * a / l >= w) ? "met" : "missed", w }')
-	echo "| $label | $(col "$a") | $(col "$l") | $(col "$t") | $(cpp "${am:-0}") / $(cpp "${lm:-0}") / $(cpp "${tm:-0}") | $r | $aim |"
+	rc=$(awk -v a="$a_cpu" -v l="$l_cpu" 'BEGIN { if (a + 0 > 0 && l + 0 > 0) printf "%.0f%%", 100 * l / a; else print "-" }')
+	echo "| $label | $(col "$a") | $(col "$l") | $(col "$t") | $(cpp "${am:-0}") / $(cpp "${lm:-0}") / $(cpp "${tm:-0}") | $a_cpu / $l_cpu / $t_cpu | $r | $rc | $aim |"
 done
 if [ ${#notes[@]} -gt 0 ]; then
 	echo
@@ -294,5 +322,8 @@ fi
 echo
 echo "Mpps: wall forwarding rate from /ethdev/stats over ${DUR} s windows, best / median"
 echo "of $REPS; cycles/pkt = TSC Hz / median Mpps (the forwarding core polls all the"
-echo "time). TSC $TSC_HZ Hz. Logs: $WORK"
+echo "time); on-CPU cycles/pkt: the forwarding threads' run time (schedstat) x TSC Hz /"
+echo "packets, median window (what the core spent per packet while it ran, whatever"
+echo "else the machine ran); on-CPU l3fwd / aifab: the Mpps ratio that cost gives on"
+echo "an idle core. The aim is judged on the wall ratio. TSC $TSC_HZ Hz. Logs: $WORK"
 exit $status

@@ -46,11 +46,11 @@ build "$(dirname "$(dirname "$AIFAB")")"
 build "$(dirname "$(dirname "$NOSTATS")")" -Dswitch_stats=false -Dtests=false
 
 # bench/run.sh's table row for one case: "aifab_cpp testpmd_cpp" (its
-# column 6 is "aifab / l3fwd / macswap" cycles/packet).
+# column 7 is "aifab / l3fwd / macswap" on-CPU cycles/packet).
 one() {	# binary case workdir
 	AIFAB=$1 "$ROOT/bench/run.sh" -d "$DUR" -r 1 -c "$2" -w "$3" |
 		awk -F'|' '/^\| [0-9]+ B x/ {
-			gsub(/ /, "", $6); split($6, c, "/"); print c[1], c[3] }'
+			gsub(/ /, "", $7); split($7, c, "/"); print c[1], c[3] }'
 }
 
 min() {	# a b (numbers or "failed")

@@ -63,9 +63,40 @@ sw_admit(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 	return 0;
 }
 
+/* Headers prefetched this many frames ahead of the parse. */
+#define SW_PREFETCH 8
+
 /*
- * Parse, count and admit a chunk of frames received on @p in_port; the
- * admitted ones go on to routing.
+ * Stage 1 for one frame: the common frame (untagged IPv4 UDP, headers in
+ * the first segment) inline, anything else through lib/pkt's parser.
+ * Sets *hdr to where the headers were read.
+ */
+static inline enum aifab_pkt_err
+sw_parse(const struct sw *sw, struct sw_worker *wk, uint16_t i,
+	 const struct rte_mbuf *m, struct aifab_pkt_info *pi,
+	 const uint8_t **hdr)
+{
+	uint32_t window = RTE_MIN(m->pkt_len, (uint32_t)AIFAB_PKT_HDR_WINDOW);
+	enum aifab_pkt_err e;
+
+	if (likely(rte_pktmbuf_data_len(m) >= window)) {
+		*hdr = rte_pktmbuf_mtod(m, const uint8_t *);
+		if (likely(aifab_pkt_parse_udp4_fast(*hdr, window, m->pkt_len,
+						     pi, sw->check_csum)))
+			return AIFAB_PKT_ERR_OK;
+		return aifab_pkt_parse(*hdr, window, m->pkt_len, pi,
+				       sw->check_csum);
+	}
+	e = aifab_pkt_parse_mbuf(m, pi, wk->scratch[i], sw->check_csum);
+	*hdr = wk->scratch[i];
+	return e;
+}
+
+/*
+ * Parse, count and admit a burst of frames received on @p in_port, each
+ * stage over the whole burst: prefetch ahead and parse, admit (kind,
+ * destination MAC, TTL); the admitted ones go on to routing. Counters are
+ * summed over the burst and added once.
  */
 void
 sw_ingress(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
@@ -73,52 +104,75 @@ sw_ingress(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 {
 	struct sw_admitted a;
 	struct aifab_pkt_info *pi = a.pi;
-	uint16_t n4 = 0, n6 = 0, i;
+	const struct rte_ether_addr *mac = &sw->env.ports[in_port].mac;
+	uint16_t n4 = 0, n6 = 0, n_ok = 0, i;
+	uint16_t ok[SW_CHUNK];
 	uint64_t rx_bytes = 0;
 	uint32_t n_roce = 0, n_ip6 = 0; /* n_ip6: dropped before routing */
+	uint32_t rare = 0;
 
+	if (unlikely(sw->reference)) {
+		sw_ingress_ref(sw, wk, in_port, pkts, n);
+		return;
+	}
+	for (i = 0; i < RTE_MIN(n, (uint16_t)SW_PREFETCH); i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	/* Stage 1: parse the burst (drops by parser reason). */
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		enum aifab_pkt_err e;
-		unsigned int reason;
-		const uint8_t *l3;
 
-		if (i + 1 < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+		if (i + SW_PREFETCH < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + SW_PREFETCH],
+						       void *));
 		rx_bytes += m->pkt_len;
-		e = aifab_pkt_parse_mbuf(m, &pi[i], wk->scratch[i],
-					 sw->check_csum);
-		if (e != AIFAB_PKT_ERR_OK) {
+		e = sw_parse(sw, wk, i, m, &pi[i], &a.hdr[i]);
+		if (unlikely(e != AIFAB_PKT_ERR_OK)) {
 			sw_drop(wk, in_port, SW_ST_PKT(e), m);
 			continue;
 		}
-		/* Where the parser read the headers: in place or scratch. */
-		a.hdr[i] = rte_pktmbuf_data_len(m) >= RTE_MIN(m->pkt_len,
-			(uint32_t)AIFAB_PKT_HDR_WINDOW) ?
-			rte_pktmbuf_mtod(m, const uint8_t *) : wk->scratch[i];
-		/* Seen on receive: common kinds summed here, added per burst
-		 * (measured: 6 counter updates per packet cost ~36 insns). */
-#if AIFAB_SW_STATS
 		n_roce += (pi[i].flags & AIFAB_PKT_F_ROCE) ? 1 : 0;
-		if (pi[i].flags & (AIFAB_PKT_F_VLAN | AIFAB_PKT_F_QINQ |
-				   AIFAB_PKT_F_IP_OPTS | AIFAB_PKT_F_FRAG))
-			sw_count_rare(wk, in_port, pi[i].flags);
+		rare |= pi[i].flags;
+		ok[n_ok++] = i;
+	}
+	/* Seen on receive: the rare kinds only when the burst has any. */
+#if AIFAB_SW_STATS
+	if (unlikely(rare & (AIFAB_PKT_F_VLAN | AIFAB_PKT_F_QINQ |
+			     AIFAB_PKT_F_IP_OPTS | AIFAB_PKT_F_FRAG)))
+		for (i = 0; i < n_ok; i++)
+			sw_count_rare(wk, in_port, pi[ok[i]].flags);
 #endif
-		reason = sw_admit(sw, wk, in_port, m, &pi[i]);
+	RTE_SET_USED(rare); /* -Dswitch_stats=false */
+	/* Stage 2: admit (the common frame: IPv4 to our MAC, TTL > 1). */
+	for (i = 0; i < n_ok; i++) {
+		uint16_t k = ok[i];
+		struct rte_mbuf *m = pkts[k];
+		const uint8_t *l3;
+		unsigned int reason;
+
+		if (likely(pi[k].l3 == AIFAB_L3_IPV4 &&
+			   (uint32_t)pi[k].l3_off + pi[k].l3_len <=
+			   rte_pktmbuf_data_len(m) &&
+			   rte_is_same_ether_addr(rte_pktmbuf_mtod(m,
+				const struct rte_ether_addr *), mac) &&
+			   pi[k].ttl > 1))
+			reason = 0;
+		else
+			reason = sw_admit(sw, wk, in_port, m, &pi[k]);
 		if (reason != 0) {
-			n_ip6 += pi[i].l3 == AIFAB_L3_IPV6;
+			n_ip6 += pi[k].l3 == AIFAB_L3_IPV6;
 			sw_drop(wk, in_port, reason, m);
 			continue;
 		}
-		l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, pi[i].l3_off);
-		if (pi[i].l3 == AIFAB_L3_IPV4) {
+		l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, pi[k].l3_off);
+		if (likely(pi[k].l3 == AIFAB_L3_IPV4)) {
 			a.ip4[n4] = rte_be_to_cpu_32(
 				((const struct rte_ipv4_hdr *)l3)->dst_addr);
-			a.idx4[n4++] = i;
+			a.idx4[n4++] = k;
 		} else {
 			memcpy(a.ip6[n6],
 			       ((const struct rte_ipv6_hdr *)l3)->dst_addr, 16);
-			a.idx6[n6++] = i;
+			a.idx6[n6++] = k;
 		}
 	}
 	SW_ADD(wk, sw_st_rx_pkts, in_port, n);

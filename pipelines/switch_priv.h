@@ -17,7 +17,10 @@
  *   switch_route.c   LPM, ECMP member, classify, L2 rewrite, TTL
  *   switch_tx.c      the egress pass: PFC received and sent, watchdog,
  *                    scheduler + shaper, TX through the TX fault stage
- *   switch_queue.c   enqueue: PFC ingress accounting, buffer admission, ECN
+ *   switch_queue.c   ECN verdicts (enqueue itself: switch_enqueue.h, inline
+ *                    into switch_route.c): PFC ingress accounting, buffer
+ *                    admission, ECN
+ *   switch_ref.c     the reference ingress (tests: fuzz_switch_diff)
  *   switch_peer.c    virtual time: the link into a port and its peer's pause
  *   switch_report.c  counters: set-up, mirror (sync), port counters, report
  *
@@ -235,6 +238,8 @@ struct sw {
 	struct sw_worker *w;           /* n_workers of them */
 	struct aifab_stats_set *stats; /* "sw": one block per worker */
 	uint64_t sync_cycles;          /* TSC between stats mirrors */
+	/* ingress (switch_parse.c): tests may ask for the reference path */
+	bool reference;                /* switch_ref.c, per burst */
 };
 
 /*
@@ -295,6 +300,10 @@ void sw_link_state(struct sw *sw, struct sw_worker *wk);
 void sw_ingress(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 		struct rte_mbuf **pkts, uint16_t n);
 
+/* switch_ref.c: the reference ingress (tests, switch_ref.h) */
+void sw_ingress_ref(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
+		    struct rte_mbuf **pkts, uint16_t n);
+
 /* switch_route.c */
 void sw_route(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 	      struct rte_mbuf **pkts, struct sw_admitted *a);
@@ -308,9 +317,7 @@ void sw_tx_flush(struct sw *sw, struct sw_worker *wk, uint16_t port);
 void sw_flush_queues(struct sw *sw, struct sw_worker *wk);
 bool sw_queues_empty(const struct sw *sw, const struct sw_worker *wk);
 
-/* switch_queue.c */
-void sw_enqueue(struct sw *sw, struct sw_worker *wk, uint16_t out_port,
-		uint8_t tc, struct rte_mbuf *m, uint32_t l3_off);
+/* switch_queue.c (sw_enqueue itself: inline, switch_enqueue.h) */
 bool sw_ecn(struct sw *sw, struct sw_worker *wk, uint16_t port, uint8_t tc,
 	    struct rte_mbuf *m, uint32_t qbytes);
 

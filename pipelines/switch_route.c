@@ -1,20 +1,26 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Switch routing, per chunk of admitted frames, each stage over the whole
- * chunk before the next: LPM (one bulk lookup per family) -> resolve
- * (target's drop, ECMP member, MTU) -> rewrite (classify DSCP / PCP -> TC,
- * L2 rewrite, TTL or hop limit - 1) -> enqueue in order (switch_queue.c).
+ * Switch routing, per burst of admitted frames, each stage over the whole
+ * burst before the next: LPM (one bulk lookup per family) -> resolve (the
+ * target's drop, ECMP hash and member, egress MTU) -> rewrite (classify
+ * DSCP / PCP -> TC, L2 rewrite, TTL or hop limit - 1 with the checksum)
+ * -> enqueue in order (switch_enqueue.h, inline). Nothing per packet
+ * calls out of this file on the common path (IPv4 UDP, CRC32C ECMP); the
+ * rare cases (other hash functions, non-UDP, IPv6) call lib/ecmp.
  */
 #include <string.h>
 
 #include <rte_ether.h>
 #include <rte_ip.h>
 
+#include "switch_enqueue.h"
 #include "switch_priv.h"
 
-static unsigned int
+static inline unsigned int
 sw_target_drop(uint32_t target)
 {
+	if (likely(target < AIFAB_FIB_UNRESOLVED))
+		return 0;
 	if (target == AIFAB_FIB_MISS)
 		return SW_DROP(no_route);
 	if (target == AIFAB_FIB_LOCAL)
@@ -25,123 +31,140 @@ sw_target_drop(uint32_t target)
 }
 
 /*
- * A chunk's routed frames between the stages: position in the chunk, the
+ * A burst's routed frames between the stages: position in the burst, the
  * next hop and the TC, in the order they will be enqueued (IPv4 first,
  * then IPv6, each in arrival order).
  */
 struct sw_routed {
 	uint16_t pos[SW_CHUNK];
 	uint16_t nh[SW_CHUNK];
+	uint16_t port[SW_CHUNK];      /* the next hop's */
 	uint8_t tc[SW_CHUNK];
 	uint16_t n;
 };
 
 /*
- * The ECMP hashes of the frames whose group has a choice (the others'
- * hash[] and ok[] are left alone), in one call for the chunk.
+ * The ECMP hash of one frame whose group has a choice. The common frame
+ * (IPv4 UDP, not a fragment, CRC32C) inline; others through lib/ecmp.
+ * @return false if the frame has no hashable flow.
  */
-static void
-sw_hash(const struct sw *sw, const struct sw_admitted *a,
-	const uint32_t *target, const uint16_t *pos, uint16_t n,
-	uint32_t *hash, uint8_t *ok)
+static inline bool
+sw_hash1(const struct sw *sw, const struct aifab_pkt_info *pi,
+	 const uint8_t *hdr, uint32_t *hash)
 {
-	const struct aifab_pkt_info *pi[SW_CHUNK];
-	const uint8_t *buf[SW_CHUNK];
-	uint32_t avail[SW_CHUNK], h[SW_CHUNK];
-	uint16_t at[SW_CHUNK], i, j = 0;
-	uint8_t good[SW_CHUNK];
+	const uint32_t *avail_p;
+	const struct aifab_pkt_info *pip = pi;
+	uint32_t avail = RTE_MIN(pi->pkt_len, (uint32_t)AIFAB_PKT_HDR_WINDOW);
+	uint8_t ok;
 
-	for (i = 0; i < n; i++) {
-		if (sw_target_drop(target[i]) != 0 ||
-		    aifab_fib_group(sw->fib, target[i])->n == 1)
-			continue;
-		pi[j] = &a->pi[pos[i]];
-		buf[j] = a->hdr[pos[i]];
-		avail[j] = RTE_MIN(pi[j]->pkt_len,
-				   (uint32_t)AIFAB_PKT_HDR_WINDOW);
-		at[j++] = i;
+	if (likely(sw->ecmp_cfg.fn == AIFAB_ECMP_HASH_CRC32C &&
+		   pi->l3 == AIFAB_L3_IPV4 &&
+		   (pi->flags & (AIFAB_PKT_F_UDP | AIFAB_PKT_F_FRAG)) ==
+		   AIFAB_PKT_F_UDP && pi->l3_off + 20u <= avail)) {
+		*hash = aifab_ecmp_hash4_crc32c(&sw->ecmp_cfg,
+			hdr + pi->l3_off, pi->sport, pi->dport, pi->l4_proto,
+			(pi->flags & AIFAB_PKT_F_ROCE) ? pi->dqpn : 0);
+		return true;
 	}
-	if (j == 0)
-		return;
-	aifab_ecmp_hash_pkts(&sw->ecmp_cfg, buf, avail, pi, j, h, good);
-	for (i = 0; i < j; i++) {
-		hash[at[i]] = h[i];
-		ok[at[i]] = good[i];
-	}
+	avail_p = &avail;
+	aifab_ecmp_hash_pkts(&sw->ecmp_cfg, &hdr, avail_p, &pip, 1, hash, &ok);
+	return ok != 0;
 }
 
-/* The group member for a flow: its hash (sw_hash) is read only when the
- * group has a choice. */
-static int
-sw_member(const struct sw *sw, struct sw_worker *wk, uint32_t target,
-	  uint32_t len, const uint32_t *hash, const uint8_t *ok)
+/* Add a run's ECMP counters (slots in @p used) and clear them. */
+static inline void
+sw_ecmp_add(struct sw_worker *wk, uint32_t target, uint64_t *pk,
+	    uint64_t *by, uint16_t *used)
 {
-	const struct aifab_ecmp_group *g = &wk->groups[target];
-	unsigned int slot;
+	struct sw_ecmp_ctr *c = &wk->ecmp[target];
 
-	if (aifab_fib_group(sw->fib, target)->n == 1)
-		slot = 0;
-	else {
-		if (!*ok)
-			return -1;
-		slot = aifab_ecmp_select(g, *hash);
-		if (slot == AIFAB_ECMP_NONE)
-			return -1;
+	while (*used != 0) {
+		unsigned int s = (unsigned int)rte_bsf32(*used);
+
+		c->packets[s] += pk[s];
+		c->bytes[s] += by[s];
+		pk[s] = by[s] = 0;
+		*used &= (uint16_t)(*used - 1);
 	}
-	wk->ecmp[target].packets[slot]++;
-	wk->ecmp[target].bytes[slot] += len;
-	return (int)aifab_ecmp_member(g, slot);
 }
 
 /*
- * Stage 1 over the chunk: the FIB target's drop, the ECMP hashes (one
- * call), the member, the egress MTU. What survives is listed in @p r, in
- * order.
+ * Resolve over the burst: the FIB target's drop, the ECMP member (hash
+ * only where the group has a choice), the egress MTU. What survives is
+ * listed in @p r, in order, with its egress port. ECMP counters count a
+ * frame once its member is chosen (before the MTU check, as always).
  */
-static void
+static inline void
 sw_resolve(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 	   struct rte_mbuf **pkts, const struct sw_admitted *a,
 	   const uint32_t *target, const uint16_t *pos, uint16_t n,
 	   struct sw_routed *r)
 {
-	uint32_t hash[SW_CHUNK];
-	uint8_t ok[SW_CHUNK];
-	uint16_t i, k = 0;
+	/* ECMP counters of a run of frames to one target, summed here and
+	 * added when the target changes (a burst mostly has one) */
+	uint64_t c_pk[AIFAB_FIB_MAX_MEMBERS] = { 0 };
+	uint64_t c_by[AIFAB_FIB_MAX_MEMBERS] = { 0 };
+	uint32_t c_target = UINT32_MAX, mtu_min = UINT32_MAX;
+	uint16_t i, k = 0, p, used = 0;
 
-	sw_hash(sw, a, target, pos, n, hash, ok);
+	/* the smallest egress MTU: a frame within it skips the lookup */
+	for (p = 0; p < sw->env.n_ports; p++)
+		mtu_min = RTE_MIN(mtu_min, (uint32_t)sw->env.ports[p].mtu);
 	for (i = 0; i < n; i++) {
 		const struct aifab_pkt_info *pi = &a->pi[pos[i]];
 		unsigned int reason = sw_target_drop(target[i]);
-		int member;
+		const struct aifab_ecmp_group *g;
+		unsigned int slot = 0;
+		uint32_t hash;
+		uint16_t member, port;
 
-		if (reason == 0) {
-			member = sw_member(sw, wk, target[i], pi->pkt_len,
-					   &hash[i], &ok[i]);
-			if (member < 0)
-				reason = SW_DROP(ecmp_no_member);
-			else if (pi->ip_len > sw->env.ports[aifab_fib_nh(
-					sw->fib, (uint16_t)member)->port].mtu)
-				reason = SW_DROP(mtu_exceeded);
-			else
-				r->nh[k] = (uint16_t)member;
-		}
-		if (reason != 0) {
+		if (unlikely(reason != 0)) {
 			sw_drop(wk, in_port, reason, pkts[pos[i]]);
 			continue;
 		}
+		g = &wk->groups[target[i]];
+		if (aifab_fib_group(sw->fib, target[i])->n != 1) {
+			if (unlikely(!sw_hash1(sw, pi, a->hdr[pos[i]], &hash)) ||
+			    unlikely((slot = aifab_ecmp_select(g, hash)) ==
+				     AIFAB_ECMP_NONE)) {
+				sw_drop(wk, in_port, SW_DROP(ecmp_no_member),
+					pkts[pos[i]]);
+				continue;
+			}
+		}
+		if (unlikely(target[i] != c_target)) {
+			if (c_target != UINT32_MAX)
+				sw_ecmp_add(wk, c_target, c_pk, c_by, &used);
+			c_target = target[i];
+		}
+		c_pk[slot]++;
+		c_by[slot] += pi->pkt_len;
+		used |= (uint16_t)(1u << slot);
+		member = aifab_ecmp_member(g, slot);
+		port = aifab_fib_nh(sw->fib, member)->port;
+		if (unlikely(pi->ip_len > mtu_min) &&
+		    pi->ip_len > sw->env.ports[port].mtu) {
+			sw_drop(wk, in_port, SW_DROP(mtu_exceeded),
+				pkts[pos[i]]);
+			continue;
+		}
+		r->nh[k] = member;
+		r->port[k] = port;
 		r->pos[k++] = pos[i];
 	}
+	if (c_target != UINT32_MAX)
+		sw_ecmp_add(wk, c_target, c_pk, c_by, &used);
 	r->n = k;
 }
 
-/* Stage 2 over the chunk: classify, L2 rewrite, hop limit - 1; the IPv4
- * TTLs (and checksums) in one call at the end. */
-static void
+/* Rewrite over the burst: classify, L2 rewrite, TTL (checksum) or hop
+ * limit - 1, the metadata enqueue and dequeue read. */
+static inline void
 sw_rewrite(struct sw *sw, uint16_t in_port, struct rte_mbuf **pkts,
 	   const struct sw_admitted *a, struct sw_routed *r)
 {
-	struct rte_ipv4_hdr *ip4[SW_CHUNK];
-	uint16_t k, n4 = 0;
+	uint8_t trust = sw->trust[in_port];
+	uint16_t k;
 
 	for (k = 0; k < r->n; k++) {
 		const struct aifab_pkt_info *pi = &a->pi[r->pos[k]];
@@ -150,25 +173,24 @@ sw_rewrite(struct sw *sw, uint16_t in_port, struct rte_mbuf **pkts,
 		struct rte_ether_hdr *eth;
 		uint8_t *l3, tc;
 
-		tc = aifab_qos_classify(&sw->map, sw->trust[in_port], pi->tos,
+		tc = aifab_qos_classify(&sw->map, trust, pi->tos,
 					pi->n_vlans > 0, pi->pcp);
 		eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 		rte_ether_addr_copy(&nh->dmac, &eth->dst_addr);
-		rte_ether_addr_copy(&sw->env.ports[nh->port].mac,
+		rte_ether_addr_copy(&sw->env.ports[r->port[k]].mac,
 				    &eth->src_addr);
 		l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, pi->l3_off);
-		if (pi->l3 == AIFAB_L3_IPV4)
-			ip4[n4++] = (struct rte_ipv4_hdr *)l3;
+		if (likely(pi->l3 == AIFAB_L3_IPV4))
+			aifab_ipv4_dec_ttl_inline((struct rte_ipv4_hdr *)l3);
 		else
 			((struct rte_ipv6_hdr *)l3)->hop_limits--;
 		m->hash.usr = SW_META(in_port, tc);
 		r->tc[k] = tc;
 	}
-	aifab_ipv4_dec_ttl_bulk(ip4, n4);
 }
 
 /*
- * Route the admitted frames of a chunk, stage by stage over all of them:
+ * Route the admitted frames of a burst, stage by stage over all of them:
  * LPM (one bulk lookup per family), resolve (drop, ECMP member, MTU),
  * rewrite, then enqueue in order (IPv4 first, then IPv6).
  */
@@ -183,7 +205,7 @@ sw_route(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 
 	if (n4)
 		aifab_fib_lookup4_bulk(sw->fib, a->ip4, target, n4);
-	if (n6)
+	if (unlikely(n6))
 		aifab_fib_lookup6_bulk(sw->fib, a->ip6, target + n4, n6);
 	memcpy(pos, a->idx4, sizeof(pos[0]) * n4);
 	memcpy(pos + n4, a->idx6, sizeof(pos[0]) * n6);
@@ -191,6 +213,6 @@ sw_route(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 		   (uint16_t)(n4 + n6), &r);
 	sw_rewrite(sw, in_port, pkts, a, &r);
 	for (k = 0; k < r.n; k++)
-		sw_enqueue(sw, wk, aifab_fib_nh(sw->fib, r.nh[k])->port,
-			   r.tc[k], pkts[r.pos[k]], a->pi[r.pos[k]].l3_off);
+		sw_enqueue(sw, wk, r.port[k], r.tc[k], pkts[r.pos[k]],
+			   a->pi[r.pos[k]].l3_off);
 }

@@ -38,6 +38,11 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_common.h>
+#include <rte_hash_crc.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -176,6 +181,54 @@ void aifab_ecmp_hash_pkts(const struct aifab_ecmp_cfg *cfg,
 			  const uint8_t *const *buf, const uint32_t *avail,
 			  const struct aifab_pkt_info *const *pi, uint16_t n,
 			  uint32_t *hash, uint8_t *ok);
+
+/**
+ * aifab_ecmp_hash() of an IPv4 flow when @p cfg's function is CRC32C,
+ * inline, from the fields as a datapath has them: the addresses as they
+ * sit in the header (@p l3: the IPv4 header), ports in host order, @p
+ * dqpn 0 unless RoCE. The same tuple and the same result as
+ * aifab_ecmp_flow_from_pkt() + aifab_ecmp_hash() for a UDP packet that is
+ * not a fragment.
+ */
+static inline uint32_t
+aifab_ecmp_hash4_crc32c(const struct aifab_ecmp_cfg *cfg, const uint8_t *l3,
+			uint16_t sport, uint16_t dport, uint8_t proto,
+			uint32_t dqpn)
+{
+	uint32_t s, d, p = (((uint32_t)sport << 16) | dport) & cfg->ports_mask;
+	uint32_t h;
+
+	memcpy(&s, l3 + 12, sizeof(s)); /* any alignment */
+	memcpy(&d, l3 + 16, sizeof(d));
+	s = rte_be_to_cpu_32(s) & cfg->src_mask;
+	d = rte_be_to_cpu_32(d) & cfg->dst_mask;
+
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	/* rte_hash_crc() over the tuple's 12 or 16 bytes, from registers
+	 * (its 8-byte loads of the array, as they would read it) */
+	h = rte_hash_crc_8byte((uint64_t)d << 32 | s, cfg->seed);
+	if (cfg->extra_word)
+		h = rte_hash_crc_8byte((uint64_t)((((uint32_t)proto << 24) |
+			(dqpn & 0xFFFFFFu)) & cfg->extra_mask) << 32 | p, h);
+	else
+		h = rte_hash_crc_4byte(p, h);
+#else
+	uint32_t t[4] __rte_aligned(8) = { s, d, p, 0 };
+	uint32_t n = 3;
+
+	if (cfg->extra_word)
+		t[n++] = (((uint32_t)proto << 24) | (dqpn & 0xFFFFFFu)) &
+			 cfg->extra_mask;
+	h = rte_hash_crc(t, 4 * n, cfg->seed);
+#endif
+	/* MurmurHash3's 32-bit finalizer, as aifab_ecmp_hash() */
+	h ^= h >> 16;
+	h *= 0x85EBCA6Bu;
+	h ^= h >> 13;
+	h *= 0xC2B2AE35u;
+	h ^= h >> 16;
+	return h;
+}
 
 /** Profile name of a hash function ("crc32c" ...), or NULL if unknown. */
 const char *aifab_ecmp_hash_fn_name(enum aifab_ecmp_hash_fn fn);

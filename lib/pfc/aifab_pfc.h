@@ -204,6 +204,88 @@ enum aifab_pfc_verdict aifab_pfc_gen_add(struct aifab_pfc_gen *g,
 					 unsigned int prio, uint32_t bytes,
 					 uint64_t free);
 
+/* ---- aifab_pfc_gen_add() inline, for datapaths that add per packet ---- */
+
+/** XOFF threshold now, at least 1 byte (nothing buffered never pauses). */
+static inline uint64_t
+aifab_pfc_xoff_at(const struct aifab_pfc_gen_prio_cfg *pc, uint64_t free)
+{
+	uint64_t t;
+
+	if (pc->xoff_mode == AIFAB_PFC_XOFF_STATIC)
+		return pc->xoff_bytes;
+	if (pc->alpha_den != 0) {
+		/* floor(free x num / den), without overflow (num <= 2^19) */
+		if (free <= UINT64_MAX / pc->alpha_num)
+			t = free * pc->alpha_num / pc->alpha_den;
+		else
+			t = free / pc->alpha_den * pc->alpha_num;
+	} else if (pc->alpha_log2 < 0)
+		t = free >> -pc->alpha_log2;
+	else if (free > (UINT64_MAX >> pc->alpha_log2))
+		t = UINT64_MAX;
+	else
+		t = free << pc->alpha_log2;
+	return t ? t : 1;
+}
+
+/** XON threshold for XOFF threshold @p xoff: always below it. */
+static inline uint64_t
+aifab_pfc_xon_at(const struct aifab_pfc_gen_prio_cfg *pc, uint64_t xoff)
+{
+	if (pc->xon_mode == AIFAB_PFC_XON_OFFSET)
+		return xoff > pc->xon_bytes ? xoff - pc->xon_bytes : 0;
+	return pc->xon_bytes < xoff ? pc->xon_bytes : xoff - 1;
+}
+
+/**
+ * Hysteresis: want XOFF from reaching XOFF (@p xoff, the threshold now)
+ * until falling to XON with the headroom empty again (it must be free
+ * for the next pause's in-flight).
+ */
+static inline void
+aifab_pfc_gen_update_want(struct aifab_pfc_gen *g, unsigned int prio,
+			  uint64_t xoff)
+{
+	const struct aifab_pfc_gen_prio_cfg *pc = &g->cfg->prio[prio];
+	uint8_t bit = (uint8_t)(1u << prio);
+
+	if (!(g->want & bit) && g->bytes[prio] >= xoff)
+		g->want |= bit;
+	else if ((g->want & bit) && g->bytes[prio] <= aifab_pfc_xon_at(pc, xoff) &&
+		 g->headroom[prio] == 0)
+		g->want &= (uint8_t)~bit;
+}
+
+/** aifab_pfc_gen_add(), inline (the threshold computed once). */
+static inline enum aifab_pfc_verdict
+aifab_pfc_gen_add_inline(struct aifab_pfc_gen *g, unsigned int prio,
+			 uint32_t bytes, uint64_t free)
+{
+	const struct aifab_pfc_gen_prio_cfg *pc = &g->cfg->prio[prio];
+	enum aifab_pfc_verdict v = AIFAB_PFC_ADMIT;
+	uint64_t xoff;
+
+	if (!(g->cfg->enabled & (1u << prio))) {
+		g->bytes[prio] += bytes;
+		return AIFAB_PFC_ADMIT;
+	}
+	/* Whatever would take the priority past XOFF goes into headroom. */
+	xoff = aifab_pfc_xoff_at(pc, free);
+	if (g->bytes[prio] + bytes > xoff) {
+		if (g->headroom[prio] + bytes > pc->headroom_bytes) {
+			g->stats.v[AIFAB_PFC_CNT_HEADROOM_OVERFLOW][prio]++;
+			g->want |= (uint8_t)(1u << prio);
+			return AIFAB_PFC_DROP;
+		}
+		g->headroom[prio] += bytes;
+		v = AIFAB_PFC_ADMIT_HEADROOM;
+	}
+	g->bytes[prio] += bytes;
+	aifab_pfc_gen_update_want(g, prio, xoff);
+	return v;
+}
+
 /**
  * The packet of @p bytes that aifab_pfc_gen_add() just admitted below XOFF
  * can only be buffered in headroom (the shared buffer is full, e.g. of

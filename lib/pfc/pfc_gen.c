@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_common.h>
+
 #include "aifab_pfc.h"
 
 #define ALPHA_LOG2_MIN (-7)
@@ -36,6 +38,18 @@ prio_thresholds_valid(const struct aifab_pfc_gen_prio_params *pp)
 	return pp->xon_bytes >= 1 && pp->xon_bytes <= pp->xoff_bytes;
 }
 
+static uint32_t
+gcd32(uint32_t a, uint32_t b)
+{
+	while (b != 0) {
+		uint32_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
 static int
 prio_compile(struct aifab_pfc_gen_prio_cfg *pc,
 	     const struct aifab_pfc_gen_prio_params *pp,
@@ -53,6 +67,20 @@ prio_compile(struct aifab_pfc_gen_prio_cfg *pc,
 	pc->alpha_log2 = pp->alpha_log2;
 	pc->alpha_num = pp->alpha_den != 0 ? pp->alpha_num : 0;
 	pc->alpha_den = pp->alpha_den;
+	if (pc->alpha_den != 0) {
+		/* num / den = 1 / 2^k (alpha 1, 0.5, 0.125 ... as x/1000): a
+		 * shift instead of a division per packet, the same floor for
+		 * every free buffer below 2^64 / num (buffers are at most
+		 * 4 GiB) */
+		uint32_t g = gcd32(pc->alpha_num, pc->alpha_den);
+
+		if (pc->alpha_num / g == 1 &&
+		    rte_is_power_of_2(pc->alpha_den / g)) {
+			pc->alpha_log2 = (int8_t)-rte_log2_u32(pc->alpha_den / g);
+			pc->alpha_num = 0;
+			pc->alpha_den = 0;
+		}
+	}
 	pc->pause_quanta = pause;
 	pc->xoff_bytes = pp->xoff_bytes;
 	pc->xon_bytes = pp->xon_bytes;
@@ -92,78 +120,25 @@ aifab_pfc_gen_init(struct aifab_pfc_gen *g,
 	g->cfg = cfg;
 }
 
-/* XOFF threshold now, at least 1 byte (nothing buffered never pauses). */
+/* The thresholds and the hysteresis are inline in aifab_pfc.h (the
+ * switch's datapath adds per packet without a call). */
 static uint64_t
 xoff_at(const struct aifab_pfc_gen_prio_cfg *pc, uint64_t free)
 {
-	uint64_t t;
-
-	if (pc->xoff_mode == AIFAB_PFC_XOFF_STATIC)
-		return pc->xoff_bytes;
-	if (pc->alpha_den != 0) {
-		/* floor(free x num / den), without overflow (num <= 2^19) */
-		if (free <= UINT64_MAX / pc->alpha_num)
-			t = free * pc->alpha_num / pc->alpha_den;
-		else
-			t = free / pc->alpha_den * pc->alpha_num;
-	} else if (pc->alpha_log2 < 0)
-		t = free >> -pc->alpha_log2;
-	else if (free > (UINT64_MAX >> pc->alpha_log2))
-		t = UINT64_MAX;
-	else
-		t = free << pc->alpha_log2;
-	return t ? t : 1;
+	return aifab_pfc_xoff_at(pc, free);
 }
 
-/* XON threshold for XOFF threshold @p xoff: always below it. */
-static uint64_t
-xon_at(const struct aifab_pfc_gen_prio_cfg *pc, uint64_t xoff)
-{
-	if (pc->xon_mode == AIFAB_PFC_XON_OFFSET)
-		return xoff > pc->xon_bytes ? xoff - pc->xon_bytes : 0;
-	return pc->xon_bytes < xoff ? pc->xon_bytes : xoff - 1;
-}
-
-/* Hysteresis: want XOFF from reaching XOFF until falling to XON with the
- * headroom empty again (it must be free for the next pause's in-flight). */
 static void
 update_want(struct aifab_pfc_gen *g, unsigned int prio, uint64_t free)
 {
-	const struct aifab_pfc_gen_prio_cfg *pc = &g->cfg->prio[prio];
-	uint64_t xoff = xoff_at(pc, free);
-	uint8_t bit = (uint8_t)(1u << prio);
-
-	if (!(g->want & bit) && g->bytes[prio] >= xoff)
-		g->want |= bit;
-	else if ((g->want & bit) && g->bytes[prio] <= xon_at(pc, xoff) &&
-		 g->headroom[prio] == 0)
-		g->want &= (uint8_t)~bit;
+	aifab_pfc_gen_update_want(g, prio, xoff_at(&g->cfg->prio[prio], free));
 }
 
 enum aifab_pfc_verdict
 aifab_pfc_gen_add(struct aifab_pfc_gen *g, unsigned int prio, uint32_t bytes,
 		  uint64_t free)
 {
-	const struct aifab_pfc_gen_prio_cfg *pc = &g->cfg->prio[prio];
-	enum aifab_pfc_verdict v = AIFAB_PFC_ADMIT;
-
-	if (!(g->cfg->enabled & (1u << prio))) {
-		g->bytes[prio] += bytes;
-		return AIFAB_PFC_ADMIT;
-	}
-	/* Whatever would take the priority past XOFF goes into headroom. */
-	if (g->bytes[prio] + bytes > xoff_at(pc, free)) {
-		if (g->headroom[prio] + bytes > pc->headroom_bytes) {
-			g->stats.v[AIFAB_PFC_CNT_HEADROOM_OVERFLOW][prio]++;
-			g->want |= (uint8_t)(1u << prio);
-			return AIFAB_PFC_DROP;
-		}
-		g->headroom[prio] += bytes;
-		v = AIFAB_PFC_ADMIT_HEADROOM;
-	}
-	g->bytes[prio] += bytes;
-	update_want(g, prio, free);
-	return v;
+	return aifab_pfc_gen_add_inline(g, prio, bytes, free);
 }
 
 enum aifab_pfc_verdict

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_ether.h>
 #include <rte_ip.h>
@@ -241,6 +242,35 @@ uint16_t aifab_cksum_update16(uint16_t cksum, uint16_t old_word,
 /** Decrement an IPv4 TTL and fix the checksum. @return the new TTL. */
 uint8_t aifab_ipv4_dec_ttl(struct rte_ipv4_hdr *ip);
 
+/**
+ * aifab_ipv4_dec_ttl() inline, for a datapath that rewrites per packet:
+ * the same RFC 1624 update of the word holding the TTL (loaded as it sits
+ * in memory), the same result bits.
+ */
+static inline void
+aifab_ipv4_dec_ttl_inline(struct rte_ipv4_hdr *ip)
+{
+	uint8_t *h = (uint8_t *)ip, w[2];
+	uint16_t old_word, new_word;
+	uint32_t sum;
+
+	if (ip->time_to_live == 0)
+		return;
+	/* the word holding TTL and protocol, before and after, built in
+	 * registers (storing the byte and reloading the word would stall
+	 * store forwarding) */
+	memcpy(w, h + 8, sizeof(w));
+	memcpy(&old_word, w, sizeof(old_word));
+	w[0] = (uint8_t)(w[0] - 1);
+	memcpy(&new_word, w, sizeof(new_word));
+	h[8] = w[0];
+	sum = (uint32_t)(uint16_t)~ip->hdr_checksum + (uint16_t)~old_word +
+	      new_word;
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	ip->hdr_checksum = (uint16_t)~sum;
+}
+
 /** aifab_ipv4_dec_ttl() on each of @p n headers, in one call. */
 void aifab_ipv4_dec_ttl_bulk(struct rte_ipv4_hdr *const *ip, uint16_t n);
 
@@ -430,6 +460,85 @@ static inline void aifab_put_u24(uint8_t *p, uint32_t v)
 	p[0] = (uint8_t)(v >> 16);
 	p[1] = (uint8_t)(v >> 8);
 	p[2] = (uint8_t)v;
+}
+
+/**
+ * A 20-byte IPv4 header's checksum is right: the one's complement sum of
+ * its words is 0xffff. Summed as five 32-bit words in 64 bits and folded
+ * (the same value as the sum of its 16-bit words folded, as lib/pkt's
+ * parser takes it: 2^16 = 1 modulo 0xffff).
+ */
+static inline bool
+aifab_ipv4_cksum20_ok(const uint8_t *h)
+{
+	uint32_t w[5];
+	uint64_t s;
+
+	memcpy(w, h, sizeof(w));
+	s = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
+	s = (s & 0xffffffffu) + (s >> 32);
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return s == 0xffff;
+}
+
+/**
+ * The common frame, inline: untagged Ethernet, IPv4 without options or
+ * fragmentation, UDP (RoCEv2 BTH if dport is 4791), all in @p buf.
+ * Fills @p pi exactly as aifab_pkt_parse() does and returns true when the
+ * frame is such a frame and aifab_pkt_parse() would return OK; returns
+ * false for anything else (then call aifab_pkt_parse(): it decides,
+ * errors included; @p pi is then to be overwritten).
+ *
+ * @param lim  readable bytes at @p buf: min(avail, pkt_len).
+ */
+static inline bool
+aifab_pkt_parse_udp4_fast(const uint8_t *buf, uint32_t lim, uint32_t pkt_len,
+			  struct aifab_pkt_info *pi, bool check_ip4_csum)
+{
+	const uint8_t *h = buf + 14, *u = buf + 34;
+	uint32_t tl, ulen;
+
+	/* Ethernet + IPv4 + UDP headers in the window; IPv4, IHL 5; not
+	 * fragmented (MF and offset 0); UDP */
+	if (lim < 42 || buf[12] != 0x08 || buf[13] != 0x00 || h[0] != 0x45 ||
+	    (h[6] & 0x3f) != 0 || h[7] != 0 || h[9] != 17)
+		return false;
+	tl = (uint32_t)h[2] << 8 | h[3];
+	ulen = (uint32_t)u[4] << 8 | u[5];
+	if (tl < 20 || tl > pkt_len - 14 || ulen < 8 || ulen > tl - 20)
+		return false;
+	if (check_ip4_csum && !aifab_ipv4_cksum20_ok(h))
+		return false;
+	memset(pi, 0, sizeof(*pi));
+	pi->pkt_len = pkt_len;
+	pi->ethertype = 0x0800;
+	pi->l3_off = 14;
+	pi->l3 = AIFAB_L3_IPV4;
+	pi->l3_len = 20;
+	pi->ip_len = tl;
+	pi->tos = h[1];
+	pi->ttl = h[8];
+	pi->l4_proto = 17;
+	pi->l4_off = 34;
+	pi->sport = (uint16_t)(u[0] << 8 | u[1]);
+	pi->dport = (uint16_t)(u[2] << 8 | u[3]);
+	pi->flags = AIFAB_PKT_F_UDP;
+	if (pi->dport != AIFAB_ROCEV2_UDP_PORT)
+		return true;
+	/* BTH + ICRC in the datagram, the BTH in the window, PadCnt fits */
+	if (ulen - 8 < AIFAB_BTH_LEN + AIFAB_ICRC_LEN ||
+	    lim < 42 + AIFAB_BTH_LEN ||
+	    ((buf[43] >> 4) & 0x3) > ulen - 8 - AIFAB_BTH_LEN - AIFAB_ICRC_LEN)
+		return false;
+	pi->bth_off = 42;
+	pi->bth_opcode = buf[42];
+	pi->pad_cnt = (buf[43] >> 4) & 0x3;
+	pi->dqpn = aifab_get_u24(buf + 47);
+	pi->psn = aifab_get_u24(buf + 51);
+	pi->flags |= AIFAB_PKT_F_ROCE;
+	return true;
 }
 
 /**

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_common.h>
 #include <rte_eal.h>
@@ -98,6 +99,29 @@ fuzz_eal(const char *name)
 		abort();
 	}
 	/* EAL leaves megabytes per file prefix: remove them at exit. */
+	atexit(fuzz_eal_cleanup_cb);
+}
+
+/*
+ * fuzz_eal() with @p mb MB of (no-huge) memory instead of lib/eal's 256:
+ * for targets that keep several switches (a 16 MB-entry LPM table each).
+ */
+static inline void
+fuzz_eal_mem(const char *name, unsigned int mb)
+{
+	char prefix[64], mem[16];
+	char *argv[] = { (char *)(uintptr_t)name, "--no-huge", "-m", mem,
+			 "--no-pci", "--file-prefix", prefix,
+			 "--log-level=error", NULL };
+
+	snprintf(mem, sizeof(mem), "%u", mb);
+	snprintf(prefix, sizeof(prefix), "aifab-%s-%ld", name, (long)getpid());
+	if (rte_eal_init((int)RTE_DIM(argv) - 1, argv) < 0) {
+		fprintf(stderr, "%s: EAL init failed\n", name);
+		abort();
+	}
+	snprintf(fuzz_run_dir, sizeof(fuzz_run_dir), "%s",
+		 rte_eal_get_runtime_dir());
 	atexit(fuzz_eal_cleanup_cb);
 }
 

@@ -137,7 +137,7 @@ check_same(enum aifab_pkt_err a, const struct aifab_pkt_info *pa,
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct aifab_pkt_info full, win, part, mb;
+	struct aifab_pkt_info full, win, part, mb, fast;
 	enum aifab_pkt_err ef, ew, ep, em;
 	uint8_t scratch[AIFAB_PKT_HDR_WINDOW];
 	const uint8_t *frame;
@@ -166,6 +166,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_ok(&win, wlen, len);
 		check_same(ew, &win, ef, &full);
 	}
+	/* The inline parser of the common frame: where it answers, the
+	 * full parser's answer exactly (it may decline any frame). */
+	if (aifab_pkt_parse_udp4_fast(frame, wlen, len, &fast, csum))
+		check_same(AIFAB_PKT_ERR_OK, &fast, ew, &win);
 	/* A shorter window still. */
 	plen = len ? (uint32_t)(flags >> 1) % (len + 1) : 0;
 	ep = aifab_pkt_parse(frame, plen, len, &part, csum);

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Seed corpora for the fuzz targets in tests/fuzz, written with scapy.
 
-    gen_corpus.py TARGET OUTDIR  (TARGET: pkt switch pfc rc profile gen all)
+    gen_corpus.py TARGET OUTDIR  (TARGET: pkt switch switch_diff pfc rc
+                                 profile gen all)
 
 Valid frames of every kind the switch and the RoCE endpoints meet
 (IPv4/IPv6 UDP and RoCEv2 data, ACK, NAK, CNP; VLAN, QinQ, IPv4 options,
@@ -444,7 +445,16 @@ def seeds_gen():
     return out
 
 
-TARGETS = {"pkt": seeds_pkt, "switch": seeds_switch, "pfc": seeds_pfc,
+def seeds_switch_diff():
+    # fuzz_switch's encoding, one more variant (4: ECN at enqueue)
+    out = seeds_switch()
+    for s in seeds_switch()[:2]:
+        out.append(bytes([4]) + s[1:])
+    return out
+
+
+TARGETS = {"pkt": seeds_pkt, "switch": seeds_switch,
+           "switch_diff": seeds_switch_diff, "pfc": seeds_pfc,
            "rc": seeds_rc, "profile": seeds_profile, "gen": seeds_gen}
 
 
