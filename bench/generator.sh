@@ -6,7 +6,7 @@
 # the same vdevs (two net_null sinks), in the same run. A figure, not a test.
 #
 #   bench/generator.sh [-d SECONDS] [-r REPEATS] [-m IB_MTUS] [-n RANKS]
-#                      [-o OWN_RANKS] [-w WORKDIR]
+#                      [-o OWN_RANKS] [-l LCORE_COUNTS] [-w WORKDIR]
 #
 #   -d  sending time of each run (default 3)
 #   -r  runs per tool per case, interleaved; fewest cycles/packet kept (2)
@@ -20,6 +20,11 @@
 #       and with 1/64 of them (a rank table of 64 hosts written here,
 #       this process host h0); runs the host's memory cannot hold are
 #       skipped, with the estimate
+#   -l  generator lcore counts for the lcore scaling table, comma-
+#       separated (default 1,2; "" skips it): 8 ranks of ring AllReduce at
+#       IB MTU 4096 on [generator] lcores = 1..n (n = 1: lcore 1 as
+#       above; more: the main lcore 0 runs worker 0, lcores 1.. the
+#       others), each worker its own TX queue on both net_null ports
 #   -w  logs and reports (default /tmp/aifab-bench-gen)
 #
 # The generator runs open loop ([generator] rx = false: nothing comes back
@@ -42,10 +47,11 @@ RANKS=8,64,512,4096
 OWN=4096,16384
 WORK=/tmp/aifab-bench-gen
 LCORES=0,1
+GEN_LCORES=1,2
 
 # shellcheck source=bench/common.sh
 . "$ROOT/bench/common.sh"
-bench_options "d:DUR r:REPS m:MTUS n:RANKS o:OWN w:WORK" 31 "$@"
+bench_options "d:DUR r:REPS m:MTUS n:RANKS o:OWN l:GEN_LCORES w:WORK" 36 "$@"
 mkdir -p "$WORK"
 [ -x "$AIFAB" ] || { echo "bench: build $AIFAB first (bench/run.sh builds it)" >&2; exit 1; }
 
@@ -83,13 +89,17 @@ profile() {	# ib_mtu [ranks collective] -> profile path
 	echo "$p"
 }
 
-run_gen() {	# tag ib_mtu [ranks collective] -> "cpp mpps_busy mpps_wall frame_bytes qps maxrss_kb"
-	local out=$WORK/$1.gen
+run_gen() {	# tag ib_mtu [ranks collective lcores] -> "cpp mpps_busy mpps_wall frame_bytes qps maxrss_kb"
+	local out=$WORK/$1.gen n=${5:-1} eal=$LCORES sets=()
+	if [ "$n" -gt 1 ]; then	# worker 0 on the main lcore, then 1..n-1
+		eal=0-$(( n - 1 ))
+		sets=(--set "generator.lcores=0-$(( n - 1 ))")
+	fi
 	if ! /usr/bin/time -f "%M" -o "$out.rss" \
-		"$AIFAB" -l $LCORES --no-huge -m 1024 --no-pci \
+		"$AIFAB" -l "$eal" --no-huge -m 1024 --no-pci \
 		--file-prefix "aifab-bench-$$-g" "${VDEVS[@]}" -- \
 		--profile "$(profile "$2" "${3:-2}" "${4:-allreduce_ring}")" \
-		--duration "$DUR" --quiet \
+		"${sets[@]}" --duration "$DUR" --quiet \
 		--report-json "$out.json" >"$out.log" 2>&1; then
 		echo fail; return
 	fi
@@ -175,6 +185,36 @@ if [ -n "$RANKS" ]; then
 		echo "| $n | $qps | $gcpp | $gbusy; $gwall | $(( rss / 1024 )) | $per |"
 	done
 fi
+# Lcores: the same 8 ranks sharded over 1..n generator workers (ranks
+# round robin), each with its own TX queue, pools and counters. Mpps is
+# the sum over the workers (wall: frames sent / run time); cycles/pkt is
+# busy cycles over packets, summed over the workers' lcores; scaling is
+# wall Mpps over the 1-lcore run's.
+if [ -n "$GEN_LCORES" ]; then
+	echo
+	echo "| generator lcores | ranks | cycles/pkt (all lcores) | Mpps busy | Mpps wall | scaling (wall) |"
+	echo "|---:|---:|---:|---:|---:|---:|"
+	base=''
+	IFS=, read -ra lc_list <<<"$GEN_LCORES"
+	for n in "${lc_list[@]}"; do
+		if [ "$n" -gt "$(nproc)" ]; then
+			echo "| $n | 8 | skipped: $(nproc) CPUs | - | - | - |"
+			continue
+		fi
+		g=''
+		for r in $(seq 1 "$REPS"); do
+			g=$(better "$g" "$(run_gen "lc${n}_$r" 4096 8 allreduce_ring "$n")")
+		done
+		case $g in fail|"")
+			echo "| $n | 8 | failed (see $WORK/lc${n}_*.gen.log) | - | - | - |"
+			status=1; continue ;;
+		esac
+		read -r gcpp gbusy gwall _ _ _ <<<"$g"
+		[ -n "$base" ] || base=$gwall
+		echo "| $n | 8 | $gcpp | $gbusy | $gwall | $(awk -v a="$gwall" -v b="$base" 'BEGIN { printf "%.2fx", a / b }') |"
+	done
+fi
+
 # Memory: a host keeps the schedule and QPs of its own ranks (and of the
 # ranks they exchange with) only. Ring AllReduce, E = 2(N-1) entries per
 # rank; peak RSS of a 1-second run with every rank owned, and with 1/64.
