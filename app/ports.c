@@ -266,6 +266,8 @@ pool_size(const struct aifab_profile *prof, unsigned int n_workers)
 
 	if (prof->mbufs != 0)
 		return prof->mbufs;
+	/* generator ports have a queue pair per generator worker */
+	n_workers = RTE_MAX(n_workers, app_gen_workers(prof));
 	for (i = 0; i < prof->n_ports; i++)
 		n += (prof->ports[i].rx_desc + prof->ports[i].tx_desc) *
 		     n_workers;
@@ -301,8 +303,11 @@ port_configure(const struct aifab_port_params *pp, struct aifab_port_rt *rt,
 	rt->nb_txq = (uint16_t)n_workers;
 	if (rt->nb_rxq == 0 || di.max_tx_queues < n_workers) {
 		snprintf(err, errlen, "port %s (%s): needs %u RX/TX queues, "
-			 "has %u/%u", pp->name, rt->device, n_workers,
-			 di.max_rx_queues, di.max_tx_queues);
+			 "has %u/%u; allowed: at most %u %s lcores (net_pcap: "
+			 "one tx_pcap per TX queue)", pp->name, rt->device,
+			 n_workers, di.max_rx_queues, di.max_tx_queues,
+			 di.max_tx_queues, rt->gen_owned ? "[generator]" :
+			 "[switch]");
 		return -1;
 	}
 	if (rt->nb_rxq > 1) {

@@ -89,13 +89,13 @@ profile() {	# ib_mtu [ranks collective] -> profile path
 	echo "$p"
 }
 
-run_gen() {	# tag ib_mtu [ranks collective lcores] -> "cpp mpps_busy mpps_wall frame_bytes qps maxrss_kb"
+run_gen() {	# tag ib_mtu [ranks collective lcores] -> "cpp mpps_busy mpps_wall frame_bytes qps maxrss_kb cpu_ns_per_pkt"
 	local out=$WORK/$1.gen n=${5:-1} eal=$LCORES sets=()
 	if [ "$n" -gt 1 ]; then	# worker 0 on the main lcore, then 1..n-1
 		eal=0-$(( n - 1 ))
 		sets=(--set "generator.lcores=0-$(( n - 1 ))")
 	fi
-	if ! /usr/bin/time -f "%M" -o "$out.rss" \
+	if ! /usr/bin/time -f "%M %U %S" -o "$out.rss" \
 		"$AIFAB" -l "$eal" --no-huge -m 1024 --no-pci \
 		--file-prefix "aifab-bench-$$-g" "${VDEVS[@]}" -- \
 		--profile "$(profile "$2" "${3:-2}" "${4:-allreduce_ring}")" \
@@ -106,7 +106,8 @@ run_gen() {	# tag ib_mtu [ranks collective lcores] -> "cpp mpps_busy mpps_wall f
 	"$PY" - "$out.json" "$out.rss" <<-'EOF'
 	import json, sys
 	r = json.load(open(sys.argv[1]))
-	rss = int(open(sys.argv[2]).read().split()[-1])
+	rss, usr, sys_s = open(sys.argv[2]).read().split()[-3:]
+	rss, cpu = int(rss), float(usr) + float(sys_s)
 	qps = r["generator"].get("per_qp", {}).get("qps", 0)
 	hz = r["tsc_hz"]
 	busy = sum(l["busy_cycles"] for l in r["lcores"].values())
@@ -115,8 +116,9 @@ run_gen() {	# tag ib_mtu [ranks collective lcores] -> "cpp mpps_busy mpps_wall f
 	txb = sum(p["tx_bytes"] for p in r["ports"].values())
 	if pk == 0 or busy == 0 or tx == 0:
 	    print("fail"); sys.exit()
-	print("%.1f %.2f %.2f %d %d %d" % (busy / pk, pk / (busy / hz) / 1e6,
-	      tx / r["elapsed_s"] / 1e6, round(txb / tx), qps, rss))
+	print("%.1f %.2f %.2f %d %d %d %.1f" % (busy / pk, pk / (busy / hz) / 1e6,
+	      tx / r["elapsed_s"] / 1e6, round(txb / tx), qps, rss,
+	      cpu / tx * 1e9))
 	EOF
 }
 
@@ -161,8 +163,8 @@ echo "Generator packets are what its poll returns (frames sent; rx is off)."
 # touched: plan, rank tables, QPs, mbufs in flight).
 if [ -n "$RANKS" ]; then
 	echo
-	echo "| ranks | QPs | generator cycles/pkt | generator Mpps/core (busy; wall) | peak RSS MB | RSS per added QP |"
-	echo "|---:|---:|---:|---:|---:|---:|"
+	echo "| ranks | QPs | generator cycles/pkt | on-CPU ns/pkt | generator Mpps/core (busy; wall) | peak RSS MB | RSS per added QP |"
+	echo "|---:|---:|---:|---:|---:|---:|---:|"
 	base_rss='' base_qps=''
 	IFS=, read -ra rank_list <<<"$RANKS"
 	for n in "${rank_list[@]}"; do
@@ -171,10 +173,10 @@ if [ -n "$RANKS" ]; then
 			g=$(better "$g" "$(run_gen "scale${n}_$r" 4096 "$n" allreduce_hd)")
 		done
 		case $g in fail|"")
-			echo "| $n | - | failed (see $WORK/scale${n}_*.gen.log) | - | - | - |"
+			echo "| $n | - | failed (see $WORK/scale${n}_*.gen.log) | - | - | - | - |"
 			status=1; continue ;;
 		esac
-		read -r gcpp gbusy gwall _ qps rss <<<"$g"
+		read -r gcpp gbusy gwall _ qps rss gcpu <<<"$g"
 		per="-"
 		if [ -z "$base_rss" ]; then
 			base_rss=$rss base_qps=$qps
@@ -182,23 +184,26 @@ if [ -n "$RANKS" ]; then
 			per=$(awk -v a="$rss" -v b="$base_rss" -v q="$qps" -v p="$base_qps" \
 				'BEGIN { printf "%.0f B", (a - b) * 1024 / (q - p) }')
 		fi
-		echo "| $n | $qps | $gcpp | $gbusy; $gwall | $(( rss / 1024 )) | $per |"
+		echo "| $n | $qps | $gcpp | $gcpu | $gbusy; $gwall | $(( rss / 1024 )) | $per |"
 	done
 fi
 # Lcores: the same 8 ranks sharded over 1..n generator workers (ranks
 # round robin), each with its own TX queue, pools and counters. Mpps is
 # the sum over the workers (wall: frames sent / run time); cycles/pkt is
-# busy cycles over packets, summed over the workers' lcores; scaling is
-# wall Mpps over the 1-lcore run's.
+# busy cycles over packets, summed over the workers' lcores; on-CPU ns/pkt
+# is the process's user + system time (start-up included) over the frames
+# sent, which a loaded machine inflates far less than busy TSC cycles (a
+# preempted busy poll still counts TSC); scaling is wall Mpps over the
+# 1-lcore run's.
 if [ -n "$GEN_LCORES" ]; then
 	echo
-	echo "| generator lcores | ranks | cycles/pkt (all lcores) | Mpps busy | Mpps wall | scaling (wall) |"
-	echo "|---:|---:|---:|---:|---:|---:|"
+	echo "| generator lcores | ranks | cycles/pkt (all lcores) | on-CPU ns/pkt | Mpps busy | Mpps wall | scaling (wall) |"
+	echo "|---:|---:|---:|---:|---:|---:|---:|"
 	base=''
 	IFS=, read -ra lc_list <<<"$GEN_LCORES"
 	for n in "${lc_list[@]}"; do
 		if [ "$n" -gt "$(nproc)" ]; then
-			echo "| $n | 8 | skipped: $(nproc) CPUs | - | - | - |"
+			echo "| $n | 8 | skipped: $(nproc) CPUs | - | - | - | - |"
 			continue
 		fi
 		g=''
@@ -206,12 +211,12 @@ if [ -n "$GEN_LCORES" ]; then
 			g=$(better "$g" "$(run_gen "lc${n}_$r" 4096 8 allreduce_ring "$n")")
 		done
 		case $g in fail|"")
-			echo "| $n | 8 | failed (see $WORK/lc${n}_*.gen.log) | - | - | - |"
+			echo "| $n | 8 | failed (see $WORK/lc${n}_*.gen.log) | - | - | - | - |"
 			status=1; continue ;;
 		esac
-		read -r gcpp gbusy gwall _ _ _ <<<"$g"
+		read -r gcpp gbusy gwall _ _ _ gcpu <<<"$g"
 		[ -n "$base" ] || base=$gwall
-		echo "| $n | 8 | $gcpp | $gbusy | $gwall | $(awk -v a="$gwall" -v b="$base" 'BEGIN { printf "%.2fx", a / b }') |"
+		echo "| $n | 8 | $gcpp | $gcpu | $gbusy | $gwall | $(awk -v a="$gwall" -v b="$base" 'BEGIN { printf "%.2fx", a / b }') |"
 	done
 fi
 

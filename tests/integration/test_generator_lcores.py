@@ -41,7 +41,10 @@ rings:  a net_ring vdev looped onto itself (16 queue pairs: worker w
         completes and each rank gets every byte once (rc.delivered_bytes);
         nothing timed is asserted.
 
-Usage: test_generator_lcores.py PATH/TO/dpdk-aifab [open|vclock|loss|icrc|rings|all]
+bad:    virtual_tick_ns with several lcores, more lcores than a port has
+        TX queues: refused, the message naming the key.
+
+Usage: test_generator_lcores.py PATH/TO/dpdk-aifab [open|vclock|loss|icrc|rings|bad|all]
 The EAL maps 4 lcores onto this machine's CPUs (--lcores 0@0,1@1,2@1,3@0):
 correctness, not speed.
 """
@@ -504,12 +507,38 @@ def case_rings(ck, exe):
             "rx_handoff_dropped"), 0, what + ": no hand-off drop")
 
 
+# ---- bad: what several lcores refuse, naming the key ---------------------------
+
+def case_bad(ck, exe):
+    ck.section("bad: refused with the key named")
+    prof = os.path.join(source_root(), "profiles", "gen-open-loop.ini")
+    cases = [
+        ("virtual_tick_ns with 2 lcores",
+         ["--vdev", "net_null0", "--vdev", "net_null1"],
+         ["generator.lcores=1-2", "generator.virtual_tick_ns=1000"],
+         ["virtual_tick_ns", "allowed"]),
+        ("2 lcores on a one-queue net_pcap port",
+         ["--vdev", "net_pcap0,tx_pcap=/dev/null",
+          "--vdev", "net_pcap1,tx_pcap=/dev/null"],
+         ["generator.lcores=1-2"], ["lcores", "TX queue", "allowed"]),
+    ]
+    for i, (what, vdevs, sets, words) in enumerate(cases):
+        args = ["--profile", prof, "--quiet"]
+        for x in sets:
+            args += ["--set", x]
+        rc, out, _cmd = run_app(exe, "lcb%d" % i, vdevs, args, timeout=60)
+        ck.check(rc not in (0, "timeout") and
+                 all(w in out for w in words),
+                 "bad: %s is refused, the message names %s" %
+                 (what, ", ".join(words)), out.strip()[-300:])
+
+
 def main():
     exe = sys.argv[1]
     which = sys.argv[2] if len(sys.argv) > 2 else "all"
     ck = Checks("test_generator_lcores")
     cases = {"open": case_open, "vclock": case_vclock, "loss": case_loss,
-             "icrc": case_icrc, "rings": case_rings}
+             "icrc": case_icrc, "rings": case_rings, "bad": case_bad}
     for name, fn in cases.items():
         if which in ("all", name):
             fn(ck, exe)
