@@ -260,12 +260,12 @@ def case_open(ck, exe):
 
 # ---- the whole-process virtual clock: clean, loss, icrc ---------------------
 
-def vc_run(exe, d, scen, n, tag, sets=()):
+def vc_run(exe, d, scen, n, tag, sets=(), extra=()):
     cap = os.path.join(d, "cap")
     rj = os.path.join(d, "r.json")
     args = ["--profile", os.path.join(source_root(), "profiles", "scenarios",
                                       scen + ".ini"),
-            "--quiet", "--report-json", rj, "--capture", cap]
+            "--quiet", "--report-json", rj, "--capture", cap] + list(extra)
     for s in list(sets) + [lcores_set(n)]:
         args += ["--set", s]
     rc, out, cmd = run_app(exe, tag, [], args)
@@ -414,12 +414,29 @@ def case_loss(ck, exe):
         same_fabric(ck, what, rep, cap, *res[1])
 
 
+def exported_bad_icrc(d):
+    """rx_bad_icrc summed over ports in the last --stats-jsonl line and in
+    the --prometheus file (each sums the workers' lib/stats blocks)."""
+    with open(os.path.join(d, "s.jsonl")) as f:
+        last = [json.loads(x) for x in f if x.strip()][-1]
+    jv = sum(last.get("generator", {}).get("counters", {}).get(
+        "rx_bad_icrc", {}).values())
+    pv = 0.0
+    with open(os.path.join(d, "m.prom")) as f:
+        for line in f:
+            if line.startswith("aifab_generator_rx_bad_icrc_total{"):
+                pv += float(line.split()[-1])
+    return jv, pv
+
+
 def case_icrc(ck, exe):
     with tempfile.TemporaryDirectory(prefix="aifab-it-lci-") as d:
         rc, out, cmd, rep, cap = vc_run(
             exe, d, "clean", 2, "lci",
             ITERS_VC + ["generator.fault_at=tx",
-                        "generator.fault_corrupt_every=97"])
+                        "generator.fault_corrupt_every=97"],
+            extra=["--stats-jsonl", os.path.join(d, "s.jsonl"),
+                   "--prometheus", os.path.join(d, "m.prom")])
         what = "icrc, 2 workers"
         if not ok_run(ck, what, rc, out, cmd, rep):
             return
@@ -440,6 +457,9 @@ def case_icrc(ck, exe):
               "the captures" % what)
         ck.eq(ctr, len(bad), "%s: rx_bad_icrc (all ports) = every "
               "corrupted frame" % what)
+        ck.eq(exported_bad_icrc(d), (len(bad), float(len(bad))),
+              "%s: the same in --stats-jsonl's last line and --prometheus "
+              "(the workers' blocks summed)" % what)
         later = [any(t2 > t and icrc_zlib(fr2, 14) == fr2[-4:] and
                      (f2[2], f2[3]) == (f[2], f[3]) for t2, fr2, f2 in roce)
                  for t, f in bad]
