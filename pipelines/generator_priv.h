@@ -79,6 +79,9 @@
 	  "RoCEv2 frames whose ICRC was checked (rx_check_icrc)") \
 	X(RX_BAD_ICRC, rx_bad_icrc, "packets", \
 	  "RoCEv2 frames dropped for a wrong ICRC, as a NIC drops them") \
+	X(RX_HANDOFF, rx_handoff, "packets", \
+	  "Frames received for another generator lcore's rank and handed to " \
+	  "it (not steered to its RX queue)") \
 	X(RX_HANDOFF_DROPPED, rx_handoff_dropped, "packets", \
 	  "Frames for another generator lcore dropped: its hand-off ring " \
 	  "was full") \
@@ -335,6 +338,9 @@ struct gen {
 	/* The workers ([generator] lcores): ranks sharded over them */
 	unsigned int n_wk;
 	uint8_t *rank_wk;             /* per rank: its worker */
+	/* rte_flow rules steering frames to a rank's IPv4 to its worker's
+	 * RX queue, per port (0: none, frames are handed over) */
+	uint32_t flow_rules[AIFAB_MAX_PORTS];
 	struct gen_wk *wk;            /* n_wk */
 };
 

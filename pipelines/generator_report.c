@@ -586,6 +586,8 @@ gen_report(const void *st, const struct aifab_report_sink *sink)
 		for (c = 0; c < GEN_CTR_MAX; c++)
 			sink->port_u64(sink->ctx, p, "generator",
 				       gen_ctr_names[c], gp->ctr[c]);
+		sink->port_u64(sink->ctx, p, "generator", "rx_flow_rules",
+			       g->flow_rules[p]);
 		for (c = 1; c < AIFAB_PKT_ERR_MAX; c++)
 			sink->port_u64(sink->ctx, p, "rx_malformed",
 				       aifab_pkt_err_name(c), gp->rx_err[c]);

@@ -266,8 +266,10 @@ static bool
 rx_handoff(struct gen_wk *wk, unsigned int o, uint16_t p, struct rte_mbuf *m)
 {
 	m->port = p;
-	if (rte_ring_mp_enqueue(wk->g->wk[o].inbox, m) == 0)
+	if (rte_ring_mp_enqueue(wk->g->wk[o].inbox, m) == 0) {
+		wk->port[p].ctr[GEN_RX_HANDOFF]++;
 		return true;
+	}
 	wk->port[p].ctr[GEN_RX_HANDOFF_DROPPED]++;
 	return false;
 }

@@ -17,6 +17,7 @@
 #include <rte_byteorder.h>
 #include <rte_common.h>
 #include <rte_errno.h>
+#include <rte_flow.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
@@ -694,6 +695,58 @@ build_plan(struct gen *g, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Several workers on a port with an RX queue each (a NIC with RSS): one
+ * rte_flow rule per rank of the port, IPv4 destination = the rank's
+ * address -> its worker's RX queue. Data frames go to their receiving
+ * rank, ACKs, NAKs and CNPs to the sending rank: each lands where its QP
+ * end lives, with no hand-off. A PMD that refuses the first rule of a
+ * port (vdevs, most of them) leaves that port to the hand-off; so does a
+ * table that fills up. The rules go with the port (closed before fini).
+ */
+static void
+build_steering(struct gen *g)
+{
+	struct rte_flow_attr attr = { .ingress = 1 };
+	struct rte_flow_item_ipv4 spec, mask;
+	struct rte_flow_item pattern[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &spec, .mask = &mask },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	struct rte_flow_action_queue q;
+	struct rte_flow_action act[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct rte_flow_error fe;
+	bool refused[AIFAB_MAX_PORTS] = { false };
+	struct rte_ether_addr mac;
+	uint32_t i, ip;
+
+	if (g->n_wk < 2)
+		return;
+	memset(&mask, 0, sizeof(mask));
+	mask.hdr.dst_addr = RTE_BE32(0xffffffff);
+	for (i = 0; i < g->n_own; i++) {
+		uint32_t r = g->own_list[i];
+		uint16_t p = g->ranks[r].port;
+		const struct aifab_port_rt *pr = &g->env.ports[p];
+
+		if (refused[p] || (unsigned int)g->p.rxq + g->n_wk > pr->nb_rxq)
+			continue;
+		gen_rank_addr(&g->p, r, &mac, &ip);
+		memset(&spec, 0, sizeof(spec));
+		spec.hdr.dst_addr = rte_cpu_to_be_32(ip);
+		q.index = (uint16_t)(g->p.rxq + g->rank_wk[r]);
+		if (rte_flow_create(pr->port_id, &attr, pattern, act, &fe) ==
+		    NULL)
+			refused[p] = true;  /* the rest of it: hand-off */
+		else
+			g->flow_rules[p]++;
+	}
+}
+
 static int
 build(struct gen *g, char *err, size_t errlen)
 {
@@ -744,7 +797,10 @@ build(struct gen *g, char *err, size_t errlen)
 	    build_conns(g, err, errlen) != 0 ||
 	    gen_stats_create(g, err, errlen) != 0)
 		return -1;
-	return g->p.closed_loop ? gen_cl_build(g, err, errlen) : 0;
+	if (g->p.closed_loop && gen_cl_build(g, err, errlen) != 0)
+		return -1;
+	build_steering(g); /* while the rank table's addresses are here */
+	return 0;
 }
 
 void *

@@ -39,7 +39,10 @@ rings:  a net_ring vdev looped onto itself (16 queue pairs: worker w
         worker's QPs are handed over through its ring), closed loop on
         the TSC with 2 workers on two real threads: the collective
         completes and each rank gets every byte once (rc.delivered_bytes);
-        nothing timed is asserted.
+        ring neighbours sit on different workers, so every frame came in
+        on the other worker's queue and was handed over (rx_handoff =
+        rx_packets; net_ring has no rte_flow rules); nothing timed is
+        asserted.
 
 bad:    virtual_tick_ns with several lcores, more lcores than a port has
         TX queues: refused, the message naming the key.
@@ -523,8 +526,18 @@ def case_rings(ck, exe):
         ck.eq(g["collective"]["iterations"], 2, what + ": completes")
         ck.eq(g["rc"]["delivered_bytes"], per_rank * n_ranks,
               "%s: rc.delivered_bytes: every byte once" % what)
-        ck.eq(rep["ports"]["p0"].get("generator", {}).get(
-            "rx_handoff_dropped"), 0, what + ": no hand-off drop")
+        gp = rep["ports"]["p0"].get("generator", {})
+        ck.eq(gp.get("rx_handoff_dropped"), 0, what + ": no hand-off drop")
+        # Ring AllReduce, ranks r and r + 1 on different workers: every
+        # data frame (to r + 1) and every ACK (back to r) reaches the
+        # queue of the worker that sent it, i.e. the other one's frames.
+        ck.eq(gp.get("rx_flow_rules"), 0, what + ": net_ring has no "
+              "rte_flow: no steering rules")
+        ck.check(gp.get("rx_handoff", -1) == rep["ports"]["p0"]["rx_packets"]
+                 > 0, "%s: every frame received was handed to the other "
+                 "worker (rx_handoff = rx_packets)" % what,
+                 "%r vs %r" % (gp.get("rx_handoff"),
+                               rep["ports"]["p0"]["rx_packets"]))
 
 
 # ---- bad: what several lcores refuse, naming the key ---------------------------
