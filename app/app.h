@@ -134,8 +134,13 @@ int app_gen_port_mask(const struct aifab_profile *p, uint32_t *mask,
 		      char *err, size_t errlen);
 int app_switch_lcores(const struct aifab_profile *p, unsigned int cap,
 		      unsigned int *ids, char *err, size_t errlen);
-int app_gen_lcore(const struct aifab_profile *p, unsigned int *id, char *err,
-		  size_t errlen);
+/** The generator's lcores ([generator] lcores; default: the last worker
+ * lcore) into @p ids (AIFAB_MAX_WORKERS): how many, or -1 with @p err. */
+int app_gen_lcores(const struct aifab_profile *p, unsigned int *ids,
+		   char *err, size_t errlen);
+/** Generator workers: one per [generator] lcores entry (at least 1); the
+ * generator's ports get that many TX (and RX) queues. */
+unsigned int app_gen_workers(const struct aifab_profile *p);
 struct app_mh;
 /** The collective generator; @p mh (NULL: none) adds host and start. */
 void *app_gen_create(const struct aifab_profile *prof,

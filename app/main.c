@@ -25,7 +25,9 @@
 #include "generator.h"
 #include "lab.h"
 
-#define APP_MAX_SLOTS APP_MAX_PIPES /* pipelines sharing one lcore */
+/* (pipeline, worker) pairs sharing one lcore: every pipeline, and every
+ * generator worker on the main lcore (virtual clock) */
+#define APP_MAX_SLOTS (APP_MAX_PIPES + AIFAB_MAX_WORKERS)
 
 /*
  * What one lcore runs: (pipeline, worker index) pairs, polled in turn.
@@ -239,9 +241,10 @@ app_start(struct app *app, char *err, size_t errlen)
 {
 	const struct aifab_profile *prof = &app->prof;
 	unsigned int ids[RTE_MAX_LCORE], i, gen_lc = 0;
+	unsigned int gen_ids[AIFAB_MAX_WORKERS] = { 0 };
 	uint32_t gen_mask;
 	uint64_t ts_flag;
-	int n = 1, ts_off;
+	int n = 1, ts_off, n_gen = 1;
 	bool sw_on = false;
 
 	if (app_gen_port_mask(prof, &gen_mask, err, errlen) != 0)
@@ -254,13 +257,18 @@ app_start(struct app *app, char *err, size_t errlen)
 		if (n < 0)
 			return -1;
 	}
-	if ((prof->gen.enabled || app_lab_on(prof)) &&
-	    app_gen_lcore(prof, &gen_lc, err, errlen) != 0)
-		return -1;
+	if (prof->gen.enabled || app_lab_on(prof)) {
+		n_gen = app_gen_lcores(prof, gen_ids, err, errlen);
+		if (n_gen < 0)
+			return -1;
+	}
 	if (app->clock == APP_CLOCK_WHOLE) { /* one thread, a fixed order */
 		n = 1;
-		ids[0] = gen_lc = rte_get_main_lcore();
+		ids[0] = rte_get_main_lcore();
+		for (i = 0; i < (unsigned int)n_gen; i++)
+			gen_ids[i] = rte_get_main_lcore();
 	}
+	gen_lc = gen_ids[0];
 	if (!sw_on && !prof->gen.enabled && !app_lab_on(prof)) {
 		snprintf(err, errlen, "%s: [switch] enabled = 'false' and no "
 			 "[generator]: nothing to run; allowed: enable one",
@@ -307,7 +315,7 @@ app_start(struct app *app, char *err, size_t errlen)
 		void *st, *gen;
 
 		/* The collective generator, or trace replay. */
-		app->env.worker_lcores = &gen_lc;
+		app->env.worker_lcores = gen_ids;
 		st = app_traffic_create(prof, &app->env, &ops, &gen, app->mh,
 					err, errlen);
 		app->env.worker_lcores = NULL;
@@ -316,10 +324,17 @@ app_start(struct app *app, char *err, size_t errlen)
 		app->gen = gen;
 		pipe_add(app, ops, st);
 		app->src = &app->pipe[app->n_pipes - 1];
-		plan_add(app, gen_lc, ops, st, 0);
-		if (gen != NULL)
+		/* Worker w on the w-th lcore listed (in that order on one
+		 * lcore, the virtual clock's included). */
+		for (i = 0; i < (unsigned int)n_gen; i++)
+			plan_add(app, gen_ids[i], ops, st, i);
+		if (gen != NULL && n_gen == 1)
 			printf("generator: %u ranks on lcore %u\n",
 			       prof->gen.ranks, gen_lc);
+		else if (gen != NULL)
+			printf("generator: %u ranks on %d lcores (%u..%u)\n",
+			       prof->gen.ranks, n_gen, gen_ids[0],
+			       gen_ids[n_gen - 1]);
 		else
 			printf("generator: trace replay on lcore %u\n", gen_lc);
 		app_mh_started(app->mh, gen, rte_rdtsc());

@@ -2,7 +2,7 @@
 /*
  * Which pipelines run, on which lcores, owning which ports: the switch on
  * its lcores over the ports the generator does not own; the generator on
- * one lcore over its ports. Profile text becomes each pipeline's params.
+ * its lcores (one worker each, ranks sharded) over its ports. Profile text becomes each pipeline's params.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,25 +130,39 @@ app_switch_lcores(const struct aifab_profile *p, unsigned int cap,
 	return (int)RTE_MIN(n, cap);
 }
 
-int
-app_gen_lcore(const struct aifab_profile *p, unsigned int *id, char *err,
-	      size_t errlen)
+unsigned int
+app_gen_workers(const struct aifab_profile *p)
 {
-	unsigned int lc, last = rte_get_main_lcore();
+	return p->gen.n_lcores > 1 ? p->gen.n_lcores : 1;
+}
 
-	if (p->gen.n_lcores > 1) {
-		snprintf(err, errlen, "%s: [generator] lcores: %u lcores; "
-			 "allowed: one lcore", p->path, p->gen.n_lcores);
+int
+app_gen_lcores(const struct aifab_profile *p, unsigned int *ids, char *err,
+	       size_t errlen)
+{
+	unsigned int lc, last = rte_get_main_lcore(), i;
+
+	if (p->gen.n_lcores > 1 && (app_lab_on(p) || p->gen.trace[0] != '\0')) {
+		snprintf(err, errlen, "%s: [generator] lcores: %u lcores with "
+			 "%s; allowed: one lcore (only the collective "
+			 "generator shards over lcores)", p->path,
+			 p->gen.n_lcores, app_lab_on(p) ? "a [lab] recipe" :
+			 "trace replay");
 		return -1;
 	}
-	if (p->gen.n_lcores == 1) {
-		*id = p->gen.lcores[0];
-		return lcore_check(p, "generator", *id, err, errlen);
+	if (p->gen.n_lcores >= 1) {
+		for (i = 0; i < p->gen.n_lcores; i++) {
+			ids[i] = p->gen.lcores[i];
+			if (lcore_check(p, "generator", ids[i], err,
+					errlen) != 0)
+				return -1;
+		}
+		return (int)p->gen.n_lcores;
 	}
 	RTE_LCORE_FOREACH_WORKER(lc)
 		last = lc;
-	*id = last;
-	return 0;
+	ids[0] = last;
+	return 1;
 }
 
 /* [generator] closed loop, DCQCN, fault stage, clock and price. PFC
@@ -318,7 +332,8 @@ app_gen_create(const struct aifab_profile *prof, const struct aifab_env *env,
 		app_mh_gen_params(mh, &gp);   /* several servers */
 	if (gen_gateway_macs(prof, env, &gp, err, errlen) != 0)
 		return NULL;
-	st = aifab_gen_create(env, &gp, 1, why, sizeof(why));
+	st = aifab_gen_create(env, &gp, app_gen_workers(prof), why,
+			      sizeof(why));
 	/* "generator: key = value: why; allowed: ..." in the profile's form. */
 	if (st == NULL)
 		snprintf(err, errlen, "%s: [generator] %s", prof->path,

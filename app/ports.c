@@ -62,10 +62,27 @@ app_ports_wire(unsigned int i, struct rte_ring **tx, struct rte_ring **peer_rx,
 	*peer_rx = wire_rings[i] != NULL ? wire_rx[wire_peer[i]] : NULL;
 }
 
+/* TX queues of wired port @p i: on a generator port one per generator
+ * worker, all into the cable's one ring (then multi-producer; the worker
+ * order of the virtual clock keeps it deterministic), else one. */
+static unsigned int
+wire_txq(const struct aifab_profile *prof, unsigned int i)
+{
+	uint32_t mask = 0;
+	char err[8];
+
+	if (app_gen_workers(prof) == 1 ||
+	    app_gen_port_mask(prof, &mask, err, sizeof(err)) != 0)
+		return 1;
+	return (mask >> i) & 1 ? app_gen_workers(prof) : 1;
+}
+
 /*
  * [port.X] wire = Y: two ring ethdevs back to back. X transmits into the
  * ring Y receives from and the other way round; one queue pair each, one
- * writer and one reader per ring. With the virtual clock each end
+ * writer and one reader per ring (a generator port with several workers:
+ * one TX queue each, all into its ring, then multi-producer). With the
+ * virtual clock each end
  * receives from a ring of its own, and app/vclock.c carries frames from
  * one end's TX ring to the other's RX ring when they arrive.
  */
@@ -77,16 +94,18 @@ wire_create(const struct aifab_profile *prof, unsigned int a, char *err,
 					prof->ports[a].wire);
 	char name[RTE_RING_NAMESIZE];
 	struct rte_ring *ab, *ba, *rx_a, *rx_b;
+	struct rte_ring *txa[AIFAB_MAX_WORKERS], *txb[AIFAB_MAX_WORKERS];
+	unsigned int na = wire_txq(prof, a), nb = wire_txq(prof, b), q;
 	int pa, pb;
 
 	if (wire_dev[a][0] != '\0')
 		return 0; /* made from the other end */
 	snprintf(name, sizeof(name), "wire_%s", prof->ports[a].name);
 	ab = rte_ring_create(name, APP_WIRE_RING, (int)rte_socket_id(),
-			     RING_F_SP_ENQ | RING_F_SC_DEQ);
+			     (na > 1 ? 0 : RING_F_SP_ENQ) | RING_F_SC_DEQ);
 	snprintf(name, sizeof(name), "wire_%s", prof->ports[b].name);
 	ba = rte_ring_create(name, APP_WIRE_RING, (int)rte_socket_id(),
-			     RING_F_SP_ENQ | RING_F_SC_DEQ);
+			     (nb > 1 ? 0 : RING_F_SP_ENQ) | RING_F_SC_DEQ);
 	rx_a = ba; /* real time: each end receives what the other sends */
 	rx_b = ab;
 	wire_rings[a] = ab;
@@ -102,9 +121,13 @@ wire_create(const struct aifab_profile *prof, unsigned int a, char *err,
 			goto fail;
 	}
 	snprintf(name, sizeof(name), "wire_%s", prof->ports[a].name);
-	pa = rte_eth_from_rings(name, &rx_a, 1, &ab, 1, rte_socket_id());
+	for (q = 0; q < AIFAB_MAX_WORKERS; q++) {
+		txa[q] = ab;
+		txb[q] = ba;
+	}
+	pa = rte_eth_from_rings(name, &rx_a, 1, txa, na, rte_socket_id());
 	snprintf(name, sizeof(name), "wire_%s", prof->ports[b].name);
-	pb = rte_eth_from_rings(name, &rx_b, 1, &ba, 1, rte_socket_id());
+	pb = rte_eth_from_rings(name, &rx_b, 1, txb, nb, rte_socket_id());
 	/* The driver names them net_ring_<name>: keep what it chose. */
 	if (pa < 0 || pb < 0 ||
 	    rte_eth_dev_get_name_by_port((uint16_t)pa, wire_dev[a]) != 0 ||
@@ -243,6 +266,8 @@ pool_size(const struct aifab_profile *prof, unsigned int n_workers)
 
 	if (prof->mbufs != 0)
 		return prof->mbufs;
+	/* generator ports have a queue pair per generator worker */
+	n_workers = RTE_MAX(n_workers, app_gen_workers(prof));
 	for (i = 0; i < prof->n_ports; i++)
 		n += (prof->ports[i].rx_desc + prof->ports[i].tx_desc) *
 		     n_workers;
@@ -278,8 +303,11 @@ port_configure(const struct aifab_port_params *pp, struct aifab_port_rt *rt,
 	rt->nb_txq = (uint16_t)n_workers;
 	if (rt->nb_rxq == 0 || di.max_tx_queues < n_workers) {
 		snprintf(err, errlen, "port %s (%s): needs %u RX/TX queues, "
-			 "has %u/%u", pp->name, rt->device, n_workers,
-			 di.max_rx_queues, di.max_tx_queues);
+			 "has %u/%u; allowed: at most %u %s lcores (net_pcap: "
+			 "one tx_pcap per TX queue)", pp->name, rt->device,
+			 n_workers, di.max_rx_queues, di.max_tx_queues,
+			 di.max_tx_queues, rt->gen_owned ? "[generator]" :
+			 "[switch]");
 		return -1;
 	}
 	if (rt->nb_rxq > 1) {
@@ -553,8 +581,9 @@ app_ports_setup(const struct aifab_profile *prof, const struct app_args *args,
 		if (rt->pool == NULL)
 			return -1;
 		env->n_ports++;
-		if (port_configure(&prof->ports[i], rt,
-				   rt->gen_owned ? 1 : n_workers, err, errlen))
+		if (port_configure(&prof->ports[i], rt, rt->gen_owned ?
+				   app_gen_workers(prof) : n_workers, err,
+				   errlen))
 			return -1;
 	}
 	for (i = 0; i < env->n_ports; i++)

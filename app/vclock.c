@@ -32,7 +32,7 @@
 #define VC_FIFO 8192u           /* frames in flight per wire direction */
 #define VC_WIRE_EXTRA 24u       /* FCS, preamble, inter-frame gap */
 #define VC_NS_PER_M 5u          /* light in a cable */
-#define VC_MAX_SLOTS (APP_MAX_PIPES * 2)
+#define VC_MAX_SLOTS (APP_MAX_PIPES * 2 + AIFAB_MAX_WORKERS) /* + generator workers */
 
 struct vc_frame {
 	struct rte_mbuf *m;

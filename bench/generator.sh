@@ -6,7 +6,7 @@
 # the same vdevs (two net_null sinks), in the same run. A figure, not a test.
 #
 #   bench/generator.sh [-d SECONDS] [-r REPEATS] [-m IB_MTUS] [-n RANKS]
-#                      [-o OWN_RANKS] [-w WORKDIR]
+#                      [-o OWN_RANKS] [-l LCORE_COUNTS] [-w WORKDIR]
 #
 #   -d  sending time of each run (default 3)
 #   -r  runs per tool per case, interleaved; fewest cycles/packet kept (2)
@@ -20,6 +20,11 @@
 #       and with 1/64 of them (a rank table of 64 hosts written here,
 #       this process host h0); runs the host's memory cannot hold are
 #       skipped, with the estimate
+#   -l  generator lcore counts for the lcore scaling table, comma-
+#       separated (default 1,2; "" skips it): 8 ranks of ring AllReduce at
+#       IB MTU 4096 on [generator] lcores = 1..n (n = 1: lcore 1 as
+#       above; more: the main lcore 0 runs worker 0, lcores 1.. the
+#       others), each worker its own TX queue on both net_null ports
 #   -w  logs and reports (default /tmp/aifab-bench-gen)
 #
 # The generator runs open loop ([generator] rx = false: nothing comes back
@@ -42,10 +47,11 @@ RANKS=8,64,512,4096
 OWN=4096,16384
 WORK=/tmp/aifab-bench-gen
 LCORES=0,1
+GEN_LCORES=1,2
 
 # shellcheck source=bench/common.sh
 . "$ROOT/bench/common.sh"
-bench_options "d:DUR r:REPS m:MTUS n:RANKS o:OWN w:WORK" 31 "$@"
+bench_options "d:DUR r:REPS m:MTUS n:RANKS o:OWN l:GEN_LCORES w:WORK" 36 "$@"
 mkdir -p "$WORK"
 [ -x "$AIFAB" ] || { echo "bench: build $AIFAB first (bench/run.sh builds it)" >&2; exit 1; }
 
@@ -83,20 +89,25 @@ profile() {	# ib_mtu [ranks collective] -> profile path
 	echo "$p"
 }
 
-run_gen() {	# tag ib_mtu [ranks collective] -> "cpp mpps_busy mpps_wall frame_bytes qps maxrss_kb"
-	local out=$WORK/$1.gen
-	if ! /usr/bin/time -f "%M" -o "$out.rss" \
-		"$AIFAB" -l $LCORES --no-huge -m 1024 --no-pci \
+run_gen() {	# tag ib_mtu [ranks collective lcores] -> "cpp mpps_busy mpps_wall frame_bytes qps maxrss_kb cpu_ns_per_pkt"
+	local out=$WORK/$1.gen n=${5:-1} eal=$LCORES sets=()
+	if [ "$n" -gt 1 ]; then	# worker 0 on the main lcore, then 1..n-1
+		eal=0-$(( n - 1 ))
+		sets=(--set "generator.lcores=0-$(( n - 1 ))")
+	fi
+	if ! /usr/bin/time -f "%M %U %S" -o "$out.rss" \
+		"$AIFAB" -l "$eal" --no-huge -m 1024 --no-pci \
 		--file-prefix "aifab-bench-$$-g" "${VDEVS[@]}" -- \
 		--profile "$(profile "$2" "${3:-2}" "${4:-allreduce_ring}")" \
-		--duration "$DUR" --quiet \
+		"${sets[@]}" --duration "$DUR" --quiet \
 		--report-json "$out.json" >"$out.log" 2>&1; then
 		echo fail; return
 	fi
 	"$PY" - "$out.json" "$out.rss" <<-'EOF'
 	import json, sys
 	r = json.load(open(sys.argv[1]))
-	rss = int(open(sys.argv[2]).read().split()[-1])
+	rss, usr, sys_s = open(sys.argv[2]).read().split()[-3:]
+	rss, cpu = int(rss), float(usr) + float(sys_s)
 	qps = r["generator"].get("per_qp", {}).get("qps", 0)
 	hz = r["tsc_hz"]
 	busy = sum(l["busy_cycles"] for l in r["lcores"].values())
@@ -105,8 +116,9 @@ run_gen() {	# tag ib_mtu [ranks collective] -> "cpp mpps_busy mpps_wall frame_by
 	txb = sum(p["tx_bytes"] for p in r["ports"].values())
 	if pk == 0 or busy == 0 or tx == 0:
 	    print("fail"); sys.exit()
-	print("%.1f %.2f %.2f %d %d %d" % (busy / pk, pk / (busy / hz) / 1e6,
-	      tx / r["elapsed_s"] / 1e6, round(txb / tx), qps, rss))
+	print("%.1f %.2f %.2f %d %d %d %.1f" % (busy / pk, pk / (busy / hz) / 1e6,
+	      tx / r["elapsed_s"] / 1e6, round(txb / tx), qps, rss,
+	      cpu / tx * 1e9))
 	EOF
 }
 
@@ -151,8 +163,8 @@ echo "Generator packets are what its poll returns (frames sent; rx is off)."
 # touched: plan, rank tables, QPs, mbufs in flight).
 if [ -n "$RANKS" ]; then
 	echo
-	echo "| ranks | QPs | generator cycles/pkt | generator Mpps/core (busy; wall) | peak RSS MB | RSS per added QP |"
-	echo "|---:|---:|---:|---:|---:|---:|"
+	echo "| ranks | QPs | generator cycles/pkt | on-CPU ns/pkt | generator Mpps/core (busy; wall) | peak RSS MB | RSS per added QP |"
+	echo "|---:|---:|---:|---:|---:|---:|---:|"
 	base_rss='' base_qps=''
 	IFS=, read -ra rank_list <<<"$RANKS"
 	for n in "${rank_list[@]}"; do
@@ -161,10 +173,10 @@ if [ -n "$RANKS" ]; then
 			g=$(better "$g" "$(run_gen "scale${n}_$r" 4096 "$n" allreduce_hd)")
 		done
 		case $g in fail|"")
-			echo "| $n | - | failed (see $WORK/scale${n}_*.gen.log) | - | - | - |"
+			echo "| $n | - | failed (see $WORK/scale${n}_*.gen.log) | - | - | - | - |"
 			status=1; continue ;;
 		esac
-		read -r gcpp gbusy gwall _ qps rss <<<"$g"
+		read -r gcpp gbusy gwall _ qps rss gcpu <<<"$g"
 		per="-"
 		if [ -z "$base_rss" ]; then
 			base_rss=$rss base_qps=$qps
@@ -172,9 +184,42 @@ if [ -n "$RANKS" ]; then
 			per=$(awk -v a="$rss" -v b="$base_rss" -v q="$qps" -v p="$base_qps" \
 				'BEGIN { printf "%.0f B", (a - b) * 1024 / (q - p) }')
 		fi
-		echo "| $n | $qps | $gcpp | $gbusy; $gwall | $(( rss / 1024 )) | $per |"
+		echo "| $n | $qps | $gcpp | $gcpu | $gbusy; $gwall | $(( rss / 1024 )) | $per |"
 	done
 fi
+# Lcores: the same 8 ranks sharded over 1..n generator workers (ranks
+# round robin), each with its own TX queue, pools and counters. Mpps is
+# the sum over the workers (wall: frames sent / run time); cycles/pkt is
+# busy cycles over packets, summed over the workers' lcores; on-CPU ns/pkt
+# is the process's user + system time (start-up included) over the frames
+# sent, which a loaded machine inflates far less than busy TSC cycles (a
+# preempted busy poll still counts TSC); scaling is wall Mpps over the
+# 1-lcore run's.
+if [ -n "$GEN_LCORES" ]; then
+	echo
+	echo "| generator lcores | ranks | cycles/pkt (all lcores) | on-CPU ns/pkt | Mpps busy | Mpps wall | scaling (wall) |"
+	echo "|---:|---:|---:|---:|---:|---:|---:|"
+	base=''
+	IFS=, read -ra lc_list <<<"$GEN_LCORES"
+	for n in "${lc_list[@]}"; do
+		if [ "$n" -gt "$(nproc)" ]; then
+			echo "| $n | 8 | skipped: $(nproc) CPUs | - | - | - | - |"
+			continue
+		fi
+		g=''
+		for r in $(seq 1 "$REPS"); do
+			g=$(better "$g" "$(run_gen "lc${n}_$r" 4096 8 allreduce_ring "$n")")
+		done
+		case $g in fail|"")
+			echo "| $n | 8 | failed (see $WORK/lc${n}_*.gen.log) | - | - | - | - |"
+			status=1; continue ;;
+		esac
+		read -r gcpp gbusy gwall _ _ _ gcpu <<<"$g"
+		[ -n "$base" ] || base=$gwall
+		echo "| $n | 8 | $gcpp | $gcpu | $gbusy | $gwall | $(awk -v a="$gwall" -v b="$base" 'BEGIN { printf "%.2fx", a / b }') |"
+	done
+fi
+
 # Memory: a host keeps the schedule and QPs of its own ranks (and of the
 # ranks they exchange with) only. Ring AllReduce, E = 2(N-1) entries per
 # rank; peak RSS of a 1-second run with every rank owned, and with 1/64.

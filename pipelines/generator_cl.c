@@ -18,7 +18,12 @@
  * parity: a sender can run at most one iteration ahead of a receiver (it
  * cannot end iteration i + 1 before the receiver has started it).
  *
- * Run-wide counters (g->glob) move with lib/rc's and lib/dcqcn's per-QP
+ * With several workers (generator lcores) a QP's receiver end is its
+ * destination rank's worker's and its sender end its source rank's: each
+ * half is written by one worker only. Step statistics are per worker and
+ * merged when the last rank ends an iteration (iter_stats_close).
+ *
+ * Run-wide counters (the worker's glob) move with lib/rc's and lib/dcqcn's per-QP
  * ones at each call here.
  */
 #include <string.h>
@@ -32,8 +37,8 @@
 
 /* Run-wide counters move with lib/rc's and lib/dcqcn's per-QP ones: what
  * a call added to QP counter @p c (read before it as @p before). */
-#define GEN_DELTA(g, gi, cnt, c, before) \
-	((g)->glob[gi] += (cnt)[c] - (before))
+#define GEN_DELTA(wk, gi, cnt, c, before) \
+	((wk)->glob[gi] += (cnt)[c] - (before))
 
 /* ---- receiver ------------------------------------------------------------ */
 
@@ -56,19 +61,20 @@ conn_next_entry(const struct gen *g, const struct gen_conn *cn, uint32_t from)
 
 /* Step @p k of iteration @p it: a chunk from @p sender was delivered. */
 static void
-stat_arrive(struct gen *g, uint32_t it, uint32_t k, uint32_t sender,
+stat_arrive(struct gen_wk *wk, uint32_t it, uint32_t k, uint32_t sender,
 	    uint64_t now, struct gen_port *gp)
 {
-	struct gen_iter_stat *st = &g->ist[it % GEN_STAT_SLOTS];
+	struct gen_iter_stat *st = &wk->ist[it % GEN_STAT_SLOTS];
+	uint32_t cur = __atomic_load_n(&st->iter, __ATOMIC_ACQUIRE);
 
-	if (st->iter != it) {
-		if (st->iter != UINT32_MAX) {
+	if (cur != it) {
+		if (cur != UINT32_MAX) {
 			gp->ctr[GEN_STAT_OVERRUN]++;
 			return;
 		}
-		st->iter = it;
-		memset(st->end, 0, sizeof(st->end[0]) * g->n_steps);
-		memset(st->last, 0, sizeof(st->last[0]) * g->n_steps);
+		memset(st->end, 0, sizeof(st->end[0]) * wk->g->n_steps);
+		memset(st->last, 0, sizeof(st->last[0]) * wk->g->n_steps);
+		__atomic_store_n(&st->iter, it, __ATOMIC_RELAXED);
 	}
 	if (now >= st->end[k]) {
 		st->end[k] = now;
@@ -78,9 +84,10 @@ stat_arrive(struct gen *g, uint32_t it, uint32_t k, uint32_t sender,
 
 /* The message at the head of @p cn completed at its receiver. */
 static void
-delivered(struct gen *g, struct gen_conn *cn, uint64_t now,
+delivered(struct gen_wk *wk, struct gen_conn *cn, uint64_t now,
 	  struct gen_port *gp)
 {
+	struct gen *g = wk->g;
 	struct gen_rank *rk = &g->ranks[cn->dst];
 	uint32_t e = cn->rx_e, it = cn->rx_iter, par = it & 1;
 
@@ -88,7 +95,7 @@ delivered(struct gen *g, struct gen_conn *cn, uint64_t now,
 		return; /* cannot happen: nothing is sent on such a QP */
 	rk->got_total[par]++;
 	if (++rk->got[par][e] == rk->need[e])
-		stat_arrive(g, it, e / g->n_chan, cn->src, now, gp);
+		stat_arrive(wk, it, e / g->n_chan, cn->src, now, gp);
 	cn->rx_e = conn_next_entry(g, cn, e + 1);
 	if (cn->rx_e == UINT32_MAX) {
 		cn->rx_iter++;
@@ -97,21 +104,22 @@ delivered(struct gen *g, struct gen_conn *cn, uint64_t now,
 }
 
 bool
-gen_cl_on_data(struct gen *g, struct gen_conn *cn, const struct gen_rx_data *d,
-	       uint64_t now, struct gen_port *gp,
+gen_cl_on_data(struct gen_wk *wk, struct gen_conn *cn,
+	       const struct gen_rx_data *d, uint64_t now, struct gen_port *gp,
 	       struct aifab_rc_resp_action *act)
 {
+	struct gen *g = wk->g;
 	const uint64_t *rc = cn->resp.cnt;
 	uint64_t a0, n0, d0, o0, b0;
 	bool cnp = false;
 
 	aifab_roce_rx_psn(&cn->rx, d->psn);
 	if (d->ce) {
-		g->glob[GEN_G_CE_RX]++;     /* lib/dcqcn: ce_rx per call */
+		wk->glob[GEN_G_CE_RX]++;     /* lib/dcqcn: ce_rx per call */
 		cnp = aifab_dcqcn_np_on_ce(&g->ranks[cn->dst].dq, &cn->np,
 					   now);
 		if (cnp)
-			g->glob[GEN_G_CNP_TX]++; /* and cnp_tx when true */
+			wk->glob[GEN_G_CNP_TX]++; /* and cnp_tx when true */
 	}
 	a0 = rc[AIFAB_RC_RESP_CNT_ACKS_TX];
 	n0 = rc[AIFAB_RC_RESP_CNT_NAKS_TX];
@@ -119,51 +127,84 @@ gen_cl_on_data(struct gen *g, struct gen_conn *cn, const struct gen_rx_data *d,
 	o0 = rc[AIFAB_RC_RESP_CNT_RX_OOS];
 	b0 = rc[AIFAB_RC_RESP_CNT_RX_BYTES];
 	aifab_rc_resp_on_data(&cn->resp, d->psn, d->len, d->flags, act);
-	GEN_DELTA(g, GEN_G_ACKS_TX, rc, AIFAB_RC_RESP_CNT_ACKS_TX, a0);
-	GEN_DELTA(g, GEN_G_NAKS_TX, rc, AIFAB_RC_RESP_CNT_NAKS_TX, n0);
-	GEN_DELTA(g, GEN_G_DUP_RX, rc, AIFAB_RC_RESP_CNT_RX_DUP, d0);
-	GEN_DELTA(g, GEN_G_OOS_RX, rc, AIFAB_RC_RESP_CNT_RX_OOS, o0);
-	GEN_DELTA(g, GEN_G_DELIVERED, rc, AIFAB_RC_RESP_CNT_RX_BYTES, b0);
+	GEN_DELTA(wk, GEN_G_ACKS_TX, rc, AIFAB_RC_RESP_CNT_ACKS_TX, a0);
+	GEN_DELTA(wk, GEN_G_NAKS_TX, rc, AIFAB_RC_RESP_CNT_NAKS_TX, n0);
+	GEN_DELTA(wk, GEN_G_DUP_RX, rc, AIFAB_RC_RESP_CNT_RX_DUP, d0);
+	GEN_DELTA(wk, GEN_G_OOS_RX, rc, AIFAB_RC_RESP_CNT_RX_OOS, o0);
+	GEN_DELTA(wk, GEN_G_DELIVERED, rc, AIFAB_RC_RESP_CNT_RX_BYTES, b0);
 	if (act->message_completed)
-		delivered(g, cn, now, gp);
+		delivered(wk, cn, now, gp);
 	return cnp;
 }
 
-/* Step statistics: free the slot of iteration @p it, adding its step
- * durations (timed iterations) and blaming the slowest step's sender. */
+/* The end of step @p k of iteration @p it over the workers' slots (the
+ * latest arrival) and its sender; 0 if none arrived. */
+static uint64_t
+step_end(const struct gen *g, uint32_t it, uint32_t k, uint32_t *last)
+{
+	uint64_t end = 0;
+	unsigned int w;
+
+	for (w = 0; w < g->n_wk; w++) {
+		const struct gen_iter_stat *st =
+			&g->wk[w].ist[it % GEN_STAT_SLOTS];
+
+		if (st->iter == it && st->end[k] >= end && st->end[k] != 0) {
+			end = st->end[k];
+			*last = st->last[k];
+		}
+	}
+	return end;
+}
+
+/* Step statistics: free the workers' slots of iteration @p it, adding its
+ * step durations (timed iterations) and blaming the slowest step's sender.
+ * Every rank has ended @p it (its arrivals were written before its worker
+ * counted it, acquire-release on iter_ranks_done); one close at a time. */
 static void
 iter_stats_close(struct gen *g, uint32_t it)
 {
-	struct gen_iter_stat *st = &g->ist[it % GEN_STAT_SLOTS];
-	uint64_t prev = g->iter_start[it], d, worst = 0;
-	uint32_t k, slow = UINT32_MAX;
+	uint64_t prev = g->iter_start[it], d, worst = 0, end;
+	uint32_t k, slow = UINT32_MAX, last = 0, slow_last = 0;
+	unsigned int w;
 
-	if (st->iter != it)
-		return;
+	rte_spinlock_lock(&g->close_lock);
 	for (k = 0; k < g->n_steps; k++) {
-		d = st->end[k] > prev ? st->end[k] - prev : 0;
-		prev = RTE_MAX(prev, st->end[k]);
+		end = step_end(g, it, k, &last);
+		d = end > prev ? end - prev : 0;
+		prev = RTE_MAX(prev, end);
 		if (it >= g->p.warmup)
 			g->step_sum_us[k] += (double)d * g->ns_per_tsc / 1e3;
 		if (slow == UINT32_MAX || d > worst) {
 			worst = d;
 			slow = k;
+			slow_last = end != 0 ? last : UINT32_MAX;
 		}
 	}
-	if (slow != UINT32_MAX && st->end[slow] != 0) {
+	if (slow != UINT32_MAX && slow_last != UINT32_MAX) {
 		g->irec[it].slow_step = slow;
-		g->irec[it].slow_rank = st->last[slow];
+		g->irec[it].slow_rank = slow_last;
 		g->irec[it].slow_step_tsc = worst;
 		if (it >= g->p.warmup)
-			g->slow_count[st->last[slow]]++;
+			g->slow_count[slow_last]++;
 	}
-	st->iter = UINT32_MAX;
+	for (w = 0; w < g->n_wk; w++) {
+		struct gen_iter_stat *st = &g->wk[w].ist[it % GEN_STAT_SLOTS];
+
+		if (st->iter == it)
+			__atomic_store_n(&st->iter, UINT32_MAX,
+					 __ATOMIC_RELEASE);
+	}
+	rte_spinlock_unlock(&g->close_lock);
 }
 
 void
-gen_cl_iter_done(struct gen *g, struct gen_rank *rk, uint32_t it)
+gen_cl_iter_done(struct gen_wk *wk, struct gen_rank *rk, uint32_t it,
+		 uint32_t done)
 {
-	if (g->iter_ranks_done[it] == g->n_own)
+	struct gen *g = wk->g;
+
+	if (done == g->n_own)
 		iter_stats_close(g, it);
 	/* This parity's arrivals now belong to iteration it + 2. */
 	memset(rk->got[it & 1], 0, g->n_steps * g->n_chan);
@@ -196,49 +237,56 @@ reap(struct gen *g, struct gen_conn *cn)
 }
 
 void
-gen_cl_on_ack(struct gen *g, struct gen_conn *cn, uint32_t psn, uint64_t now)
+gen_cl_on_ack(struct gen_wk *wk, struct gen_conn *cn, uint32_t psn,
+	      uint64_t now)
 {
+	struct gen *g = wk->g;
 	uint64_t before = cn->req->cnt[AIFAB_RC_REQ_CNT_ACKS_RX];
 
 	if (aifab_rc_req_on_ack(cn->req, psn, now) > 0)
 		reap(g, cn);
-	GEN_DELTA(g, GEN_G_ACKS_RX, cn->req->cnt, AIFAB_RC_REQ_CNT_ACKS_RX,
+	GEN_DELTA(wk, GEN_G_ACKS_RX, cn->req->cnt, AIFAB_RC_REQ_CNT_ACKS_RX,
 		  before);
 }
 
 void
-gen_cl_on_nak(struct gen *g, struct gen_conn *cn, uint32_t psn, uint64_t now)
+gen_cl_on_nak(struct gen_wk *wk, struct gen_conn *cn, uint32_t psn,
+	      uint64_t now)
 {
+	struct gen *g = wk->g;
 	struct gen_iter_rec *ir = oldest_rec(g, cn);
 	uint64_t before = cn->req->cnt[AIFAB_RC_REQ_CNT_NAKS_RX];
 
 	if (aifab_rc_req_on_nak(cn->req, psn, now) > 0)
 		reap(g, cn);
 	if (ir != NULL)
-		ir->naks_rx += cn->req->cnt[AIFAB_RC_REQ_CNT_NAKS_RX] - before;
-	GEN_DELTA(g, GEN_G_NAKS_RX, cn->req->cnt, AIFAB_RC_REQ_CNT_NAKS_RX,
+		gen_add(&ir->naks_rx,
+			cn->req->cnt[AIFAB_RC_REQ_CNT_NAKS_RX] - before);
+	GEN_DELTA(wk, GEN_G_NAKS_RX, cn->req->cnt, AIFAB_RC_REQ_CNT_NAKS_RX,
 		  before);
 }
 
 void
-gen_cl_on_cnp(struct gen *g, struct gen_conn *cn, uint64_t now)
+gen_cl_on_cnp(struct gen_wk *wk, struct gen_conn *cn, uint64_t now)
 {
+	const struct gen *g = wk->g;
 	uint64_t before;
 
-	g->glob[GEN_G_CNP_RX]++;
+	wk->glob[GEN_G_CNP_RX]++;
 	if (!g->p.dcqcn)
 		return;
 	before = cn->rp.cnt[AIFAB_DCQCN_RP_CNT_RATE_CUTS];
 	aifab_dcqcn_rp_on_cnp(&g->ranks[cn->src].dq, &cn->rp, now);
-	GEN_DELTA(g, GEN_G_RATE_CUTS, cn->rp.cnt, AIFAB_DCQCN_RP_CNT_RATE_CUTS,
+	GEN_DELTA(wk, GEN_G_RATE_CUTS, cn->rp.cnt, AIFAB_DCQCN_RP_CNT_RATE_CUTS,
 		  before);
-	if (cn->rate_n > 0 && cn->rp.min_rc < g->rate_min)
-		g->rate_min = cn->rp.min_rc;
+	if (cn->rate_n > 0 && cn->rp.min_rc < wk->rate_min)
+		wk->rate_min = cn->rp.min_rc;
 }
 
 void
-gen_cl_timers(struct gen *g, struct gen_rank *rk, uint64_t now)
+gen_cl_timers(struct gen_wk *wk, struct gen_rank *rk, uint64_t now)
 {
+	struct gen *g = wk->g;
 	uint32_t i = 0;
 
 	while (i < rk->n_act) {
@@ -249,9 +297,9 @@ gen_cl_timers(struct gen *g, struct gen_rank *rk, uint64_t now)
 		aifab_rc_req_poll_timeout(cn->req, now);
 		if (cn->req->cnt[AIFAB_RC_REQ_CNT_TIMEOUTS] != before) {
 			if ((ir = oldest_rec(g, cn)) != NULL)
-				ir->timeouts += cn->req->cnt[
-					AIFAB_RC_REQ_CNT_TIMEOUTS] - before;
-			GEN_DELTA(g, GEN_G_TIMEOUTS, cn->req->cnt,
+				gen_add(&ir->timeouts, cn->req->cnt[
+					AIFAB_RC_REQ_CNT_TIMEOUTS] - before);
+			GEN_DELTA(wk, GEN_G_TIMEOUTS, cn->req->cnt,
 				  AIFAB_RC_REQ_CNT_TIMEOUTS, before);
 		}
 		if (cn->req->msg_reaped == cn->n_posted && !cn->has_pend) {
@@ -399,15 +447,20 @@ gen_cl_build(struct gen *g, char *err, size_t errlen)
 			    "invalid or out of memory; allowed: window "
 			    "1..%u, raise -m", g->p.window, m, g->n_conns,
 			    AIFAB_RC_MAX_WINDOW);
-	for (k = 0; k < GEN_STAT_SLOTS; k++) {
-		g->ist[k].iter = UINT32_MAX;
-		g->ist[k].end = rte_zmalloc_socket("gen_ist", sizeof(uint64_t) *
-						   g->n_steps, 0, socket);
-		g->ist[k].last = rte_zmalloc_socket("gen_ist", sizeof(uint32_t) *
-						    g->n_steps, 0, socket);
-		if (g->ist[k].end == NULL || g->ist[k].last == NULL)
-			BAD("out of memory (raise -m)");
+	for (i = 0; i < g->n_wk; i++) {
+		for (k = 0; k < GEN_STAT_SLOTS; k++) {
+			struct gen_iter_stat *st = &g->wk[i].ist[k];
+
+			st->iter = UINT32_MAX;
+			st->end = rte_zmalloc_socket("gen_ist",
+				sizeof(uint64_t) * g->n_steps, 0, socket);
+			st->last = rte_zmalloc_socket("gen_ist",
+				sizeof(uint32_t) * g->n_steps, 0, socket);
+			if (st->end == NULL || st->last == NULL)
+				BAD("out of memory (raise -m)");
+		}
 	}
+	rte_spinlock_init(&g->close_lock);
 	g->step_sum_us = rte_zmalloc_socket("gen_ss", sizeof(double) *
 					    g->n_steps, 0, socket);
 	g->slow_count = rte_zmalloc_socket("gen_sc", sizeof(uint32_t) *
@@ -432,9 +485,9 @@ gen_cl_free(struct gen *g)
 		rte_free(g->ranks[i].got[0]);
 		rte_free(g->ranks[i].got[1]);
 	}
-	for (i = 0; i < GEN_STAT_SLOTS; i++) {
-		rte_free(g->ist[i].end);
-		rte_free(g->ist[i].last);
+	for (i = 0; g->wk != NULL && i < g->n_wk * GEN_STAT_SLOTS; i++) {
+		rte_free(g->wk[i / GEN_STAT_SLOTS].ist[i % GEN_STAT_SLOTS].end);
+		rte_free(g->wk[i / GEN_STAT_SLOTS].ist[i % GEN_STAT_SLOTS].last);
 	}
 	rte_free(g->step_sum_us);
 	rte_free(g->slow_count);

@@ -13,17 +13,23 @@
  * with the counters mirrored to lib/stats about every millisecond
  * (generator_report.c). Building and freeing: generator_setup.c.
  *
- * One worker owns everything: no sharing, no atomics; counters are plain.
+ * Several workers ([generator] lcores) each run this poll for their share
+ * of the ranks (struct gen_wk: own pools, TX queues, counters, inbox); see
+ * generator_priv.h for what they share and how. Counters are plain, one
+ * writer each; readers sum the workers'.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_ring.h>
 
 #include "generator_priv.h"
 
 /* ---- ops ----------------------------------------------------------------- */
 
+/* Worker 0, once: every rank's clock starts at @p now; the others see
+ * `started` (release) after it. */
 static void
 gen_start(struct gen *g, uint64_t now)
 {
@@ -36,10 +42,11 @@ gen_start(struct gen *g, uint64_t now)
 	/* (a rank's token bucket starts full: its last_tsc is now) */
 	if (g->p.closed_loop)
 		gen_cl_start(g, now);
-	g->started = true;
+	__atomic_store_n(&g->started, true, __ATOMIC_RELEASE);
 }
 
-/* The clock of this poll: the app's TSC, or the virtual one advanced. */
+/* The clock of this poll: the app's TSC, or the virtual one advanced
+ * (virtual_tick_ns: one worker only, refused with more). */
 static uint64_t
 gen_clock(struct gen *g, uint64_t now)
 {
@@ -50,49 +57,64 @@ gen_clock(struct gen *g, uint64_t now)
 	return now;
 }
 
+/* Worker 0 decides the start (several servers: a leader's frame, the
+ * start gate); true once started. */
+static bool
+gen_started(struct gen_wk *wk, uint64_t tsc, uint64_t now)
+{
+	struct gen *g = wk->g;
+
+	if (__atomic_load_n(&g->started, __ATOMIC_ACQUIRE))
+		return true;
+	if (wk->w == 0 && gen_start_due(wk, tsc, now)) {
+		gen_start(g, now);
+		return true;
+	}
+	return false;
+}
+
 static unsigned int
 gen_poll(void *st, unsigned int w, uint64_t now)
 {
 	struct gen *g = st;
+	struct gen_wk *wk = &g->wk[w];
 	unsigned int handled = 0;
-	uint32_t i, n = g->n_own;
+	uint32_t i, n = wk->n_own;
 	uint64_t tsc = now;
+	bool started;
 	uint16_t u;
 
-	RTE_SET_USED(w);
 	/* Counters to lib/stats about every millisecond of the app's clock
 	 * (the last poll's: readers see at most that much staleness). */
-	if (now - g->last_sync >= g->sync_cycles) {
-		g->last_sync = now;
-		gen_stats_sync(g);
+	if (now - wk->last_sync >= g->sync_cycles) {
+		wk->last_sync = now;
+		gen_stats_sync(wk);
 	}
 	now = gen_clock(g, now);
-	g->last_now = now;
+	wk->last_now = now;
 	/* Before the start (several servers) the ports are only drained:
 	 * a leader's start frame may be among what arrives. */
-	if (!g->started && gen_start_due(g, tsc, now))
-		gen_start(g, now);
-	if (g->p.rx || !g->started) {
-		unsigned int got = gen_rx_poll(g, now);
+	started = gen_started(wk, tsc, now);
+	if (g->p.rx || !started) {
+		unsigned int got = gen_rx_poll(wk, now);
 
 		if (got > 0)
-			g->last_rx = now;
+			wk->last_rx = now;
 		handled += got;
 	}
-	if (!g->started && gen_start_due(g, tsc, now))
-		gen_start(g, now);
-	if (!g->started)
+	if (!started && !gen_started(wk, tsc, now))
 		return handled;
-	/* The ranks emulated here, round robin from a rotating first. */
+	/* The worker's ranks, round robin from a rotating first. */
 	for (i = 0; i < n; i++) {
-		uint32_t r = g->own_list[(g->rr_rank + i) % n];
+		uint32_t r = wk->own_list[(wk->rr_rank + i) % n];
 
-		handled += g->p.closed_loop ? gen_tx_cl_rank_poll(g, r, now) :
-			gen_tx_rank_poll(g, r, now);
+		handled += g->p.closed_loop ? gen_tx_cl_rank_poll(wk, r, now) :
+			gen_tx_rank_poll(wk, r, now);
 	}
-	g->rr_rank = (g->rr_rank + 1) % n;
+	if (n > 0)
+		wk->rr_rank = (wk->rr_rank + 1) % n;
 	for (u = 0; u < g->n_used_ports; u++)
-		gen_tx_flush(g, g->used_ports[u], now);
+		gen_tx_flush(wk, g->used_ports[u], now);
 	return handled;
 }
 
@@ -100,19 +122,21 @@ static void
 gen_drain(void *st, unsigned int w, uint64_t now)
 {
 	struct gen *g = st;
+	struct gen_wk *wk = &g->wk[w];
 
-	RTE_SET_USED(w);
 	now = gen_clock(g, now);
 	if (g->p.rx)
-		gen_rx_poll(g, now);
-	gen_tx_drain(g);
-	gen_stats_sync(g); /* the final values: readers now match the report */
+		gen_rx_poll(wk, now);
+	gen_tx_drain(wk);
+	gen_stats_sync(wk); /* the final values: readers now match the report */
 }
 
 static bool
 gen_done(const void *st)
 {
 	const struct gen *g = st;
+	uint64_t last_now = 0, last_rx = 0;
+	unsigned int w;
 	uint32_t r;
 	uint16_t u;
 
@@ -121,32 +145,44 @@ gen_done(const void *st)
 	for (r = 0; r < g->n_own; r++)
 		if (g->ranks[g->own_list[r]].state != RANK_DONE)
 			return false;
+	for (w = 0; w < g->n_wk; w++) {
+		const struct gen_wk *wk = &g->wk[w];
+
+		last_now = RTE_MAX(last_now, wk->last_now);
+		last_rx = RTE_MAX(last_rx, wk->last_rx);
+		if (wk->inbox != NULL && rte_ring_count(wk->inbox) != 0)
+			return false;
+		for (u = 0; u < g->n_used_ports; u++)
+			if (wk->port[g->used_ports[u]].n_tx != 0 ||
+			    wk->port[g->used_ports[u]].n_cnp != 0)
+				return false;
+	}
 	/* Ranks on other hosts may still need our ACKs (their last ones
 	 * lost): closed loop, stay until the fabric has been quiet for
 	 * GEN_LINGER_S or 8 retransmit timeouts. */
 	if (g->p.closed_loop && g->n_own < g->p.n_ranks &&
-	    g->last_now - g->last_rx < g->linger)
+	    last_now - last_rx < g->linger)
 		return false;
-	for (u = 0; u < g->n_used_ports; u++)
-		if (g->port[g->used_ports[u]].n_tx != 0 ||
-		    g->port[g->used_ports[u]].n_cnp != 0)
-			return false;
-	return g->started;
+	return __atomic_load_n(&g->started, __ATOMIC_ACQUIRE);
 }
 
 static void
 gen_port_counters(const void *st, struct aifab_port_counters *out)
 {
 	const struct gen *g = st;
+	unsigned int w;
 	uint16_t p;
 
 	memset(out, 0, sizeof(*out) * g->env.n_ports);
-	for (p = 0; p < g->env.n_ports; p++) {
-		out[p].rx_packets = g->port[p].rx_packets;
-		out[p].rx_bytes = g->port[p].rx_bytes;
-		out[p].tx_packets = g->port[p].tx_packets;
-		out[p].tx_bytes = g->port[p].tx_bytes;
-	}
+	for (w = 0; w < g->n_wk; w++)
+		for (p = 0; p < g->env.n_ports; p++) {
+			const struct gen_port *gp = &g->wk[w].port[p];
+
+			out[p].rx_packets += gp->rx_packets;
+			out[p].rx_bytes += gp->rx_bytes;
+			out[p].tx_packets += gp->tx_packets;
+			out[p].tx_bytes += gp->tx_bytes;
+		}
 }
 
 static struct aifab_stats_set *

@@ -24,6 +24,8 @@
 #include <stdio.h>
 
 #include <rte_mbuf.h>
+#include <rte_ring.h>
+#include <rte_spinlock.h>
 
 #include "aifab_collective.h"
 #include "aifab_dcqcn.h"
@@ -45,6 +47,8 @@
 #define GEN_WIRE_EXTRA 24       /* FCS 4 + preamble 8 + IFG 12 */
 #define GEN_MAX_CONNS (1u << 16)
 #define GEN_MAX_QPS_PER_CONN 8
+#define GEN_MAX_WORKERS 16      /* [generator] lcores */
+#define GEN_INBOX 4096          /* frames handed to one worker, in flight */
 
 /* Per-port counters the generator adds: enum, report key (also the
  * lib/stats counter name), unit and help. */
@@ -75,6 +79,12 @@
 	  "RoCEv2 frames whose ICRC was checked (rx_check_icrc)") \
 	X(RX_BAD_ICRC, rx_bad_icrc, "packets", \
 	  "RoCEv2 frames dropped for a wrong ICRC, as a NIC drops them") \
+	X(RX_HANDOFF, rx_handoff, "packets", \
+	  "Frames received for another generator lcore's rank and handed to " \
+	  "it (not steered to its RX queue)") \
+	X(RX_HANDOFF_DROPPED, rx_handoff_dropped, "packets", \
+	  "Frames for another generator lcore dropped: its hand-off ring " \
+	  "was full") \
 	X(TX_ACK, tx_ack, "packets", "ACKs sent (closed loop responders)") \
 	X(TX_NAK, tx_nak, "packets", "NAKs sent (closed loop responders)") \
 	X(TX_CNP, tx_cnp, "packets", "CNPs sent (notification points)") \
@@ -199,6 +209,8 @@ struct gen_rank {
 	struct aifab_dcqcn_conf dq;
 };
 
+/* One port as one worker sees it: its counters (the worker's share), its
+ * TX queues (the worker's own ethdev TX queue), its fault stage. */
 struct gen_port {
 	uint64_t rx_packets, rx_bytes, tx_packets, tx_bytes;
 	uint64_t ctr[GEN_CTR_MAX];
@@ -208,7 +220,6 @@ struct gen_port {
 	struct rte_mbuf *tx[GEN_TXBUF];   /* data and ACKs: data_prio */
 	uint16_t n_cnp;
 	struct rte_mbuf *cnp[GEN_CNPBUF]; /* CNPs: cnp_prio */
-	struct aifab_pfc_rx pfc;
 	struct aifab_fault fault;
 	uint32_t icrc_skip;               /* rx_check_icrc every=N: frames to
 					   * pass unchecked before the next */
@@ -225,7 +236,7 @@ struct gen_iter_stat {
 /* What one iteration cost (closed loop), kept for every iteration. RC
  * events go to the iteration of the message concerned: a retransmitted
  * packet's, or for NAKs and timeouts the oldest unacknowledged message's. */
-struct gen_iter_rec {
+struct gen_iter_rec {               /* updated atomically (any worker) */
 	uint64_t slow_step_tsc;     /* duration of its slowest step */
 	uint32_t slow_step;         /* UINT32_MAX: not known (open loop) */
 	uint32_t slow_rank;         /* whose chunk ended that step */
@@ -235,19 +246,49 @@ struct gen_iter_rec {
 #define GEN_MAX_HOSTS 256        /* distinct host= names of a rank table */
 #define GEN_LINGER_S 2           /* several hosts, closed loop: see done */
 
+/*
+ * One worker (a generator lcore): everything only it writes. It sends for
+ * its ranks (a rank's QPs' requester ends, its token bucket, its schedule)
+ * and receives for them (its ranks' QPs' responder ends and arrivals),
+ * from its own pools, into its own TX queue of every port. The frames of
+ * another worker's ranks that reach one of its RX queues go to that
+ * worker's inbox (generator_rx.c).
+ */
+struct gen_wk {
+	struct gen *g;
+	unsigned int w;
+	uint16_t txq;                 /* its TX queue on every port */
+	uint16_t rxq;                 /* its RX queue, where a port has it */
+	struct rte_mempool *hdr_pool;   /* ACK / NAK / CNP, short frames' ICRC */
+	struct rte_mempool *frame_pool; /* data frames, payload stored */
+	struct rte_mbuf *stash[GEN_STASH]; /* frame mbufs, allocated in bulk */
+	uint16_t n_stash;
+	uint32_t *own_list, n_own;    /* its ranks, ascending */
+	uint32_t rr_rank;
+	struct rte_ring *inbox;       /* frames other workers received for it
+				       * (m->port: the env port); NULL: one
+				       * worker */
+	uint64_t stamp_now, stamp_ns; /* departure stamp of the last `now` */
+	uint64_t last_now;            /* clock of its last poll */
+	uint64_t last_rx;             /* clock of its last poll with frames */
+	struct aifab_stats_block *blk;
+	uint64_t last_sync;
+	uint64_t glob[GEN_GLOB_MAX];  /* closed loop, its share */
+	double rate_last_sum;         /* of rate_last over its QPs that sent */
+	uint32_t n_rated;             /* its QPs that sent */
+	double rate_min;              /* lowest any of them reached */
+	struct gen_iter_stat ist[GEN_STAT_SLOTS]; /* arrivals at its ranks */
+	struct gen_port port[AIFAB_MAX_PORTS];
+} __rte_cache_aligned;
+
 struct gen {
 	struct aifab_env env;
 	struct aifab_gen_params p;
 	struct aifab_coll_plan *plan;
 	uint32_t n_steps, n_chan, total_iters;
-	struct rte_mempool *hdr_pool;   /* ACK / NAK / CNP, short frames' ICRC */
-	struct rte_mempool *frame_pool; /* data frames, payload stored */
-	struct rte_mbuf *stash[GEN_STASH]; /* frame mbufs, allocated in bulk */
-	uint16_t n_stash;
 	struct aifab_roce_payload *pl;
 	double ns_per_tsc;
-	bool started;
-	uint32_t rr_rank;
+	bool started;               /* set once by worker 0 (release) */
 	uint32_t n_conns;
 	struct gen_conn *conns;     /* those with an own end, by QP number */
 	uint32_t *conn_gidx;        /* per conn: its QP number i (QPN
@@ -261,27 +302,21 @@ struct gen {
 	uint16_t used_ports[AIFAB_MAX_PORTS];
 	uint16_t *rank_port;        /* rank table: env port per rank (build) */
 	uint64_t hz;                /* of `now`: env tsc_hz or GEN_VT_HZ */
-	uint64_t vnow;              /* virtual clock (virtual_tick_ns) */
-	uint64_t last_now;          /* clock of the last poll */
+	uint64_t vnow;              /* virtual clock (virtual_tick_ns; one
+				     * worker only) */
 	int ts_off;                 /* mbuf timestamp field, -1: none */
-	uint64_t stamp_now, stamp_ns; /* departure stamp of the last `now` */
 	uint64_t ts_flag;
 	uint8_t data_tos, cnp_tos;
 	uint8_t chan_dscp[AIFAB_COLL_MAX_CHANNELS]; /* per channel (data, ACK) */
 	uint8_t chan_ecn[AIFAB_COLL_MAX_CHANNELS];
-	/* closed loop step statistics */
-	struct gen_iter_stat ist[GEN_STAT_SLOTS];
+	/* closed loop step statistics (the slots are per worker) */
+	rte_spinlock_t close_lock;  /* one iteration's close at a time */
 	double *step_sum_us;        /* per step, over timed iterations */
 	uint32_t *slow_count;       /* per rank: last in an iteration's
 				     * slowest step */
-	/* lib/stats: the set, the worker's block, when it last mirrored */
+	/* lib/stats: the set (block w: worker w's), how often it mirrors */
 	struct aifab_stats_set *stats;
-	struct aifab_stats_block *blk;
-	uint64_t sync_cycles, last_sync;
-	uint64_t glob[GEN_GLOB_MAX];  /* closed loop, run-wide */
-	double rate_last_sum;         /* of rate_last over QPs that sent */
-	uint32_t n_rated;             /* QPs that sent */
-	double rate_min;              /* lowest any of them reached */
+	uint64_t sync_cycles;
 	/* several servers: the ranks emulated here, the hosts of the
 	 * others, the start (generator_start.c) */
 	uint8_t *own;                 /* per rank: 1 emulated here */
@@ -293,10 +328,20 @@ struct gen {
 	struct rte_ether_addr *start_dst; /* leader: ranks emulated elsewhere */
 	uint32_t n_start_dst;
 	uint64_t go;                  /* start at this app clock (atomic) */
-	uint64_t last_rx;             /* clock of the last poll with frames */
 	uint64_t linger;              /* closed loop: quiet this long to end */
 	struct aifab_gen_start start;
-	struct gen_port port[AIFAB_MAX_PORTS];
+	/* Received PFC, per port: shared by the workers (a paused priority
+	 * stops every worker's frames of it). Written under the port's lock
+	 * by whichever worker receives the frame; `until` read atomically. */
+	struct aifab_pfc_rx pfc[AIFAB_MAX_PORTS];
+	rte_spinlock_t pfc_lock[AIFAB_MAX_PORTS];
+	/* The workers ([generator] lcores): ranks sharded over them */
+	unsigned int n_wk;
+	uint8_t *rank_wk;             /* per rank: its worker */
+	/* rte_flow rules steering frames to a rank's IPv4 to its worker's
+	 * RX queue, per port (0: none, frames are handed over) */
+	uint32_t flow_rules[AIFAB_MAX_PORTS];
+	struct gen_wk *wk;            /* n_wk */
 };
 
 /* The conn of QP number @p gi (NULL: not kept here): conns is sorted by
@@ -388,26 +433,26 @@ int gen_ranks_own(struct gen *g, char *err, size_t errlen);
 
 /* generator_rx.c: RX burst of every port, each frame dispatched; frames
  * received */
-unsigned int gen_rx_poll(struct gen *g, uint64_t now);
+unsigned int gen_rx_poll(struct gen_wk *wk, uint64_t now);
 
 /* generator_start.c: a frame that is not RoCEv2 (port @p p): true if it
  * was a start frame (taken or refused). */
-bool gen_start_rx(struct gen *g, uint16_t p, struct rte_mbuf *m,
+bool gen_start_rx(struct gen_wk *wk, uint16_t p, struct rte_mbuf *m,
 		  uint64_t now);
 /* Whether the ranks may begin at app clock @p tsc; sends the leader's
  * start frames the first time it is true. */
-bool gen_start_due(struct gen *g, uint64_t tsc, uint64_t now);
+bool gen_start_due(struct gen_wk *wk, uint64_t tsc, uint64_t now);
 
 /* generator_tx.c: one rank's poll, open or closed loop (packets sent) */
-unsigned int gen_tx_rank_poll(struct gen *g, uint32_t r, uint64_t now);
-unsigned int gen_tx_cl_rank_poll(struct gen *g, uint32_t r, uint64_t now);
+unsigned int gen_tx_rank_poll(struct gen_wk *wk, uint32_t r, uint64_t now);
+unsigned int gen_tx_cl_rank_poll(struct gen_wk *wk, uint32_t r, uint64_t now);
 /* Flush port @p p's queues unless PFC pauses their priority. */
-void gen_tx_flush(struct gen *g, uint16_t p, uint64_t now);
+void gen_tx_flush(struct gen_wk *wk, uint16_t p, uint64_t now);
 /* Queue an ACK / NAK (data queue) or a CNP; false: dropped, queue full. */
-bool gen_tx_ctl(struct gen *g, uint16_t p, struct rte_mbuf *m, bool cnp,
+bool gen_tx_ctl(struct gen_wk *wk, uint16_t p, struct rte_mbuf *m, bool cnp,
 		uint64_t now);
 /* End of run: flush every queue, drop what a pause still holds. */
-void gen_tx_drain(struct gen *g);
+void gen_tx_drain(struct gen_wk *wk);
 
 /* generator_vclock.c: the ops table's next_event ([general] clock =
  * virtual) */
@@ -417,29 +462,67 @@ uint64_t gen_next_event(const void *st, unsigned int w, uint64_t now);
  * (port @p gp): PSN tracking, the responder's decision in @p act and the
  * delivery of a completed message; true: the notification point wants a
  * CNP sent. */
-bool gen_cl_on_data(struct gen *g, struct gen_conn *cn,
+bool gen_cl_on_data(struct gen_wk *wk, struct gen_conn *cn,
 		    const struct gen_rx_data *d, uint64_t now,
 		    struct gen_port *gp, struct aifab_rc_resp_action *act);
 /* An ACK, a PSN sequence NAK (go-back-N) or a CNP to @p cn's sender. */
-void gen_cl_on_ack(struct gen *g, struct gen_conn *cn, uint32_t psn,
+void gen_cl_on_ack(struct gen_wk *wk, struct gen_conn *cn, uint32_t psn,
 		   uint64_t now);
-void gen_cl_on_nak(struct gen *g, struct gen_conn *cn, uint32_t psn,
+void gen_cl_on_nak(struct gen_wk *wk, struct gen_conn *cn, uint32_t psn,
 		   uint64_t now);
-void gen_cl_on_cnp(struct gen *g, struct gen_conn *cn, uint64_t now);
+void gen_cl_on_cnp(struct gen_wk *wk, struct gen_conn *cn, uint64_t now);
 /* Retransmit timers of the rank's active QPs; QPs with nothing left
  * leave its active list. */
-void gen_cl_timers(struct gen *g, struct gen_rank *rk, uint64_t now);
-/* Rank @p rk ended iteration @p it (counted in iter_ranks_done): step
- * statistics when it was the last, its arrivals' parity cleared. */
-void gen_cl_iter_done(struct gen *g, struct gen_rank *rk, uint32_t it);
+void gen_cl_timers(struct gen_wk *wk, struct gen_rank *rk, uint64_t now);
+/* Rank @p rk ended iteration @p it, the @p done th rank to (the count in
+ * iter_ranks_done after its own): step statistics when it was the last,
+ * its arrivals' parity cleared. */
+void gen_cl_iter_done(struct gen_wk *wk, struct gen_rank *rk, uint32_t it,
+		      uint32_t done);
 void gen_cl_start(struct gen *g, uint64_t now);
 int gen_cl_build(struct gen *g, char *err, size_t errlen);
 void gen_cl_free(struct gen *g);
 
 /* generator_report.c */
 int gen_stats_create(struct gen *g, char *err, size_t errlen);
-/* Mirror the counters into the lib/stats block (worker only). */
-void gen_stats_sync(struct gen *g);
+/* Mirror worker @p wk's counters into its lib/stats block (it only). */
+void gen_stats_sync(struct gen_wk *wk);
 void gen_report(const void *st, const struct aifab_report_sink *sink);
+
+/* Atomic updates of what several workers share: the iteration records
+ * and bounds (relaxed: each value is only summed / compared). */
+static inline void
+gen_add(uint64_t *v, uint64_t d)
+{
+	__atomic_fetch_add(v, d, __ATOMIC_RELAXED);
+}
+
+static inline void
+gen_min(uint64_t *v, uint64_t x)
+{
+	uint64_t o = __atomic_load_n(v, __ATOMIC_RELAXED);
+
+	while (x < o && !__atomic_compare_exchange_n(v, &o, x, true,
+			__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+static inline void
+gen_max(uint64_t *v, uint64_t x)
+{
+	uint64_t o = __atomic_load_n(v, __ATOMIC_RELAXED);
+
+	while (x > o && !__atomic_compare_exchange_n(v, &o, x, true,
+			__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+/* Whether received PFC pauses priority @p prio of port @p p at @p now
+ * (any worker: the pause is the port's). */
+static inline bool
+gen_prio_paused(const struct gen *g, uint16_t p, uint8_t prio, uint64_t now)
+{
+	return now < __atomic_load_n(&g->pfc[p].until[prio], __ATOMIC_RELAXED);
+}
 
 #endif /* GENERATOR_PRIV_H */

@@ -49,7 +49,9 @@ static const struct aifab_stats_desc gen_head_descs[] = {
  * The set "generator": every counter of the generator (per port: tx/rx,
  * the GEN_PORT_CTRS, malformed frames per parse error, the fault stage;
  * per port and priority: PFC received and paused time; run-wide: RC and
- * DCQCN). One block, written by the worker (gen_stats_sync()).
+ * DCQCN). One block per worker, each written by its worker
+ * (gen_stats_sync()); readers sum them. What workers share (received PFC,
+ * the rate gauges over every QP) is in worker 0's block only.
  */
 int
 gen_stats_create(struct gen *g, char *err, size_t errlen)
@@ -57,18 +59,20 @@ gen_stats_create(struct gen *g, char *err, size_t errlen)
 	struct aifab_stats_desc d[GS_N];
 	char mal[AIFAB_PKT_ERR_MAX][48], mal_help[AIFAB_PKT_ERR_MAX][96];
 	const char *names[AIFAB_MAX_PORTS];
-	unsigned int lcore = g->env.worker_lcores != NULL ?
-		g->env.worker_lcores[0] : 0;
+	unsigned int lcores[GEN_MAX_WORKERS];
 	struct aifab_stats_params sp = {
 		.name = "generator", .descs = d, .n_descs = GS_N,
 		.n_ports = g->env.n_ports, .port_names = names,
-		.n_tcs = AIFAB_PFC_NUM_PRIO, .n_blocks = 1,
-		.block_lcore = &lcore,
+		.n_tcs = AIFAB_PFC_NUM_PRIO, .n_blocks = g->n_wk,
+		.block_lcore = lcores,
 		.tsc_hz = g->env.tsc_hz ? g->env.tsc_hz : GEN_VT_HZ,
 	};
 	unsigned int i;
 	uint16_t p;
 
+	for (i = 0; i < g->n_wk; i++)
+		lcores[i] = g->env.worker_lcores != NULL ?
+			g->env.worker_lcores[i] : i;
 	RTE_BUILD_BUG_ON(RTE_DIM(gen_ctr_descs) != GEN_CTR_MAX);
 	RTE_BUILD_BUG_ON(RTE_DIM(gen_glob_descs) != GEN_GLOB_MAX);
 	memcpy(&d[GS_TX_PKTS], gen_head_descs, sizeof(gen_head_descs));
@@ -100,9 +104,11 @@ gen_stats_create(struct gen *g, char *err, size_t errlen)
 	g->stats = aifab_stats_create(&sp);
 	if (g->stats == NULL)
 		BAD("cannot create its counters: %s", rte_strerror(rte_errno));
-	g->blk = aifab_stats_block(g->stats, 0);
+	for (i = 0; i < g->n_wk; i++) {
+		g->wk[i].blk = aifab_stats_block(g->stats, i);
+		g->wk[i].rate_min = -1;
+	}
 	g->sync_cycles = RTE_MAX(sp.tsc_hz / 1000, (uint64_t)1);
-	g->rate_min = -1;
 	return 0;
 }
 
@@ -115,18 +121,21 @@ put(struct aifab_stats_block *b, unsigned int id, uint32_t inst, uint64_t v)
 /* Mirror everything into the block (worker only): values only grow, as
  * the generator's own counters do; gauges are levels. */
 void
-gen_stats_sync(struct gen *g)
+gen_stats_sync(struct gen_wk *wk)
 {
-	struct aifab_stats_block *b = g->blk;
+	const struct gen *g = wk->g;
+	struct aifab_stats_block *b = wk->blk;
 	uint64_t hz = aifab_stats_tsc_hz(g->stats);
-	unsigned int c, k;
+	unsigned int c, k, w;
+	double rsum = 0, rmin = -1;
+	uint32_t nr = 0;
 	uint16_t u;
 
 	if (b == NULL)
 		return;
 	for (u = 0; u < g->n_used_ports; u++) {
 		uint16_t p = g->used_ports[u];
-		const struct gen_port *gp = &g->port[p];
+		const struct gen_port *gp = &wk->port[p];
 
 		put(b, GS_TX_PKTS, p, gp->tx_packets);
 		put(b, GS_TX_BYTES, p, gp->tx_bytes);
@@ -138,23 +147,31 @@ gen_stats_sync(struct gen *g)
 			put(b, GS_MAL0 + c - 1, p, gp->rx_err[c]);
 		for (c = 0; c < AIFAB_FAULT_CNT_MAX; c++)
 			put(b, GS_FAULT0 + c, p, gp->fault.cnt[c]);
-		for (k = 0; k < AIFAB_PFC_NUM_PRIO; k++) {
-			uint64_t ns = aifab_pfc_rx_paused_ns(&gp->pfc, k,
-							     g->last_now);
+		for (k = 0; k < AIFAB_PFC_NUM_PRIO && wk->w == 0; k++) {
+			uint64_t ns = aifab_pfc_rx_paused_ns(&g->pfc[p], k,
+							     wk->last_now);
 
 			put(b, GS_PFC_RX, p * AIFAB_PFC_NUM_PRIO + k,
-			    gp->pfc.stats.v[AIFAB_PFC_CNT_RX][k]);
+			    g->pfc[p].stats.v[AIFAB_PFC_CNT_RX][k]);
 			put(b, GS_PFC_PAUSED, p * AIFAB_PFC_NUM_PRIO + k,
 			    (uint64_t)((double)ns * (double)hz / 1e9));
 		}
 	}
-	/* Mb/s -> bytes/s (Prometheus' base unit) */
-	g->glob[GEN_G_RATE_AVG] = g->n_rated ? (uint64_t)(g->rate_last_sum /
-		g->n_rated * 1e6 / 8) : 0;
-	g->glob[GEN_G_RATE_MIN] = g->rate_min > 0 ?
-		(uint64_t)(g->rate_min * 1e6 / 8) : 0;
+	/* The gauges over every worker's QPs (worker 0's block; the others
+	 * keep 0 as blocks are summed). Mb/s -> bytes/s (Prometheus' base
+	 * unit). */
+	for (w = 0; w < g->n_wk && wk->w == 0; w++) {
+		const struct gen_wk *o = &g->wk[w];
+
+		rsum += o->rate_last_sum;
+		nr += o->n_rated;
+		if (o->rate_min > 0 && (rmin < 0 || o->rate_min < rmin))
+			rmin = o->rate_min;
+	}
+	wk->glob[GEN_G_RATE_AVG] = nr ? (uint64_t)(rsum / nr * 1e6 / 8) : 0;
+	wk->glob[GEN_G_RATE_MIN] = rmin > 0 ? (uint64_t)(rmin * 1e6 / 8) : 0;
 	for (c = 0; c < GEN_GLOB_MAX; c++)
-		put(b, GS_GLOB0 + c, 0, g->glob[c]);
+		put(b, GS_GLOB0 + c, 0, wk->glob[c]);
 }
 
 /* ---- results ------------------------------------------------------------- */
@@ -465,7 +482,38 @@ lat_fill(const struct aifab_roce_hist *h, struct aifab_gen_summary *s)
 static uint64_t
 port_now(const struct gen *g)
 {
-	return g->last_now;
+	uint64_t t = 0;
+	unsigned int w;
+
+	for (w = 0; w < g->n_wk; w++)
+		t = RTE_MAX(t, g->wk[w].last_now);
+	return t;
+}
+
+/* Port @p p's counters summed over the workers into @p o (latency
+ * histograms merged; the queues are not copied). Racy while running. */
+static void
+port_sum(const struct gen *g, uint16_t p, struct gen_port *o)
+{
+	unsigned int w, c;
+
+	memset(o, 0, sizeof(*o));
+	aifab_roce_hist_reset(&o->lat);
+	for (w = 0; w < g->n_wk; w++) {
+		const struct gen_port *gp = &g->wk[w].port[p];
+
+		o->rx_packets += gp->rx_packets;
+		o->rx_bytes += gp->rx_bytes;
+		o->tx_packets += gp->tx_packets;
+		o->tx_bytes += gp->tx_bytes;
+		for (c = 0; c < GEN_CTR_MAX; c++)
+			o->ctr[c] += gp->ctr[c];
+		for (c = 0; c < AIFAB_PKT_ERR_MAX; c++)
+			o->rx_err[c] += gp->rx_err[c];
+		for (c = 0; c < AIFAB_FAULT_CNT_MAX; c++)
+			o->fault.cnt[c] += gp->fault.cnt[c];
+		aifab_roce_hist_merge(&o->lat, &gp->lat);
+	}
 }
 
 void
@@ -473,10 +521,15 @@ aifab_gen_summary(const void *st, struct aifab_gen_summary *s)
 {
 	const struct gen *g = st;
 	struct aifab_roce_hist *h = malloc(sizeof(*h)); /* 9 KB */
+	struct gen_port *gp = malloc(sizeof(*gp));
 	uint64_t ctr[AIFAB_ROCE_RX_MAX];
 	uint16_t u;
 
 	memset(s, 0, sizeof(*s));
+	if (gp == NULL) {
+		free(h);
+		return;
+	}
 	s->op = aifab_coll_op_name(aifab_coll_type_op(g->p.type));
 	s->size = g->p.size;
 	s->n_ranks = g->p.n_ranks;
@@ -484,8 +537,7 @@ aifab_gen_summary(const void *st, struct aifab_gen_summary *s)
 	if (h != NULL)
 		aifab_roce_hist_reset(h);
 	for (u = 0; u < g->n_used_ports; u++) {
-		const struct gen_port *gp = &g->port[g->used_ports[u]];
-
+		port_sum(g, g->used_ports[u], gp);
 		s->tx_packets += gp->tx_packets;
 		s->tx_bytes += gp->tx_bytes;
 		s->tx_dropped += gp->ctr[GEN_TX_DROPPED];
@@ -493,8 +545,9 @@ aifab_gen_summary(const void *st, struct aifab_gen_summary *s)
 		s->rx_roce += gp->ctr[GEN_RX_ROCE];
 		s->cnp_rx += gp->ctr[GEN_RX_CNP];
 		s->pfc_rx += gp->ctr[GEN_RX_PFC];
-		s->paused_us += (double)aifab_pfc_rx_paused_ns(&gp->pfc,
-			g->p.data_prio, port_now(g)) / 1e3;
+		s->paused_us += (double)aifab_pfc_rx_paused_ns(
+			&g->pfc[g->used_ports[u]], g->p.data_prio,
+			port_now(g)) / 1e3;
 		s->fault_dropped += gp->fault.cnt[AIFAB_FAULT_CNT_DROPPED];
 		s->fault_ce_marked += gp->fault.cnt[AIFAB_FAULT_CNT_CE_MARKED];
 		if (h != NULL)
@@ -510,25 +563,31 @@ aifab_gen_summary(const void *st, struct aifab_gen_summary *s)
 	if (h != NULL)
 		lat_fill(h, s);
 	free(h);
+	free(gp);
 }
 
 void
 gen_report(const void *st, const struct aifab_report_sink *sink)
 {
 	const struct gen *g = st;
+	struct gen_port *gp = malloc(sizeof(*gp));
 	struct aifab_gen_summary s;
 	uint64_t ctr[AIFAB_ROCE_RX_MAX], lost;
 	uint16_t u, p;
 	unsigned int c;
 
+	if (gp == NULL)
+		return;
 	for (u = 0; u < g->n_used_ports; u++) {
-		const struct gen_port *gp = &g->port[g->used_ports[u]];
 		struct aifab_gen_summary ls = { 0 };
 
 		p = g->used_ports[u];
+		port_sum(g, p, gp);
 		for (c = 0; c < GEN_CTR_MAX; c++)
 			sink->port_u64(sink->ctx, p, "generator",
 				       gen_ctr_names[c], gp->ctr[c]);
+		sink->port_u64(sink->ctx, p, "generator", "rx_flow_rules",
+			       g->flow_rules[p]);
 		for (c = 1; c < AIFAB_PKT_ERR_MAX; c++)
 			sink->port_u64(sink->ctx, p, "rx_malformed",
 				       aifab_pkt_err_name(c), gp->rx_err[c]);
@@ -543,9 +602,9 @@ gen_report(const void *st, const struct aifab_report_sink *sink)
 				       gp->fault.cnt[c]);
 		for (c = 0; c < AIFAB_PFC_NUM_PRIO; c++) {
 			sink->port_tc_u64(sink->ctx, p, c, "pfc_rx",
-				gp->pfc.stats.v[AIFAB_PFC_CNT_RX][c]);
+				g->pfc[p].stats.v[AIFAB_PFC_CNT_RX][c]);
 			sink->port_tc_u64(sink->ctx, p, c, "pfc_paused_ns",
-				aifab_pfc_rx_paused_ns(&gp->pfc, c,
+				aifab_pfc_rx_paused_ns(&g->pfc[p], c,
 						       port_now(g)));
 		}
 		lat_fill(&gp->lat, &ls);
@@ -558,6 +617,7 @@ gen_report(const void *st, const struct aifab_report_sink *sink)
 		sink->port_u64(sink->ctx, p, "latency_ns", "p999", ls.lat_p999);
 		sink->port_u64(sink->ctx, p, "latency_ns", "max", ls.lat_max);
 	}
+	free(gp);
 	/* Collective-wide numbers go with the first generator port. */
 	aifab_gen_summary(st, &s);
 	p = g->used_ports[0];

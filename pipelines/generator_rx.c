@@ -4,8 +4,12 @@
  * frame, from the fault stage at RX through one dispatch:
  *
  *   rx_one            every frame: counted, parsed (lib/pkt); malformed
- *                     frames, PFC (pauses the port's priorities, lib/pfc),
- *                     802.3x PAUSE and frames not RoCEv2 end here
+ *                     frames, PFC (pauses the port's priorities for every
+ *                     worker, lib/pfc) and 802.3x PAUSE end here; with
+ *                     several workers a frame for another worker's rank
+ *                     (by BTH dest QP) goes to that worker's inbox ring,
+ *                     where it is parsed again (rx_inbox); frames not
+ *                     RoCEv2 (start frames) go to worker 0
  *   rx_roce_dispatch  every RoCEv2 frame: its ICRC checked
  *                     ([generator] rx_check_icrc: a bad one is dropped and
  *                     counted rx_bad_icrc, as a NIC does), counted, latency
@@ -71,38 +75,39 @@ payload_len(const struct rte_mbuf *m, const struct aifab_pkt_info *pi)
 /* The responder's ACK / NAK and the notification point's CNP for a data
  * packet of @p cn, from the receiving rank's port. */
 static void
-rx_data_reply(struct gen *g, struct gen_port *gp, struct gen_conn *cn,
+rx_data_reply(struct gen_wk *wk, struct gen_port *gp, struct gen_conn *cn,
 	      bool cnp, const struct aifab_rc_resp_action *act, uint64_t now)
 {
+	const struct gen *g = wk->g;
 	uint16_t port = g->ranks[cn->dst].port;
 	struct rte_mbuf *r;
 
 	if (cnp) {
-		r = aifab_roce_build_cnp(&cn->qp, g->cnp_tos, g->hdr_pool);
+		r = aifab_roce_build_cnp(&cn->qp, g->cnp_tos, wk->hdr_pool);
 		if (r == NULL)
 			gp->ctr[GEN_TX_NOMBUF]++;
-		else if (gen_tx_ctl(g, port, r, true, now))
-			g->port[port].ctr[GEN_TX_CNP]++;
+		else if (gen_tx_ctl(wk, port, r, true, now))
+			wk->port[port].ctr[GEN_TX_CNP]++;
 	}
 	if (act->reply == AIFAB_RC_REPLY_NONE)
 		return;
 	r = aifab_roce_build_ack(&cn->qp, act->psn, act->syndrome, act->msn,
 				 (uint8_t)(cn->qp.cfg.dscp << 2 |
 					   cn->qp.cfg.ecn),
-				 g->hdr_pool);
+				 wk->hdr_pool);
 	if (r == NULL)
 		gp->ctr[GEN_TX_NOMBUF]++;
-	else if (gen_tx_ctl(g, port, r, false, now))
-		g->port[port].ctr[act->reply == AIFAB_RC_REPLY_NAK ?
+	else if (gen_tx_ctl(wk, port, r, false, now))
+		wk->port[port].ctr[act->reply == AIFAB_RC_REPLY_NAK ?
 				  GEN_TX_NAK : GEN_TX_ACK]++;
 }
 
 /* Closed loop: a data packet to a receiver QP. */
 static void
-rx_data(struct gen *g, struct gen_port *gp, struct rte_mbuf *m,
+rx_data(struct gen_wk *wk, struct gen_port *gp, struct rte_mbuf *m,
 	const struct aifab_pkt_info *pi, uint64_t now)
 {
-	struct gen_conn *cn = gen_conn_of_rqpn(g, pi->dqpn);
+	struct gen_conn *cn = gen_conn_of_rqpn(wk->g, pi->dqpn);
 	struct aifab_rc_resp_action act;
 	struct gen_rx_data d;
 	const uint8_t *bp;
@@ -122,16 +127,16 @@ rx_data(struct gen *g, struct gen_port *gp, struct rte_mbuf *m,
 	d.ce = (pi->tos & 3) == 3;
 	if (d.ce)
 		gp->ctr[GEN_RX_CE]++;
-	cnp = gen_cl_on_data(g, cn, &d, now, gp, &act);
-	rx_data_reply(g, gp, cn, cnp, &act, now);
+	cnp = gen_cl_on_data(wk, cn, &d, now, gp, &act);
+	rx_data_reply(wk, gp, cn, cnp, &act, now);
 }
 
 /* Closed loop: an ACK or NAK (AETH syndrome) to a sender QP. */
 static void
-rx_ack(struct gen *g, struct gen_port *gp, struct rte_mbuf *m,
+rx_ack(struct gen_wk *wk, struct gen_port *gp, struct rte_mbuf *m,
        const struct aifab_pkt_info *pi, uint64_t now)
 {
-	struct gen_conn *cn = gen_conn_of_sqpn(g, pi->dqpn);
+	struct gen_conn *cn = gen_conn_of_sqpn(wk->g, pi->dqpn);
 	uint8_t tmp;
 	const uint8_t *syn;
 
@@ -142,10 +147,10 @@ rx_ack(struct gen *g, struct gen_port *gp, struct rte_mbuf *m,
 	}
 	if ((*syn & 0x60) == 0) {
 		gp->ctr[GEN_RX_ACK]++;
-		gen_cl_on_ack(g, cn, pi->psn, now);
+		gen_cl_on_ack(wk, cn, pi->psn, now);
 	} else if (*syn == AIFAB_RC_SYN_NAK_PSN_SEQ) {
 		gp->ctr[GEN_RX_NAK]++;
-		gen_cl_on_nak(g, cn, pi->psn, now);
+		gen_cl_on_nak(wk, cn, pi->psn, now);
 	} else {
 		gp->ctr[GEN_RX_NAK_OTHER]++;
 	}
@@ -153,17 +158,17 @@ rx_ack(struct gen *g, struct gen_port *gp, struct rte_mbuf *m,
 
 /* Closed loop: a CNP to a sender QP. */
 static void
-rx_cnp(struct gen *g, struct gen_port *gp, const struct aifab_pkt_info *pi,
+rx_cnp(struct gen_wk *wk, struct gen_port *gp, const struct aifab_pkt_info *pi,
        uint64_t now)
 {
-	struct gen_conn *cn = gen_conn_of_sqpn(g, pi->dqpn);
+	struct gen_conn *cn = gen_conn_of_sqpn(wk->g, pi->dqpn);
 
 	if (cn == NULL) {
 		gp->ctr[GEN_RX_UNKNOWN_QP]++;
 		return;
 	}
 	gp->ctr[GEN_RX_CNP]++;
-	gen_cl_on_cnp(g, cn, now);
+	gen_cl_on_cnp(wk, cn, now);
 }
 
 /*
@@ -195,9 +200,10 @@ rx_icrc_ok(const struct gen *g, struct gen_port *gp, const struct rte_mbuf *m,
 /* Every RoCEv2 frame the generator receives enters here, parsed and of a
  * known layout: checks of the whole frame go first. */
 static void
-rx_roce_dispatch(struct gen *g, struct gen_port *gp, struct rte_mbuf *m,
+rx_roce_dispatch(struct gen_wk *wk, struct gen_port *gp, struct rte_mbuf *m,
 	const struct aifab_pkt_info *pi, uint64_t now)
 {
+	struct gen *g = wk->g;
 	struct gen_conn *cn;
 
 	if (!rx_icrc_ok(g, gp, m, pi))
@@ -214,21 +220,71 @@ rx_roce_dispatch(struct gen *g, struct gen_port *gp, struct rte_mbuf *m,
 		return;
 	}
 	if (aifab_rc_opcode_flags(pi->bth_opcode) >= 0)
-		rx_data(g, gp, m, pi, now);
+		rx_data(wk, gp, m, pi, now);
 	else if (pi->bth_opcode == AIFAB_BTH_OP_ACK)
-		rx_ack(g, gp, m, pi, now);
+		rx_ack(wk, gp, m, pi, now);
 	else if (pi->bth_opcode == AIFAB_BTH_OP_CNP)
-		rx_cnp(g, gp, pi, now);
+		rx_cnp(wk, gp, pi, now);
 	else
 		gp->ctr[GEN_RX_ROCE_OTHER]++;
 }
 
+/* A frame for one of this worker's ranks (or, not RoCEv2, for worker 0:
+ * start frames), parsed as @p pi. */
 static void
-rx_one(struct gen *g, uint16_t p, struct rte_mbuf *m, uint64_t now)
+rx_mine(struct gen_wk *wk, uint16_t p, struct rte_mbuf *m,
+	const struct aifab_pkt_info *pi, uint64_t now)
 {
-	struct gen_port *gp = &g->port[p];
+	struct gen_port *gp = &wk->port[p];
+
+	if (!(pi->flags & AIFAB_PKT_F_ROCE)) {
+		if (!gen_start_rx(wk, p, m, now)) /* several servers */
+			gp->ctr[GEN_RX_OTHER]++;
+		return;
+	}
+	rx_roce_dispatch(wk, gp, m, pi, now);
+}
+
+/* The worker a RoCEv2 frame to QP @p dqpn is for: a receiver QPN's
+ * destination rank's, a sender QPN's source rank's; @p self for a QP the
+ * generator does not have (counted there). */
+static unsigned int
+rx_owner(const struct gen *g, uint32_t dqpn, unsigned int self)
+{
+	struct gen *gg = (struct gen *)(uintptr_t)g; /* lookups only */
+	const struct gen_conn *cn = gen_conn_of_rqpn(gg, dqpn);
+
+	if (cn != NULL)
+		return g->rank_wk[cn->dst];
+	cn = gen_conn_of_sqpn(gg, dqpn);
+	return cn != NULL ? g->rank_wk[cn->src] : self;
+}
+
+/* Hand @p m, received on env port @p p, to worker @p o's inbox (m->port
+ * carries @p p there). False: the inbox was full, the frame is dropped. */
+static bool
+rx_handoff(struct gen_wk *wk, unsigned int o, uint16_t p, struct rte_mbuf *m)
+{
+	m->port = p;
+	if (rte_ring_mp_enqueue(wk->g->wk[o].inbox, m) == 0) {
+		wk->port[p].ctr[GEN_RX_HANDOFF]++;
+		return true;
+	}
+	wk->port[p].ctr[GEN_RX_HANDOFF_DROPPED]++;
+	return false;
+}
+
+/* Every frame an RX queue of this worker gave: counted, parsed; PFC acts
+ * on the port for every worker; a frame of another worker's rank goes to
+ * its inbox. True: @p m was handed off (not to be freed here). */
+static bool
+rx_one(struct gen_wk *wk, uint16_t p, struct rte_mbuf *m, uint64_t now)
+{
+	struct gen *g = wk->g;
+	struct gen_port *gp = &wk->port[p];
 	struct aifab_pkt_info pi;
 	enum aifab_pkt_err e;
+	unsigned int o;
 
 	gp->rx_packets++;
 	gp->rx_bytes += m->pkt_len;
@@ -236,45 +292,77 @@ rx_one(struct gen *g, uint16_t p, struct rte_mbuf *m, uint64_t now)
 	if (e != AIFAB_PKT_ERR_OK) {
 		gp->ctr[GEN_RX_OTHER]++;
 		gp->rx_err[e]++;
-		return;
+		return false;
 	}
 	if (pi.flags & AIFAB_PKT_F_PFC) {
 		gp->ctr[GEN_RX_PFC]++;
-		aifab_pfc_rx_frame(&gp->pfc, pi.pfc_enable, pi.pfc_time, now);
-		return;
+		rte_spinlock_lock(&g->pfc_lock[p]);
+		aifab_pfc_rx_frame(&g->pfc[p], pi.pfc_enable, pi.pfc_time, now);
+		rte_spinlock_unlock(&g->pfc_lock[p]);
+		return false;
 	}
 	if (pi.flags & AIFAB_PKT_F_PAUSE) {
 		gp->ctr[GEN_RX_PAUSE]++;
-		return;
+		return false;
 	}
-	if (!(pi.flags & AIFAB_PKT_F_ROCE)) {
-		if (!gen_start_rx(g, p, m, now)) /* several servers */
-			gp->ctr[GEN_RX_OTHER]++;
-		return;
+	if (g->n_wk > 1) {
+		o = (pi.flags & AIFAB_PKT_F_ROCE) ?
+			rx_owner(g, pi.dqpn, wk->w) : 0;
+		if (o != wk->w)
+			return rx_handoff(wk, o, p, m);
 	}
-	rx_roce_dispatch(g, gp, m, &pi, now);
+	rx_mine(wk, p, m, &pi, now);
+	return false;
 }
 
-unsigned int
-gen_rx_poll(struct gen *g, uint64_t now)
+/* Frames other workers received for this one's ranks: parsed again (they
+ * parsed before). */
+static unsigned int
+rx_inbox(struct gen_wk *wk, uint64_t now)
 {
+	struct rte_mbuf *pkts[GEN_RX_BURST];
+	struct aifab_pkt_info pi;
+	unsigned int n, i;
+
+	n = rte_ring_sc_dequeue_burst(wk->inbox, (void **)pkts, GEN_RX_BURST,
+				      NULL);
+	for (i = 0; i < n; i++) {
+		uint16_t p = pkts[i]->port;
+
+		if (aifab_pkt_parse_mbuf(pkts[i], &pi, wk->port[p].scratch,
+					 false) == AIFAB_PKT_ERR_OK)
+			rx_mine(wk, p, pkts[i], &pi, now);
+		rte_pktmbuf_free(pkts[i]);
+	}
+	return n;
+}
+
+/* The worker's RX queue of every port that has one for it (vdevs have
+ * one: worker 0's), then its inbox. */
+unsigned int
+gen_rx_poll(struct gen_wk *wk, uint64_t now)
+{
+	struct gen *g = wk->g;
 	struct rte_mbuf *pkts[GEN_RX_BURST];
 	unsigned int got = 0, i;
 	uint16_t u, n;
 
 	for (u = 0; u < g->n_used_ports; u++) {
 		uint16_t p = g->used_ports[u];
-		struct gen_port *gp = &g->port[p];
+		struct gen_port *gp = &wk->port[p];
 
-		n = rte_eth_rx_burst(g->env.ports[p].port_id, g->p.rxq, pkts,
+		if (wk->rxq >= g->env.ports[p].nb_rxq)
+			continue;
+		n = rte_eth_rx_burst(g->env.ports[p].port_id, wk->rxq, pkts,
 				     GEN_RX_BURST);
 		got += n;
 		if (n > 0 && !g->p.fault_on_tx && aifab_fault_active(&gp->fault))
 			n = aifab_fault_burst(&gp->fault, pkts, n, gp->scratch);
-		for (i = 0; i < n; i++) {
-			rx_one(g, p, pkts[i], now);
-			rte_pktmbuf_free(pkts[i]);
-		}
+		for (i = 0; i < n; i++)
+			if (!rx_one(wk, p, pkts[i], now))
+				rte_pktmbuf_free(pkts[i]);
 	}
+	if (wk->inbox != NULL)
+		got += rx_inbox(wk, now);
 	return got;
 }

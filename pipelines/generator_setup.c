@@ -17,6 +17,7 @@
 #include <rte_byteorder.h>
 #include <rte_common.h>
 #include <rte_errno.h>
+#include <rte_flow.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
@@ -115,9 +116,15 @@ static int
 check_params(const struct aifab_env *env, const struct aifab_gen_params *p,
 	     unsigned int n_workers, char *err, size_t errlen)
 {
-	if (n_workers != 1)
-		BAD("%u workers; allowed: 1 (one lcore emulates all ranks)",
-		    n_workers);
+	if (n_workers < 1 || n_workers > GEN_MAX_WORKERS)
+		BAD("lcores: %u workers; allowed: 1..%u", n_workers,
+		    GEN_MAX_WORKERS);
+	if (n_workers > 1 && p->virtual_tick_ns != 0)
+		BAD("virtual_tick_ns = '%" PRIu64 "' with %u lcores: one clock "
+		    "per lcore would drift apart; allowed: 0 with several "
+		    "lcores ([general] clock = virtual runs them "
+		    "deterministically), or lcores = one lcore",
+		    p->virtual_tick_ns, n_workers);
 	if (p->n_ranks < 2 || p->n_ranks > AIFAB_GEN_MAX_RANKS)
 		BAD("ranks = '%u'; allowed: 2..%u", p->n_ranks,
 		    AIFAB_GEN_MAX_RANKS);
@@ -496,25 +503,106 @@ setup_rank(struct gen *g, uint32_t r, uint32_t ranks_on_port)
 	rk->max_idle = ((uint64_t)INT64_MAX >> 2) / rk->rate_fp;
 }
 
+/* Each worker's pools (`mbufs` frames each): no mempool shared by
+ * lcores, so no cache traffic between them. */
 static int
 build_pools(struct gen *g, char *err, size_t errlen)
 {
 	uint32_t n = g->p.mbufs ? g->p.mbufs : GEN_DEFAULT_MBUFS;
 	int socket = rte_socket_id();
 	char name[RTE_MEMPOOL_NAMESIZE];
+	unsigned int w;
 
-	snprintf(name, sizeof(name), "gen_h_%" PRIxPTR, (uintptr_t)g & 0xffffff);
-	g->hdr_pool = rte_pktmbuf_pool_create(name, 2 * n, GEN_POOL_CACHE, 0,
-					      RTE_PKTMBUF_HEADROOM + 128,
-					      socket);
 	g->pl = aifab_roce_payload_create(g->p.ib_mtu, g->p.seed, socket);
-	snprintf(name, sizeof(name), "gen_f_%" PRIxPTR, (uintptr_t)g & 0xffffff);
-	if (g->pl != NULL)
-		g->frame_pool = aifab_roce_frame_pool_create(name, n,
+	if (g->pl == NULL)
+		BAD("cannot create the payload: %s (raise -m)",
+		    rte_strerror(rte_errno));
+	for (w = 0; w < g->n_wk; w++) {
+		struct gen_wk *wk = &g->wk[w];
+
+		snprintf(name, sizeof(name), "gen_h%u_%" PRIxPTR, w,
+			 (uintptr_t)g & 0xffffff);
+		wk->hdr_pool = rte_pktmbuf_pool_create(name, 2 * n,
+				GEN_POOL_CACHE, 0, RTE_PKTMBUF_HEADROOM + 128,
+				socket);
+		snprintf(name, sizeof(name), "gen_f%u_%" PRIxPTR, w,
+			 (uintptr_t)g & 0xffffff);
+		wk->frame_pool = aifab_roce_frame_pool_create(name, n,
 				GEN_POOL_CACHE, g->pl, socket);
-	if (g->hdr_pool == NULL || g->frame_pool == NULL || g->pl == NULL)
-		BAD("cannot create pools of %u mbufs: %s (raise -m or lower "
-		    "mbufs)", n, rte_strerror(rte_errno));
+		if (wk->hdr_pool == NULL || wk->frame_pool == NULL)
+			BAD("lcore %u: cannot create pools of %u mbufs: %s "
+			    "(raise -m or lower mbufs)", w, n,
+			    rte_strerror(rte_errno));
+	}
+	return 0;
+}
+
+/*
+ * The workers ([generator] lcores): the ranks emulated here dealt round
+ * robin (own_list[i] to worker i % n), so each has an even share of the
+ * ranks on every port. Ranks, not QPs: a rank's token bucket, schedule
+ * and step gating are its own, so all its sending stays on one lcore;
+ * only a QP's two ends may be on two. Worker w uses TX queue txq + w and
+ * RX queue rxq + w (where the port has it) of every port; with more than
+ * one, each gets an inbox ring for frames the others receive for it.
+ */
+static int
+build_workers(struct gen *g, unsigned int n, char *err, size_t errlen)
+{
+	int socket = rte_socket_id();
+	uint32_t i, cnt[GEN_MAX_WORKERS] = { 0 };
+	char name[RTE_RING_NAMESIZE];
+	unsigned int w;
+	uint16_t u;
+
+	for (u = 0; u < g->n_used_ports; u++) {
+		const struct aifab_port_rt *pr = &g->env.ports[g->used_ports[u]];
+
+		if ((unsigned int)g->p.txq + n > pr->nb_txq)
+			BAD("lcores: %u lcores need TX queues %u..%u on port "
+			    "%s (%s), it has %u; allowed: up to %u lcores "
+			    "(net_pcap: one tx_pcap per queue)", n, g->p.txq,
+			    g->p.txq + n - 1, pr->name, pr->device,
+			    pr->nb_txq, pr->nb_txq > g->p.txq ?
+			    pr->nb_txq - g->p.txq : 0);
+	}
+	g->n_wk = n;
+	g->wk = rte_zmalloc_socket("gen_wk", sizeof(*g->wk) * n,
+				   RTE_CACHE_LINE_SIZE, socket);
+	g->rank_wk = calloc(g->p.n_ranks, sizeof(*g->rank_wk));
+	if (g->wk == NULL || g->rank_wk == NULL)
+		BAD("out of memory (raise -m)");
+	for (i = 0; i < g->n_own; i++) {
+		g->rank_wk[g->own_list[i]] = (uint8_t)(i % n);
+		cnt[i % n]++;
+	}
+	for (w = 0; w < n; w++) {
+		struct gen_wk *wk = &g->wk[w];
+
+		wk->g = g;
+		wk->w = w;
+		wk->txq = (uint16_t)(g->p.txq + w);
+		wk->rxq = (uint16_t)(g->p.rxq + w);
+		wk->own_list = calloc(RTE_MAX(cnt[w], 1u),
+				      sizeof(*wk->own_list));
+		if (wk->own_list == NULL)
+			BAD("out of memory");
+		if (n > 1) {
+			snprintf(name, sizeof(name), "gen_in%u_%" PRIxPTR, w,
+				 (uintptr_t)g & 0xffffff);
+			wk->inbox = rte_ring_create(name, GEN_INBOX, socket,
+						    RING_F_SC_DEQ);
+			if (wk->inbox == NULL)
+				BAD("lcore %u: cannot create its hand-off "
+				    "ring: %s (raise -m)", w,
+				    rte_strerror(rte_errno));
+		}
+	}
+	for (i = 0; i < g->n_own; i++) {
+		struct gen_wk *wk = &g->wk[i % n];
+
+		wk->own_list[wk->n_own++] = g->own_list[i];
+	}
 	return 0;
 }
 
@@ -542,14 +630,22 @@ build_ports(struct gen *g, char *err, size_t errlen)
 		uint16_t p = g->used_ports[u];
 		uint32_t sp = g->env.ports[p].speed_mbps;
 
-		if (aifab_pfc_rx_init(&g->port[p].pfc, sp ? sp : 10000,
+		unsigned int w;
+
+		rte_spinlock_init(&g->pfc_lock[p]);
+		if (aifab_pfc_rx_init(&g->pfc[p], sp ? sp : 10000,
 				      g->hz) != 0)
 			BAD("port %s: speed %u Mb/s, clock %" PRIu64 " Hz: "
 			    "cannot time PFC pauses; allowed: speed 1..%u",
 			    g->env.ports[p].name, sp, g->hz,
 			    AIFAB_PFC_SPEED_MAX_MBPS);
-		if (aifab_fault_init(&g->port[p].fault, &g->p.fault, p) != 0)
-			BAD("fault: invalid parameters");
+		/* One stage per worker and port; worker 0's draws are
+		 * those of a one-lcore run. */
+		for (w = 0; w < g->n_wk; w++)
+			if (aifab_fault_init(&g->wk[w].port[p].fault,
+					     &g->p.fault,
+					     p + w * AIFAB_MAX_PORTS) != 0)
+				BAD("fault: invalid parameters");
 	}
 	return 0;
 }
@@ -599,6 +695,58 @@ build_plan(struct gen *g, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Several workers on a port with an RX queue each (a NIC with RSS): one
+ * rte_flow rule per rank of the port, IPv4 destination = the rank's
+ * address -> its worker's RX queue. Data frames go to their receiving
+ * rank, ACKs, NAKs and CNPs to the sending rank: each lands where its QP
+ * end lives, with no hand-off. A PMD that refuses the first rule of a
+ * port (vdevs, most of them) leaves that port to the hand-off; so does a
+ * table that fills up. The rules go with the port (closed before fini).
+ */
+static void
+build_steering(struct gen *g)
+{
+	struct rte_flow_attr attr = { .ingress = 1 };
+	struct rte_flow_item_ipv4 spec, mask;
+	struct rte_flow_item pattern[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &spec, .mask = &mask },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	struct rte_flow_action_queue q;
+	struct rte_flow_action act[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct rte_flow_error fe;
+	bool refused[AIFAB_MAX_PORTS] = { false };
+	struct rte_ether_addr mac;
+	uint32_t i, ip;
+
+	if (g->n_wk < 2)
+		return;
+	memset(&mask, 0, sizeof(mask));
+	mask.hdr.dst_addr = RTE_BE32(0xffffffff);
+	for (i = 0; i < g->n_own; i++) {
+		uint32_t r = g->own_list[i];
+		uint16_t p = g->ranks[r].port;
+		const struct aifab_port_rt *pr = &g->env.ports[p];
+
+		if (refused[p] || (unsigned int)g->p.rxq + g->n_wk > pr->nb_rxq)
+			continue;
+		gen_rank_addr(&g->p, r, &mac, &ip);
+		memset(&spec, 0, sizeof(spec));
+		spec.hdr.dst_addr = rte_cpu_to_be_32(ip);
+		q.index = (uint16_t)(g->p.rxq + g->rank_wk[r]);
+		if (rte_flow_create(pr->port_id, &attr, pattern, act, &fe) ==
+		    NULL)
+			refused[p] = true;  /* the rest of it: hand-off */
+		else
+			g->flow_rules[p]++;
+	}
+}
+
 static int
 build(struct gen *g, char *err, size_t errlen)
 {
@@ -641,14 +789,18 @@ build(struct gen *g, char *err, size_t errlen)
 		on_port[rank_port(g, g->own_list[r])]++;
 	for (r = 0; r < g->p.n_ranks; r++)
 		setup_rank(g, r, on_port[rank_port(g, r)]);
-	for (u = 0; u < AIFAB_MAX_PORTS; u++)
-		aifab_roce_hist_reset(&g->port[u].lat);
+	for (u = 0; u < AIFAB_MAX_PORTS * g->n_wk; u++)
+		aifab_roce_hist_reset(&g->wk[u / AIFAB_MAX_PORTS].port[
+			u % AIFAB_MAX_PORTS].lat);
 	if (build_ports(g, err, errlen) != 0 ||
 	    chan_tos(g, err, errlen) != 0 ||
 	    build_conns(g, err, errlen) != 0 ||
 	    gen_stats_create(g, err, errlen) != 0)
 		return -1;
-	return g->p.closed_loop ? gen_cl_build(g, err, errlen) : 0;
+	if (g->p.closed_loop && gen_cl_build(g, err, errlen) != 0)
+		return -1;
+	build_steering(g); /* while the rank table's addresses are here */
+	return 0;
 }
 
 void *
@@ -679,6 +831,8 @@ aifab_gen_create(const struct aifab_env *env, const struct aifab_gen_params *p,
 	if (rc == 0)
 		rc = gen_ranks_own(g, err, errlen);
 	if (rc == 0)
+		rc = build_workers(g, n_workers, err, errlen);
+	if (rc == 0)
 		rc = build(g, err, errlen);
 	g->p.rank_mac = NULL;
 	g->p.rank_ip = NULL;
@@ -693,25 +847,43 @@ aifab_gen_create(const struct aifab_env *env, const struct aifab_gen_params *p,
 	return g;
 }
 
+/* What a worker still holds: queued frames, its stash, its inbox. */
+static void
+wk_free_held(struct gen_wk *wk)
+{
+	struct rte_mbuf *m;
+	uint16_t u, i;
+
+	for (u = 0; u < AIFAB_MAX_PORTS; u++) {
+		struct gen_port *gp = &wk->port[u];
+
+		for (i = 0; i < gp->n_tx; i++)
+			rte_pktmbuf_free(gp->tx[i]);
+		for (i = 0; i < gp->n_cnp; i++)
+			rte_pktmbuf_free(gp->cnp[i]);
+		gp->n_tx = 0;
+		gp->n_cnp = 0;
+	}
+	rte_pktmbuf_free_bulk(wk->stash, wk->n_stash);
+	wk->n_stash = 0;
+	while (wk->inbox != NULL && rte_ring_dequeue(wk->inbox,
+						     (void **)&m) == 0)
+		rte_pktmbuf_free(m);
+	rte_ring_free(wk->inbox);
+	wk->inbox = NULL;
+}
+
 void
 gen_fini(void *st)
 {
 	struct gen *g = st;
+	unsigned int w;
 	uint32_t r;
-	uint16_t u, i;
 
 	if (g == NULL)
 		return;
-	for (u = 0; u < AIFAB_MAX_PORTS; u++) {
-		for (i = 0; i < g->port[u].n_tx; i++)
-			rte_pktmbuf_free(g->port[u].tx[i]);
-		for (i = 0; i < g->port[u].n_cnp; i++)
-			rte_pktmbuf_free(g->port[u].cnp[i]);
-		g->port[u].n_tx = 0;
-		g->port[u].n_cnp = 0;
-	}
-	rte_pktmbuf_free_bulk(g->stash, g->n_stash);
-	g->n_stash = 0;
+	for (w = 0; g->wk != NULL && w < g->n_wk; w++)
+		wk_free_held(&g->wk[w]);
 	gen_cl_free(g);
 	aifab_stats_free(g->stats);
 	for (r = 0; g->ranks != NULL && r < g->p.n_ranks; r++) {
@@ -733,7 +905,12 @@ gen_fini(void *st)
 	/* Frame mbufs hold copies of the payload. Pools with mbufs not
 	 * returned are kept; mempool_in_use_at_exit counts them. */
 	aifab_roce_payload_free(g->pl);
-	aifab_pipeline_pool_free(g->hdr_pool, "generator");
-	aifab_pipeline_pool_free(g->frame_pool, "generator");
+	for (w = 0; g->wk != NULL && w < g->n_wk; w++) {
+		aifab_pipeline_pool_free(g->wk[w].hdr_pool, "generator");
+		aifab_pipeline_pool_free(g->wk[w].frame_pool, "generator");
+		free(g->wk[w].own_list);
+	}
+	rte_free(g->wk);
+	free(g->rank_wk);
 	rte_free(g);
 }

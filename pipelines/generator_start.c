@@ -58,10 +58,11 @@ wall_ns(const struct gen *g, uint64_t tsc)
 
 /* One start frame to rank MAC @p dst, from port @p p. */
 static bool
-start_send_one(struct gen *g, uint16_t p, const struct rte_ether_addr *dst,
+start_send_one(struct gen_wk *wk, uint16_t p, const struct rte_ether_addr *dst,
 	       int64_t wall, uint64_t now)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(g->hdr_pool);
+	const struct gen *g = wk->g;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(wk->hdr_pool);
 	struct rte_ether_hdr *eh;
 	uint64_t wall_be;
 	uint32_t ranks;
@@ -89,41 +90,44 @@ start_send_one(struct gen *g, uint16_t p, const struct rte_ether_addr *dst,
 	memcpy(b + SO_WALL, &wall_be, sizeof(wall_be));
 	memcpy(b + SO_DIGEST, g->p.digest, 32);
 	memcpy(b + SO_HOST, g->host, AIFAB_GEN_HOST_LEN - 1);
-	return gen_tx_ctl(g, p, m, false, now);
+	return gen_tx_ctl(wk, p, m, false, now);
 }
 
 /* The leader: a start frame to every rank emulated elsewhere. */
 static void
-start_send(struct gen *g, uint64_t tsc, uint64_t now)
+start_send(struct gen_wk *wk, uint64_t tsc, uint64_t now)
 {
+	struct gen *g = wk->g;
 	uint16_t p = g->used_ports[0];
 	int64_t wall = wall_ns(g, tsc);
 	uint32_t i;
 
 	for (i = 0; i < g->n_start_dst; i++)
-		if (start_send_one(g, p, &g->start_dst[i], wall, now))
+		if (start_send_one(wk, p, &g->start_dst[i], wall, now))
 			g->start.frames_tx++;
-	gen_tx_flush(g, p, now);
+	gen_tx_flush(wk, p, now);
 }
 
 bool
-gen_start_due(struct gen *g, uint64_t tsc, uint64_t now)
+gen_start_due(struct gen_wk *wk, uint64_t tsc, uint64_t now)
 {
+	struct gen *g = wk->g;
 	uint64_t go = __atomic_load_n(&g->go, __ATOMIC_RELAXED);
 
 	if (g->start.state != AIFAB_GEN_WAITING ||
 	    go == AIFAB_GEN_START_FRAME || tsc < go)
 		return false;
 	if (g->p.leader)
-		start_send(g, tsc, now);
+		start_send(wk, tsc, now);
 	g->start.state = AIFAB_GEN_STARTED;
 	g->start.start_tsc = tsc;
 	return true;
 }
 
 bool
-gen_start_rx(struct gen *g, uint16_t p, struct rte_mbuf *m, uint64_t now)
+gen_start_rx(struct gen_wk *wk, uint16_t p, struct rte_mbuf *m, uint64_t now)
 {
+	struct gen *g = wk->g;
 	uint8_t tmp[sizeof(struct rte_ether_hdr) + START_LEN];
 	const struct rte_ether_hdr *eh;
 	struct aifab_gen_start *st = &g->start;

@@ -18,6 +18,11 @@
  *
  * and the iteration bookkeeping both loops share. Closed-loop events (what
  * comes back, retransmit timers) are generator_cl.c's.
+ *
+ * Everything here runs on the worker (struct gen_wk) owning the rank: its
+ * pools, its TX queue of each port, its counters. What workers share is
+ * read-only while running, or the iteration bounds and records (atomics),
+ * or a port's received PFC pause (gen_prio_paused()).
  */
 #include <string.h>
 
@@ -31,29 +36,23 @@
 
 /* ---- port queues --------------------------------------------------------- */
 
-/* Bit @p prio of aifab_pfc_rx_paused_mask(), without the other seven. */
-static inline bool
-prio_paused(const struct gen *g, uint16_t p, uint8_t prio, uint64_t now)
-{
-	return now < g->port[p].pfc.until[prio];
-}
-
 static inline bool
 data_paused(const struct gen *g, uint16_t p, uint64_t now)
 {
-	return prio_paused(g, p, g->p.data_prio, now);
+	return gen_prio_paused(g, p, g->p.data_prio, now);
 }
 
-/* Send what the PMD takes from @p buf; unsent frames stay for later. */
+/* Send what the PMD takes from @p buf (the worker's own TX queue);
+ * unsent frames stay for later. */
 static void
-flush_buf(struct gen *g, uint16_t p, struct rte_mbuf **buf, uint16_t *n)
+flush_buf(struct gen_wk *wk, uint16_t p, struct rte_mbuf **buf, uint16_t *n)
 {
-	struct gen_port *gp = &g->port[p];
+	struct gen_port *gp = &wk->port[p];
 	uint16_t sent;
 
 	if (*n == 0)
 		return;
-	sent = rte_eth_tx_burst(g->env.ports[p].port_id, g->p.txq, buf, *n);
+	sent = rte_eth_tx_burst(wk->g->env.ports[p].port_id, wk->txq, buf, *n);
 	/* Bytes were counted when queued. */
 	gp->tx_packets += sent;
 	if (sent < *n)
@@ -63,40 +62,44 @@ flush_buf(struct gen *g, uint16_t p, struct rte_mbuf **buf, uint16_t *n)
 
 /* Flush both queues of port @p p unless PFC pauses their priority. */
 void
-gen_tx_flush(struct gen *g, uint16_t p, uint64_t now)
+gen_tx_flush(struct gen_wk *wk, uint16_t p, uint64_t now)
 {
-	struct gen_port *gp = &g->port[p];
+	struct gen_port *gp = &wk->port[p];
+	const struct gen *g = wk->g;
 
 	if (gp->n_tx > 0 && !data_paused(g, p, now))
-		flush_buf(g, p, gp->tx, &gp->n_tx);
-	if (gp->n_cnp > 0 && !prio_paused(g, p, g->p.cnp_prio, now))
-		flush_buf(g, p, gp->cnp, &gp->n_cnp);
+		flush_buf(wk, p, gp->tx, &gp->n_tx);
+	if (gp->n_cnp > 0 && !gen_prio_paused(g, p, g->p.cnp_prio, now))
+		flush_buf(wk, p, gp->cnp, &gp->n_cnp);
 }
 
 /* Departure stamp (ns) for --capture, the virtual clock's when it runs;
  * converted once per `now` (a poll). */
 static inline void
-stamp(struct gen *g, struct rte_mbuf *m, uint64_t now)
+stamp(struct gen_wk *wk, struct rte_mbuf *m, uint64_t now)
 {
+	const struct gen *g = wk->g;
+
 	if (g->ts_off < 0)
 		return;
-	if (now != g->stamp_now) {
-		g->stamp_now = now;
-		g->stamp_ns = g->p.virtual_tick_ns ? now :
+	if (now != wk->stamp_now) {
+		wk->stamp_now = now;
+		wk->stamp_ns = g->p.virtual_tick_ns ? now :
 			(uint64_t)((double)now * g->ns_per_tsc);
 	}
-	*RTE_MBUF_DYNFIELD(m, g->ts_off, uint64_t *) = g->stamp_ns;
+	*RTE_MBUF_DYNFIELD(m, g->ts_off, uint64_t *) = wk->stamp_ns;
 	m->ol_flags |= g->ts_flag;
 }
 
 /* Queue on the wire: counted as sent; a TX fault stage may lose it. */
 static inline bool
-tx_queue(struct gen *g, uint16_t p, struct rte_mbuf *m, uint64_t now)
+tx_queue(struct gen_wk *wk, uint16_t p, struct rte_mbuf *m, uint64_t now)
 {
-	struct gen_port *gp = &g->port[p];
+	struct gen_port *gp = &wk->port[p];
+	const struct gen *g = wk->g;
 
 	gp->tx_bytes += m->pkt_len;
-	stamp(g, m, now);
+	stamp(wk, m, now);
 	if (g->p.fault_on_tx && aifab_fault_active(&gp->fault) &&
 	    aifab_fault_burst(&gp->fault, &m, 1, gp->scratch) == 0) {
 		gp->tx_packets++; /* left the NIC, lost on the wire */
@@ -107,31 +110,31 @@ tx_queue(struct gen *g, uint16_t p, struct rte_mbuf *m, uint64_t now)
 
 /* A data frame; the caller made room in the data queue. */
 static inline void
-tx_data(struct gen *g, uint16_t p, struct rte_mbuf *m, uint64_t now)
+tx_data(struct gen_wk *wk, uint16_t p, struct rte_mbuf *m, uint64_t now)
 {
-	struct gen_port *gp = &g->port[p];
+	struct gen_port *gp = &wk->port[p];
 
-	if (tx_queue(g, p, m, now))
+	if (tx_queue(wk, p, m, now))
 		gp->tx[gp->n_tx++] = m;
 }
 
 /* An ACK / NAK (data queue) or CNP; dropped if its queue stays full. */
 bool
-gen_tx_ctl(struct gen *g, uint16_t p, struct rte_mbuf *m, bool cnp,
+gen_tx_ctl(struct gen_wk *wk, uint16_t p, struct rte_mbuf *m, bool cnp,
 	   uint64_t now)
 {
-	struct gen_port *gp = &g->port[p];
+	struct gen_port *gp = &wk->port[p];
 	uint16_t *n = cnp ? &gp->n_cnp : &gp->n_tx;
 	uint16_t cap = cnp ? GEN_CNPBUF : GEN_TXBUF;
 
 	if (*n == cap)
-		gen_tx_flush(g, p, now);
+		gen_tx_flush(wk, p, now);
 	if (*n == cap) {
 		gp->ctr[GEN_TX_CTL_DROPPED]++;
 		rte_pktmbuf_free(m);
 		return false;
 	}
-	if (tx_queue(g, p, m, now))
+	if (tx_queue(wk, p, m, now))
 		(cnp ? gp->cnp : gp->tx)[(*n)++] = m;
 	return true;
 }
@@ -152,21 +155,22 @@ drop_held(struct gen_port *gp, struct rte_mbuf **buf, uint16_t *n)
 /* The run is over: what the PMD takes goes, what a pause still holds is
  * dropped. */
 void
-gen_tx_drain(struct gen *g)
+gen_tx_drain(struct gen_wk *wk)
 {
+	const struct gen *g = wk->g;
 	uint16_t u;
 
 	for (u = 0; u < g->n_used_ports; u++) {
 		uint16_t p = g->used_ports[u];
-		struct gen_port *gp = &g->port[p];
+		struct gen_port *gp = &wk->port[p];
 
-		flush_buf(g, p, gp->tx, &gp->n_tx);
-		flush_buf(g, p, gp->cnp, &gp->n_cnp);
+		flush_buf(wk, p, gp->tx, &gp->n_tx);
+		flush_buf(wk, p, gp->cnp, &gp->n_cnp);
 		drop_held(gp, gp->tx, &gp->n_tx);
 		drop_held(gp, gp->cnp, &gp->n_cnp);
 	}
-	rte_pktmbuf_free_bulk(g->stash, g->n_stash);
-	g->n_stash = 0;
+	rte_pktmbuf_free_bulk(wk->stash, wk->n_stash);
+	wk->n_stash = 0;
 }
 
 /* ---- pacing -------------------------------------------------------------- */
@@ -194,14 +198,14 @@ bucket_refill(struct gen_rank *rk, uint64_t now)
 /* Whether rank @p rk's port takes a data frame now: its priority not
  * paused, room in its data queue (after a flush if full). */
 static inline bool
-port_room(struct gen *g, struct gen_rank *rk, uint64_t now)
+port_room(struct gen_wk *wk, struct gen_rank *rk, uint64_t now)
 {
-	struct gen_port *gp = &g->port[rk->port];
+	struct gen_port *gp = &wk->port[rk->port];
 
-	if (data_paused(g, rk->port, now))
+	if (data_paused(wk->g, rk->port, now))
 		return false;
 	if (gp->n_tx == GEN_TXBUF) {
-		gen_tx_flush(g, rk->port, now);
+		gen_tx_flush(wk, rk->port, now);
 		if (gp->n_tx == GEN_TXBUF)
 			return false;
 	}
@@ -211,41 +215,41 @@ port_room(struct gen *g, struct gen_rank *rk, uint64_t now)
 /* A frame mbuf: from the stash, refilled GEN_STASH at a time (one at a
  * time when the pool runs low). NULL: the pool is empty. */
 static inline struct rte_mbuf *
-frame_mbuf(struct gen *g)
+frame_mbuf(struct gen_wk *wk)
 {
-	if (g->n_stash > 0)
-		return g->stash[--g->n_stash];
-	if (rte_pktmbuf_alloc_bulk(g->frame_pool, g->stash, GEN_STASH) == 0) {
-		g->n_stash = GEN_STASH - 1;
-		return g->stash[GEN_STASH - 1];
+	if (wk->n_stash > 0)
+		return wk->stash[--wk->n_stash];
+	if (rte_pktmbuf_alloc_bulk(wk->frame_pool, wk->stash, GEN_STASH) == 0) {
+		wk->n_stash = GEN_STASH - 1;
+		return wk->stash[GEN_STASH - 1];
 	}
-	return rte_pktmbuf_alloc(g->frame_pool);
+	return rte_pktmbuf_alloc(wk->frame_pool);
 }
 
 /* Build one frame of @p cn and queue it (tokens spent): its wire length
  * with FCS, preamble and IFG, or 0 out of mbufs (@p s kept as pending). */
 static inline uint32_t
-frame_send(struct gen *g, struct gen_rank *rk, struct gen_conn *cn,
+frame_send(struct gen_wk *wk, struct gen_rank *rk, struct gen_conn *cn,
 	   const struct aifab_roce_seg *s, const struct aifab_roce_tag_info *ti,
 	   uint64_t now)
 {
-	struct rte_mbuf *m = frame_mbuf(g);
+	struct rte_mbuf *m = frame_mbuf(wk);
 	uint32_t wire;
 
 	if (m != NULL && aifab_roce_frame_build(&cn->qp, s, ti, m,
-						g->hdr_pool) != 0) {
-		g->stash[g->n_stash++] = m; /* room: it came from there */
+						wk->hdr_pool) != 0) {
+		wk->stash[wk->n_stash++] = m; /* room: it came from there */
 		m = NULL;
 	}
 	if (m == NULL) {
 		cn->pend = *s;
 		cn->has_pend = true;
-		g->port[rk->port].ctr[GEN_TX_NOMBUF]++;
+		wk->port[rk->port].ctr[GEN_TX_NOMBUF]++;
 		return 0;
 	}
 	wire = m->pkt_len + GEN_WIRE_EXTRA;
 	rk->tokens -= (int64_t)wire << GEN_FP;
-	tx_data(g, rk->port, m, now);
+	tx_data(wk, rk->port, m, now);
 	return wire;
 }
 
@@ -253,14 +257,17 @@ frame_send(struct gen *g, struct gen_rank *rk, struct gen_conn *cn,
 
 /* Rank @p rk finished its iteration at @p now: account it, start the gap. */
 static void
-iter_rank_done(struct gen *g, struct gen_rank *rk, uint64_t now)
+iter_rank_done(struct gen_wk *wk, struct gen_rank *rk, uint64_t now)
 {
-	uint32_t it = rk->iter;
+	struct gen *g = wk->g;
+	uint32_t it = rk->iter, done;
 
-	g->iter_end[it] = RTE_MAX(g->iter_end[it], now);
-	++g->iter_ranks_done[it];
+	gen_max(&g->iter_end[it], now);
+	/* Release: this worker's arrivals of the iteration (its step
+	 * statistics slot) are seen by whoever counts the last rank. */
+	done = __atomic_add_fetch(&g->iter_ranks_done[it], 1, __ATOMIC_ACQ_REL);
 	if (g->p.closed_loop)
-		gen_cl_iter_done(g, rk, it);
+		gen_cl_iter_done(wk, rk, it, done);
 	rk->step = 0;
 	if (++rk->iter == g->total_iters) {
 		rk->state = RANK_DONE;
@@ -302,15 +309,17 @@ step_post(struct gen *g, struct gen_rank *rk, uint64_t now)
 }
 
 static void
-rank_step_done(struct gen *g, struct gen_rank *rk, uint64_t now)
+rank_step_done(struct gen_wk *wk, struct gen_rank *rk, uint64_t now)
 {
+	const struct gen *g = wk->g;
+
 	if (++rk->step < g->n_steps) {
 		rk->next_start = rk->step_start +
 			(uint64_t)((double)g->p.step_time_ns / g->ns_per_tsc);
 		rk->state = RANK_WAIT;
 		return;
 	}
-	iter_rank_done(g, rk, now);
+	iter_rank_done(wk, rk, now);
 }
 
 /* Next segment of an active conn, or false when its message is done. */
@@ -328,8 +337,9 @@ conn_seg(struct gen_conn *cn, struct aifab_roce_seg *s)
 /* Send one packet of the rank's current step: 1 sent, 0 a QP finished
  * (nothing sent), -1 out of mbufs. */
 static inline int
-rank_send_one(struct gen *g, struct gen_rank *rk, uint32_t r, uint64_t now)
+rank_send_one(struct gen_wk *wk, struct gen_rank *rk, uint32_t r, uint64_t now)
 {
+	struct gen *g = wk->g;
 	uint32_t ci = rk->act[rk->rr];
 	struct gen_conn *cn = &g->conns[ci];
 	struct aifab_roce_tag_info ti = {
@@ -344,7 +354,7 @@ rank_send_one(struct gen *g, struct gen_rank *rk, uint32_t r, uint64_t now)
 			rk->rr = 0;
 		return 0;
 	}
-	if (frame_send(g, rk, cn, &s, &ti, now) == 0)
+	if (frame_send(wk, rk, cn, &s, &ti, now) == 0)
 		return -1;
 	if (!aifab_roce_qp_busy(&cn->qp))
 		rk->act[rk->rr] = rk->act[--rk->n_act];
@@ -363,16 +373,16 @@ rank_ready(struct gen *g, struct gen_rank *rk, uint64_t now)
 		if (now < rk->next_start)
 			return false;
 		if (rk->step == 0)
-			g->iter_start[rk->iter] =
-				RTE_MIN(g->iter_start[rk->iter], now);
+			gen_min(&g->iter_start[rk->iter], now);
 		step_post(g, rk, now);
 	}
 	return rk->state == RANK_SEND;
 }
 
 unsigned int
-gen_tx_rank_poll(struct gen *g, uint32_t r, uint64_t now)
+gen_tx_rank_poll(struct gen_wk *wk, uint32_t r, uint64_t now)
 {
+	struct gen *g = wk->g;
 	struct gen_rank *rk = &g->ranks[r];
 	unsigned int sent = 0;
 	int rc;
@@ -380,14 +390,14 @@ gen_tx_rank_poll(struct gen *g, uint32_t r, uint64_t now)
 	bucket_refill(rk, now);
 	while (sent < g->p.burst_pkts && rank_ready(g, rk, now)) {
 		if (rk->n_act == 0) {
-			rank_step_done(g, rk, now);
+			rank_step_done(wk, rk, now);
 			continue;
 		}
 		if (rk->rate_fp != 0 && rk->tokens <= 0)
 			break;
-		if (!port_room(g, rk, now))
+		if (!port_room(wk, rk, now))
 			break;
-		rc = rank_send_one(g, rk, r, now);
+		rc = rank_send_one(wk, rk, r, now);
 		if (rc < 0)
 			break;
 		sent += (unsigned int)rc;
@@ -487,7 +497,7 @@ pick(struct gen *g, struct gen_rank *rk, uint64_t now)
 /* The requester's next packet of @p cn (new or a go-back-N resend, counted
  * as such) as a segment; its message slot in @p slot. False: none. */
 static inline bool
-req_seg(struct gen *g, struct gen_conn *cn, uint64_t now,
+req_seg(struct gen_wk *wk, struct gen_conn *cn, uint64_t now,
 	struct aifab_roce_seg *seg, uint32_t *slot)
 {
 	const struct gen_msg *gm;
@@ -504,10 +514,10 @@ req_seg(struct gen *g, struct gen_conn *cn, uint64_t now,
 	*slot = (uint32_t)pk.cookie & cn->msg_mask;
 	gm = &cn->msgs[*slot];
 	if (pk.flags & AIFAB_RC_F_RETX) {
-		g->irec[gm->iter].retx_packets++;
-		g->irec[gm->iter].retx_bytes += pk.len;
-		g->glob[GEN_G_RETX_PKTS]++;
-		g->glob[GEN_G_RETX_BYTES] += pk.len;
+		gen_add(&wk->g->irec[gm->iter].retx_packets, 1);
+		gen_add(&wk->g->irec[gm->iter].retx_bytes, pk.len);
+		wk->glob[GEN_G_RETX_PKTS]++;
+		wk->glob[GEN_G_RETX_BYTES] += pk.len;
 	}
 	aifab_roce_seg_make(seg, cn->qp.cfg.remote_va + gm->va_off,
 			    pk.msg_len, pk.offset, pk.len, pk.psn,
@@ -519,9 +529,10 @@ req_seg(struct gen *g, struct gen_conn *cn, uint64_t now,
 /* @p wire bytes of @p cn left: DCQCN's byte counter and the QP's next
  * departure at its rate; the rate statistics. */
 static inline void
-qp_paced(struct gen *g, struct gen_rank *rk, struct gen_conn *cn,
+qp_paced(struct gen_wk *wk, struct gen_rank *rk, struct gen_conn *cn,
 	 uint32_t wire, uint64_t now)
 {
+	const struct gen *g = wk->g;
 	double rate, gap, lo;
 
 	if (g->p.dcqcn) {
@@ -533,20 +544,20 @@ qp_paced(struct gen *g, struct gen_rank *rk, struct gen_conn *cn,
 		rate = rk->line_mbps;
 	}
 	if (cn->rate_n++ == 0) {
-		g->n_rated++;
+		wk->n_rated++;
 		lo = g->p.dcqcn ? cn->rp.min_rc : rk->line_mbps;
-		if (g->rate_min < 0 || lo < g->rate_min)
-			g->rate_min = lo;
+		if (wk->rate_min < 0 || lo < wk->rate_min)
+			wk->rate_min = lo;
 	}
 	cn->rate_sum += rate;
-	g->rate_last_sum += rate - cn->rate_last;
+	wk->rate_last_sum += rate - cn->rate_last;
 	cn->rate_last = rate;
 }
 
 /* Build and queue one packet of @p cn: 1, 0 nothing to send, or -1 out of
  * mbufs. */
 static inline int
-cl_send_one(struct gen *g, struct gen_rank *rk, struct gen_conn *cn,
+cl_send_one(struct gen_wk *wk, struct gen_rank *rk, struct gen_conn *cn,
 	    uint32_t r, uint64_t now)
 {
 	struct aifab_roce_tag_info ti = { .rank = (uint16_t)r, .tx_tsc = now };
@@ -554,32 +565,33 @@ cl_send_one(struct gen *g, struct gen_rank *rk, struct gen_conn *cn,
 	const struct gen_msg *gm;
 	uint32_t slot, wire;
 
-	if (!req_seg(g, cn, now, &seg, &slot))
+	if (!req_seg(wk, cn, now, &seg, &slot))
 		return 0;
 	gm = &cn->msgs[slot];
 	ti.step = gm->step;
 	ti.iter = gm->iter;
-	wire = frame_send(g, rk, cn, &seg, &ti, now);
+	wire = frame_send(wk, rk, cn, &seg, &ti, now);
 	if (wire == 0) {
 		cn->pend_msg = slot;
 		return -1;
 	}
-	qp_paced(g, rk, cn, wire, now);
+	qp_paced(wk, rk, cn, wire, now);
 	return 1;
 }
 
 static void
 iter_begin(struct gen *g, struct gen_rank *rk, uint64_t now)
 {
-	g->iter_start[rk->iter] = RTE_MIN(g->iter_start[rk->iter], now);
+	gen_min(&g->iter_start[rk->iter], now);
 	memset(rk->cstep, 0, sizeof(rk->cstep[0]) * g->n_chan);
 	rk->ch_done = 0;
 	rk->state = RANK_SEND;
 }
 
 unsigned int
-gen_tx_cl_rank_poll(struct gen *g, uint32_t r, uint64_t now)
+gen_tx_cl_rank_poll(struct gen_wk *wk, uint32_t r, uint64_t now)
 {
+	struct gen *g = wk->g;
 	struct gen_rank *rk = &g->ranks[r];
 	unsigned int sent = 0;
 	struct gen_conn *cn;
@@ -594,21 +606,21 @@ gen_tx_cl_rank_poll(struct gen *g, uint32_t r, uint64_t now)
 		iter_begin(g, rk, now);
 	}
 	post_ready(g, rk);
-	gen_cl_timers(g, rk, now);
+	gen_cl_timers(wk, rk, now);
 	while (sent < g->p.burst_pkts) {
 		if (rk->rate_fp != 0 && rk->tokens <= 0) {
 			rk->backlogged = true;
 			break;
 		}
-		if (!port_room(g, rk, now))
+		if (!port_room(wk, rk, now))
 			break;
 		cn = pick(g, rk, now);
-		if (cn == NULL || cl_send_one(g, rk, cn, r, now) < 0)
+		if (cn == NULL || cl_send_one(wk, rk, cn, r, now) < 0)
 			break;
 		sent++;
 	}
 	if (rk->ch_done == g->n_chan && rk->msgs_out == 0 &&
 	    rk->got_total[rk->iter & 1] == rk->need_total)
-		iter_rank_done(g, rk, now);
+		iter_rank_done(wk, rk, now);
 	return sent;
 }

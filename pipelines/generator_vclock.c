@@ -6,6 +6,8 @@
  * poll is the usual one, run at that instant with `now` in nanoseconds
  * (env tsc_hz = 10^9, so pacing, gaps, RTO and DCQCN timers read it).
  */
+#include <rte_ring.h>
+
 #include "generator_priv.h"
 
 /* One frame of the largest payload at the fastest rank's rate: a sending
@@ -62,19 +64,24 @@ uint64_t
 gen_next_event(const void *st, unsigned int w, uint64_t now)
 {
 	const struct gen *g = st;
+	const struct gen_wk *wk = &g->wk[w];
 	uint64_t next = UINT64_MAX;
-	uint32_t r;
+	uint32_t i;
 	uint16_t u;
 
-	RTE_SET_USED(w);
-	if (!g->started)
+	if (!__atomic_load_n(&g->started, __ATOMIC_ACQUIRE))
+		return now;
+	/* Frames another worker handed over: read them in this instant
+	 * (the workers are polled in a fixed order, so this stays
+	 * deterministic). */
+	if (wk->inbox != NULL && rte_ring_count(wk->inbox) != 0)
 		return now;
 	for (u = 0; u < g->n_used_ports; u++)
-		if (g->port[g->used_ports[u]].n_tx != 0 ||
-		    g->port[g->used_ports[u]].n_cnp != 0)
+		if (wk->port[g->used_ports[u]].n_tx != 0 ||
+		    wk->port[g->used_ports[u]].n_cnp != 0)
 			return now + gen_vclock_step(g);
-	for (r = 0; r < g->p.n_ranks; r++) {
-		const struct gen_rank *rk = &g->ranks[r];
+	for (i = 0; i < wk->n_own; i++) {
+		const struct gen_rank *rk = &g->ranks[wk->own_list[i]];
 
 		if (rk->state == RANK_SEND && !g->p.closed_loop)
 			return now + gen_vclock_step(g);

@@ -563,7 +563,16 @@ const struct profile_key profile_keys[] = {
 	  .type = PROFILE_T_LCORES, .off = P_OFF(gen.lcores),
 	  .size = P_SZ(gen.lcores), .off2 = P_OFF(gen.n_lcores),
 	  .off_has = SIZE_MAX, .def = "", .unit = "lcore id",
-	  .help = "The one lcore that runs the generator; empty = the last "
+	  .help = "Lcores that run the generator, one worker each, e.g. "
+		  "`2` or `1-4`: the ranks are dealt round robin over them, "
+		  "each worker with its own TX queue on every generator "
+		  "port (and RX queue where the port has several; frames of "
+		  "another worker's ranks are handed to it through a ring), "
+		  "its own pools and counters (docs/generator.md, "
+		  "\"Several lcores\"), at most 16. With `[general] clock = "
+		  "virtual` all workers run on the main lcore in this order. "
+		  "Several lcores need `virtual_tick_ns = 0` and not trace "
+		  "replay or a `[lab]` recipe. Empty = one worker on the last "
 		  "worker lcore (shared with the switch), or main." },
 	{ .sect = PROFILE_SECT_GENERATOR, .name = "ports",
 	  .type = PROFILE_T_STRING, .off = P_OFF(gen.ports),

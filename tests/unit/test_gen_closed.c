@@ -30,6 +30,9 @@
  *    quanta x 512 bit times at the port speed, XON resumes at once, a
  *    pause of another priority stops nothing; the paused time reported
  *    equals the computed one.
+ * The same checks run again with the ranks sharded over 2 and 3 generator
+ * workers ([generator] lcores), each with its own TX queue of the port,
+ * polled in order each step: a PFC pause silences every worker's frames.
  * The ICRC checker is a bitwise CRC-32 over the masked bytes, itself
  * checked on PROTOCOLS.md's test vector.
  */
@@ -73,6 +76,7 @@
 #define RING_SZ 4096
 #define FRAME_MAX 9216
 #define MAX_HELD 4096
+#define MAX_WORKERS 3        /* the port's TX queues, all into one ring */
 
 /* ---- frames as the test reads them ------------------------------------------ */
 
@@ -219,7 +223,10 @@ static struct {
 	int port;
 	struct rte_mempool *pool;
 	char run_dir[512];
-} env;
+	/* generator workers of the test running (ranks round robin): each
+	 * its own TX queue of the port; polled in order every step */
+	unsigned int workers;
+} env = { .workers = 1 };
 
 static void
 gen_params(struct aifab_gen_params *p)
@@ -250,10 +257,10 @@ gen_make(const struct aifab_gen_params *p)
 
 	e.ports[0] = (struct aifab_port_rt){
 		.name = "p0", .port_id = (uint16_t)env.port, .nb_rxq = 1,
-		.nb_txq = 1, .mtu = 9000, .speed_mbps = SPEED_MBPS,
+		.nb_txq = MAX_WORKERS, .mtu = 9000, .speed_mbps = SPEED_MBPS,
 		.pool = env.pool,
 	};
-	g = aifab_gen_create(&e, p, 1, err, sizeof(err));
+	g = aifab_gen_create(&e, p, env.workers, err, sizeof(err));
 	if (g == NULL)
 		fail_msg("aifab_gen_create: %s", err);
 	return g;
@@ -320,7 +327,8 @@ step(struct harness *h)
 	uint8_t flat[FRAME_MAX];
 	unsigned int n, i;
 
-	aifab_generator_ops.poll(h->g, 0, h->now);
+	for (i = 0; i < env.workers; i++)
+		aifab_generator_ops.poll(h->g, i, h->now);
 	if (h->n_held > 0 && h->now + TICK >= h->release_at) {
 		for (i = 0; i < h->n_held; i++)
 			to_rx(h->held[i]);
@@ -379,7 +387,8 @@ run(struct harness *h, unsigned int max_polls)
 	/* What is still in flight (duplicate ACKs...) arrives; then drain. */
 	step(h);
 	step(h);
-	aifab_generator_ops.drain(h->g, 0, h->now);
+	for (i = 0; i < env.workers; i++)
+		aifab_generator_ops.drain(h->g, i, h->now);
 }
 
 static void
@@ -413,6 +422,8 @@ static int
 eal_up(void **state)
 {
 	struct rte_eth_conf conf = { 0 };
+	struct rte_ring *txr[MAX_WORKERS];
+	uint16_t q;
 
 	(void)state;
 	if (aifab_eal_init_private("test_gen_closed", env.run_dir,
@@ -422,19 +433,24 @@ eal_up(void **state)
 					   RTE_MBUF_DEFAULT_BUF_SIZE, 0);
 	env.rx = rte_ring_create("tgc_rx", RING_SZ, 0,
 				 RING_F_SP_ENQ | RING_F_SC_DEQ);
-	env.tx = rte_ring_create("tgc_tx", RING_SZ, 0,
-				 RING_F_SP_ENQ | RING_F_SC_DEQ);
+	env.tx = rte_ring_create("tgc_tx", RING_SZ, 0, RING_F_SC_DEQ);
 	if (env.pool == NULL || env.rx == NULL || env.tx == NULL)
 		return -1;
-	env.port = rte_eth_from_rings("tgc_port", &env.rx, 1, &env.tx, 1, 0);
+	for (q = 0; q < MAX_WORKERS; q++)
+		txr[q] = env.tx;
+	env.port = rte_eth_from_rings("tgc_port", &env.rx, 1, txr,
+				      MAX_WORKERS, 0);
 	if (env.port < 0 ||
-	    rte_eth_dev_configure((uint16_t)env.port, 1, 1, &conf) != 0 ||
+	    rte_eth_dev_configure((uint16_t)env.port, 1, MAX_WORKERS,
+				  &conf) != 0 ||
 	    rte_eth_rx_queue_setup((uint16_t)env.port, 0, 256, 0, NULL,
-				   env.pool) != 0 ||
-	    rte_eth_tx_queue_setup((uint16_t)env.port, 0, 256, 0, NULL) != 0 ||
-	    rte_eth_dev_start((uint16_t)env.port) != 0)
+				   env.pool) != 0)
 		return -1;
-	return 0;
+	for (q = 0; q < MAX_WORKERS; q++)
+		if (rte_eth_tx_queue_setup((uint16_t)env.port, q, 256, 0,
+					   NULL) != 0)
+			return -1;
+	return rte_eth_dev_start((uint16_t)env.port) != 0 ? -1 : 0;
 }
 
 static int
@@ -1134,6 +1150,36 @@ test_open_loop_option(void **state)
 	harness_end(&h);
 }
 
+/* ---- several workers ([generator] lcores) ----------------------------------- */
+
+/*
+ * The same tests with the ranks sharded over 2 and 3 workers, polled in
+ * order each step (as the virtual clock does): the frames' oracles above
+ * do not change - the schedule is the same, only who sends it. Worker 0
+ * polls the port's one RX queue and hands the other workers their frames;
+ * with 2 workers ranks 0 and 2 send on TX queue 0 and ranks 1 and 3 on
+ * queue 1, yet a PFC pause of the port silences both.
+ */
+#define ON_WORKERS(name, fn, n) \
+static void \
+name(void **state) \
+{ \
+	env.workers = (n); \
+	fn(state); \
+	env.workers = 1; \
+}
+
+ON_WORKERS(test_dependency_w2, test_dependency, 2)
+ON_WORKERS(test_dependency_w3, test_dependency, 3)
+ON_WORKERS(test_go_back_n_w2, test_go_back_n, 2)
+ON_WORKERS(test_timeout_w3, test_timeout, 3)
+ON_WORKERS(test_ce_cnp_w2, test_ce_cnp, 2)
+ON_WORKERS(test_time_reacts_w2, test_time_reacts, 2)
+ON_WORKERS(test_slowest_qps_w3, test_slowest_qps, 3)
+ON_WORKERS(test_pfc_pause_w2, test_pfc_pause, 2)
+ON_WORKERS(test_pfc_pause_w3, test_pfc_pause, 3)
+ON_WORKERS(test_open_loop_option_w2, test_open_loop_option, 2)
+
 int
 main(void)
 {
@@ -1151,6 +1197,16 @@ main(void)
 		cmocka_unit_test(test_channel_dscp),
 		cmocka_unit_test(test_pfc_pause),
 		cmocka_unit_test(test_open_loop_option),
+		cmocka_unit_test(test_dependency_w2),
+		cmocka_unit_test(test_dependency_w3),
+		cmocka_unit_test(test_go_back_n_w2),
+		cmocka_unit_test(test_timeout_w3),
+		cmocka_unit_test(test_ce_cnp_w2),
+		cmocka_unit_test(test_time_reacts_w2),
+		cmocka_unit_test(test_slowest_qps_w3),
+		cmocka_unit_test(test_pfc_pause_w2),
+		cmocka_unit_test(test_pfc_pause_w3),
+		cmocka_unit_test(test_open_loop_option_w2),
 	};
 	int fails = 0;
 
