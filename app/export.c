@@ -74,7 +74,7 @@ app_stats_model_time(struct app_stats *s)
 
 int
 app_stats_add_pipe(struct app_stats *s, const struct aifab_pipeline_ops *ops,
-		   void *st)
+		   void *st, const uint16_t *map, unsigned int n_map)
 {
 	struct aifab_stats_set *set;
 
@@ -82,6 +82,8 @@ app_stats_add_pipe(struct app_stats *s, const struct aifab_pipeline_ops *ops,
 		return -1;
 	s->pipe[s->n_pipes].ops = ops;
 	s->pipe[s->n_pipes].st = st;
+	s->pipe[s->n_pipes].map = map;
+	s->pipe[s->n_pipes].n_map = n_map;
 	s->n_pipes++;
 	set = ops->stats != NULL ? ops->stats(st) : NULL;
 	if (set == NULL)

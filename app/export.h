@@ -34,6 +34,8 @@ struct app_set {
 struct app_stats_pipe {
 	const struct aifab_pipeline_ops *ops;
 	void *st;
+	const uint16_t *map;      /* its port i is the app's map[i]; NULL: i */
+	unsigned int n_map;
 };
 
 /* The generator at one interval (cumulative figures from its summary). */

@@ -211,7 +211,7 @@ fill_scope(struct app_stats *s, const char *params, struct rte_tel_data *d,
 {
 	struct aifab_stats_snap *snap = snap_of(s, s->sw);
 	const struct aifab_stats_set *set;
-	uint64_t v[AIFAB_STATS_MAX_PORTS * 8];
+	uint64_t v[RTE_TEL_MAX_ARRAY_ENTRIES];
 	int port = params != NULL ? port_index(s, params) : -1;
 	unsigned int id, i, n, from;
 	int rc;

@@ -258,7 +258,7 @@ struct gen {
 	uint32_t *iter_ranks_done;
 	struct gen_iter_rec *irec;  /* total_iters */
 	uint16_t n_used_ports;
-	uint16_t used_ports[AIFAB_MAX_PORTS];
+	uint16_t used_ports[AIFAB_GEN_MAX_PORTS];
 	uint16_t *rank_port;        /* rank table: env port per rank (build) */
 	uint64_t hz;                /* of `now`: env tsc_hz or GEN_VT_HZ */
 	uint64_t vnow;              /* virtual clock (virtual_tick_ns) */
@@ -296,7 +296,7 @@ struct gen {
 	uint64_t last_rx;             /* clock of the last poll with frames */
 	uint64_t linger;              /* closed loop: quiet this long to end */
 	struct aifab_gen_start start;
-	struct gen_port port[AIFAB_MAX_PORTS];
+	struct gen_port port[AIFAB_GEN_MAX_PORTS];
 };
 
 /* The conn of QP number @p gi (NULL: not kept here): conns is sorted by

@@ -56,7 +56,7 @@ gen_stats_create(struct gen *g, char *err, size_t errlen)
 {
 	struct aifab_stats_desc d[GS_N];
 	char mal[AIFAB_PKT_ERR_MAX][48], mal_help[AIFAB_PKT_ERR_MAX][96];
-	const char *names[AIFAB_MAX_PORTS];
+	const char *names[AIFAB_GEN_MAX_PORTS];
 	unsigned int lcore = g->env.worker_lcores != NULL ?
 		g->env.worker_lcores[0] : 0;
 	struct aifab_stats_params sp = {

@@ -266,8 +266,8 @@ gen_rx_poll(struct gen *g, uint64_t now)
 		uint16_t p = g->used_ports[u];
 		struct gen_port *gp = &g->port[p];
 
-		n = rte_eth_rx_burst(g->env.ports[p].port_id, g->p.rxq, pkts,
-				     GEN_RX_BURST);
+		n = aifab_port_rx_burst(&g->env.ports[p], g->p.rxq, pkts,
+					GEN_RX_BURST);
 		got += n;
 		if (n > 0 && !g->p.fault_on_tx && aifab_fault_active(&gp->fault))
 			n = aifab_fault_burst(&gp->fault, pkts, n, gp->scratch);

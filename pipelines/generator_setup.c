@@ -88,16 +88,17 @@ check_ports(const struct aifab_env *env, const struct aifab_gen_params *p,
 
 	if (env->n_ports == 0)
 		BAD("no ports; allowed: at least one env port");
-	if (p->n_ports > AIFAB_MAX_PORTS)
+	if (p->n_ports > AIFAB_GEN_MAX_PORTS ||
+	    (p->n_ports == 0 && env->n_ports > AIFAB_GEN_MAX_PORTS))
 		BAD("n_ports = '%u'; allowed: 0..%u", p->n_ports,
-		    AIFAB_MAX_PORTS);
+		    AIFAB_GEN_MAX_PORTS);
 	for (i = 0; i < n; i++) {
 		uint16_t pi = p->n_ports ? p->ports[i] : i;
 		uint32_t l3 = (uint32_t)p->ib_mtu + GEN_L3_OVERHEAD;
 
-		if (pi >= env->n_ports)
+		if (pi >= env->n_ports || pi >= AIFAB_GEN_MAX_PORTS)
 			BAD("ports = '%u': no such port; allowed: 0..%u", pi,
-			    env->n_ports - 1);
+			    RTE_MIN(env->n_ports, AIFAB_GEN_MAX_PORTS) - 1);
 		if (env->ports[pi].mtu != 0 && l3 > env->ports[pi].mtu)
 			BAD("ib_mtu = '%u': %u-byte IPv4 packets exceed port "
 			    "%s's MTU %u; allowed: ib_mtu <= %u or a larger "
@@ -602,7 +603,7 @@ build_plan(struct gen *g, char *err, size_t errlen)
 static int
 build(struct gen *g, char *err, size_t errlen)
 {
-	uint32_t on_port[AIFAB_MAX_PORTS] = { 0 }, r, it;
+	uint32_t on_port[AIFAB_GEN_MAX_PORTS] = { 0 }, r, it;
 	int socket = rte_socket_id();
 	uint16_t u;
 
@@ -641,7 +642,7 @@ build(struct gen *g, char *err, size_t errlen)
 		on_port[rank_port(g, g->own_list[r])]++;
 	for (r = 0; r < g->p.n_ranks; r++)
 		setup_rank(g, r, on_port[rank_port(g, r)]);
-	for (u = 0; u < AIFAB_MAX_PORTS; u++)
+	for (u = 0; u < AIFAB_GEN_MAX_PORTS; u++)
 		aifab_roce_hist_reset(&g->port[u].lat);
 	if (build_ports(g, err, errlen) != 0 ||
 	    chan_tos(g, err, errlen) != 0 ||
@@ -702,7 +703,7 @@ gen_fini(void *st)
 
 	if (g == NULL)
 		return;
-	for (u = 0; u < AIFAB_MAX_PORTS; u++) {
+	for (u = 0; u < AIFAB_GEN_MAX_PORTS; u++) {
 		for (i = 0; i < g->port[u].n_tx; i++)
 			rte_pktmbuf_free(g->port[u].tx[i]);
 		for (i = 0; i < g->port[u].n_cnp; i++)

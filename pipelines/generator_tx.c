@@ -53,7 +53,7 @@ flush_buf(struct gen *g, uint16_t p, struct rte_mbuf **buf, uint16_t *n)
 
 	if (*n == 0)
 		return;
-	sent = rte_eth_tx_burst(g->env.ports[p].port_id, g->p.txq, buf, *n);
+	sent = aifab_port_tx_burst(&g->env.ports[p], g->p.txq, buf, *n);
 	/* Bytes were counted when queued. */
 	gp->tx_packets += sent;
 	if (sent < *n)

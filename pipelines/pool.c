@@ -25,3 +25,13 @@ aifab_pipeline_pool_free(struct rte_mempool *mp, const char *who)
 		"pool kept\n", who, n, mp->name);
 	return false;
 }
+
+uint16_t
+aifab_port_ring_tx(const struct aifab_port_rt *rt, uint16_t q,
+		   struct rte_mbuf **pkts, uint16_t n)
+{
+	if (rt->tap->fn != NULL)
+		n = rt->tap->fn(rt->port_id, q, pkts, n, rt->tap->arg);
+	return (uint16_t)rte_ring_sp_enqueue_burst(rt->tx_ring, (void **)pkts,
+						   n, NULL);
+}

@@ -96,11 +96,11 @@ sw_init(const struct aifab_env *env, unsigned int n_workers, char *err,
 	sw->w = rte_zmalloc_socket("aifab_switch_w", sizeof(*sw->w) * n_workers,
 				   RTE_CACHE_LINE_SIZE, socket);
 	sw->pfc_share = rte_zmalloc_socket("aifab_sw_pfc_share",
-		sizeof(*sw->pfc_share) * AIFAB_MAX_PORTS, RTE_CACHE_LINE_SIZE,
+		sizeof(*sw->pfc_share) * AIFAB_SW_MAX_PORTS, RTE_CACHE_LINE_SIZE,
 		socket);
 	if (sw->w == NULL || sw->groups == NULL || sw->pfc_share == NULL)
 		goto nomem;
-	for (w = 0; w < AIFAB_MAX_PORTS; w++)
+	for (w = 0; w < AIFAB_SW_MAX_PORTS; w++)
 		aifab_pfc_share_init(&sw->pfc_share[w]);
 	if (sw_stats_setup(sw, err, errlen) != 0 ||
 	    sw_rxq_assign(sw, err, errlen) != 0 ||

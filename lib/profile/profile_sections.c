@@ -228,6 +228,12 @@ profile_build_switches(struct profile_loader *l)
 			p->switches[s].ecmp = p->ecmp;
 		}
 		pp->sw = (uint8_t)s;
+		if (s > 0 && p->switches[s].n_ports >= AIFAB_SW_MAX_PORTS)
+			return profile_fail(l, file, si, "switch",
+					    pp->sw_name, "at most "
+					    RTE_STR(AIFAB_SW_MAX_PORTS)
+					    " ports per switch instance",
+					    "too many ports on one switch");
 		p->switches[s].n_ports++;
 	}
 	return 0;
