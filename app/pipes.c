@@ -77,6 +77,19 @@ app_gen_port_mask(const struct aifab_profile *p, struct app_portset *mask,
 	snprintf(buf, sizeof(buf), "%s", p->gen.ports);
 	for (tok = strtok_r(buf, " ,", &save); tok != NULL;
 	     tok = strtok_r(NULL, " ,", &save)) {
+		size_t n = strlen(tok);
+
+		if (n > 0 && tok[n - 1] == '*') { /* a prefix: "g*" */
+			bool hit = false;
+
+			for (i = 0; i < p->n_ports; i++)
+				if (strncmp(p->ports[i].name, tok, n - 1) == 0) {
+					app_portset_add(mask, (unsigned int)i);
+					hit = any = true;
+				}
+			if (hit)
+				continue;
+		}
 		i = aifab_profile_port_index(p, tok);
 		if (i < 0) {
 			snprintf(err, errlen, "%s: [generator] ports = '%s': "

@@ -141,7 +141,8 @@ gen_port_counters(const void *st, struct aifab_port_counters *out)
 	uint16_t p;
 
 	memset(out, 0, sizeof(*out) * g->env.n_ports);
-	for (p = 0; p < g->env.n_ports; p++) {
+	/* its ports are among the first AIFAB_GEN_MAX_PORTS */
+	for (p = 0; p < RTE_MIN(g->env.n_ports, AIFAB_GEN_MAX_PORTS); p++) {
 		out[p].rx_packets = g->port[p].rx_packets;
 		out[p].rx_bytes = g->port[p].rx_bytes;
 		out[p].tx_packets = g->port[p].tx_packets;

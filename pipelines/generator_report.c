@@ -61,7 +61,9 @@ gen_stats_create(struct gen *g, char *err, size_t errlen)
 		g->env.worker_lcores[0] : 0;
 	struct aifab_stats_params sp = {
 		.name = "generator", .descs = d, .n_descs = GS_N,
-		.n_ports = g->env.n_ports, .port_names = names,
+		/* its ports are among the first AIFAB_GEN_MAX_PORTS */
+		.n_ports = RTE_MIN(g->env.n_ports, AIFAB_GEN_MAX_PORTS),
+		.port_names = names,
 		.n_tcs = AIFAB_PFC_NUM_PRIO, .n_blocks = 1,
 		.block_lcore = &lcore,
 		.tsc_hz = g->env.tsc_hz ? g->env.tsc_hz : GEN_VT_HZ,
@@ -95,7 +97,7 @@ gen_stats_create(struct gen *g, char *err, size_t errlen)
 		AIFAB_STATS_COUNTER, AIFAB_STATS_PORT_PRIO, "cycles",
 		"Time received PFC paused this priority, in TSC cycles at "
 		"aifab_tsc_hz" };
-	for (p = 0; p < g->env.n_ports; p++)
+	for (p = 0; p < sp.n_ports; p++)
 		names[p] = g->env.ports[p].name;
 	g->stats = aifab_stats_create(&sp);
 	if (g->stats == NULL)

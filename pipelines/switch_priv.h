@@ -74,7 +74,7 @@
  */
 #define SW_HR_CELLS(bytes, frame) \
 	(((uint64_t)(bytes) + (frame) - 1) / (frame) * SW_CELLS(frame))
-#define SW_MAX_GROUPS (AIFAB_MAX_NEIGHS + AIFAB_MAX_ROUTES + 1)
+#define SW_MAX_GROUPS (AIFAB_SW_MAX_NEIGHS + AIFAB_MAX_ROUTES + 1)
 #define SW_VT_HZ 1000000000ull /* virtual clock: nanoseconds */
 
 /* Metadata carried in mbuf->hash.usr between enqueue and dequeue. */
@@ -181,7 +181,7 @@ struct sw {
 	uint32_t n_groups;
 	/* Link state into ECMP (sw_link_state): next hop -> port, the groups
 	 * of several members, and the ports whose state is watched. */
-	uint16_t nh_port[AIFAB_MAX_NEIGHS];
+	uint16_t nh_port[AIFAB_SW_MAX_NEIGHS];
 	uint32_t n_nh;
 	uint32_t *multi;               /* group ids with n_members > 1 */
 	uint32_t n_multi;

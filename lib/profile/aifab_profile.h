@@ -55,7 +55,8 @@ extern "C" {
 /** Ports one switch instance owns (its per-port state is sized by it). */
 #define AIFAB_SW_MAX_PORTS 64
 #define AIFAB_MAX_SWITCHES 128 /**< switch instances, the default one included */
-#define AIFAB_MAX_NEIGHS 4096
+#define AIFAB_MAX_NEIGHS 4096 /**< neighbours of every switch together */
+#define AIFAB_SW_MAX_NEIGHS 256 /**< neighbours of one switch instance */
 #define AIFAB_MAX_ROUTES 1024
 #define AIFAB_MAX_ECMP 16
 #define AIFAB_MAX_WORKERS 64

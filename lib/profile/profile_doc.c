@@ -64,8 +64,8 @@ static const char doc_lists[] =
 "\n"
 "Each address must lie inside exactly one port's `ipv4` or `ipv6` subnet\n"
 "(that port is where the neighbour lives) and must not be the port's own\n"
-"address. Each address once; at most " RTE_STR(AIFAB_MAX_NEIGHS)
-" neighbours.\n"
+"address. Each address once; at most " RTE_STR(AIFAB_SW_MAX_NEIGHS)
+" neighbours per switch instance, " RTE_STR(AIFAB_MAX_NEIGHS) " in all.\n"
 "\n"
 "## `[routes]`\n"
 "\n"

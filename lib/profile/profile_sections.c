@@ -174,9 +174,14 @@ gen_port(const struct aifab_profile *p, int i)
 		return true;
 	strlcpy(buf, p->gen.ports, sizeof(buf));
 	for (tok = strtok_r(buf, " ,", &save); tok != NULL;
-	     tok = strtok_r(NULL, " ,", &save))
-		if (strcmp(tok, p->ports[i].name) == 0)
-			return true;
+	     tok = strtok_r(NULL, " ,", &save)) {
+		size_t n = strlen(tok);
+
+		if (strcmp(tok, p->ports[i].name) == 0 ||
+		    (n > 0 && tok[n - 1] == '*' &&
+		     strncmp(tok, p->ports[i].name, n - 1) == 0))
+			return true; /* "g*": every port named g... */
+	}
 	return false;
 }
 
