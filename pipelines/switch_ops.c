@@ -73,6 +73,13 @@ sw_init(const struct aifab_env *env, unsigned int n_workers, char *err,
 			 n_workers, AIFAB_MAX_WORKERS);
 		return NULL;
 	}
+	/* Per-port state is sized for one switch (a big fabric gives each
+	 * instance only its own ports: app/main.c). */
+	if (env->n_ports > AIFAB_SW_MAX_PORTS) {
+		snprintf(err, errlen, "switch: %u ports (allowed 1..%u)",
+			 env->n_ports, AIFAB_SW_MAX_PORTS);
+		return NULL;
+	}
 	sw = rte_zmalloc_socket("aifab_switch", sizeof(*sw), RTE_CACHE_LINE_SIZE,
 				socket);
 	if (sw == NULL)

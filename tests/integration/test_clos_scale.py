@@ -30,6 +30,8 @@ Judged, independently of the generator's own figures:
   T_hi]; halving-doubling (16 flows per leaf over 4 uplinks, hashed:
   collisions oversubscribe some uplinks, PFC and ECN act) is never
   faster than T_lo;
+* limits: 33 ethdev ports or 65 ports on one switch fail with one line
+  naming what is allowed;
 * deterministic: a second run gives the same report but elapsed_s,
   lcores and the multihost object's wall-clock instants.
 
@@ -214,6 +216,42 @@ def same_but(a, b):
     return strip(a) == strip(b)
 
 
+def limits():
+    """The limits fail with one line naming file, section, key, value and
+    what is allowed: 33 ethdev ports (RTE_MAX_ETHPORTS is 32; wires have
+    no such limit), 65 ports on one switch instance."""
+    with tempfile.TemporaryDirectory() as d:
+        cases = []
+        eth = os.path.join(d, "eth33.ini")
+        with open(eth, "w") as f:
+            for i in range(33):
+                f.write("[port.p%d]\nipv4 = 10.1.%d.1/24\n\n" % (i, i))
+        cases.append(("33 ethdev ports", eth,
+                      ["eth33.ini", "33 [port.*] sections are ethdevs",
+                       "allowed: at most 32", "RTE_MAX_ETHPORTS"]))
+        big = os.path.join(d, "sw65.ini")
+        with open(big, "w") as f:
+            for i in range(65):
+                f.write("[port.a%d]\nswitch = big\nwire = b%d\n"
+                        "ipv4 = 10.1.%d.1/24\n\n[port.b%d]\n\n" %
+                        (i, i, i, i))
+        cases.append(("65 ports on one switch", big,
+                      ["sw65.ini", "[port.a64]", "switch", "big",
+                       "allowed: at most 64 ports per switch instance"]))
+        for what, prof, want in cases:
+            p = subprocess.run([exe, "--no-huge", "-m", "512", "--no-pci",
+                                "-l", "0", "--file-prefix",
+                                file_prefix("clos128"), "--", "--profile",
+                                prof], capture_output=True, text=True,
+                               timeout=120)
+            lines = [ln for ln in p.stderr.splitlines() if ln.strip() and
+                     not ln.startswith(("EAL", "TELEMETRY"))]
+            check(p.returncode == 1 and len(lines) == 1 and
+                  all(w in lines[0] for w in want),
+                  "%s: one error line naming %s" % (what, ", ".join(want)),
+                  (p.returncode, p.stderr[-600:]))
+
+
 def main():
     prof = os.path.join(root, "profiles", "clos-128.ini")
     with tempfile.TemporaryDirectory() as d:
@@ -228,6 +266,7 @@ def main():
     check(n_ports == 2 * N + 2 * (N // HOSTS) * SPINES,
           "%d ports in one process (DPDK's RTE_MAX_ETHPORTS is 32)" % n_ports,
           n_ports)
+    limits()
     for coll in ("allreduce_ring", "allreduce_hd"):
         a = run(coll, "run 1")
         judge(coll, a)
