@@ -89,8 +89,11 @@ app_stats_add_pipe(struct app_stats *s, const struct aifab_pipeline_ops *ops,
 	if (set == NULL)
 		return 0;
 	/* Port views (console, /aifab/ports) read the first switch's set. */
-	if (strcmp(ops->name, "switch") == 0 && s->sw < 0)
+	if (strcmp(ops->name, "switch") == 0 && s->sw < 0) {
 		s->sw = (int)s->n_sets;
+		s->sw_map = map;
+		s->sw_n_map = n_map;
+	}
 	if (strcmp(ops->name, "generator") == 0)
 		s->gen_set = (int)s->n_sets;
 	s->set[s->n_sets++].set = set;

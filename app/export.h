@@ -57,6 +57,8 @@ struct app_stats {
 	unsigned int n_sets;
 	struct app_set set[APP_STATS_MAX_SETS];
 	int sw;                   /* index of the switch's set, or -1 */
+	const uint16_t *sw_map;   /* its port i is env port sw_map[i]; NULL: i */
+	unsigned int sw_n_map;
 	int gen_set;              /* index of the generator's set, or -1:
 				   * exported inside its "generator" views */
 	int lc;                   /* index of the lcores set */
