@@ -7,8 +7,43 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_config.h>
+
 #include "aifab_pipeline.h"
 #include "aifab_profile.h"
+
+/** A set of profile ports, one bit each (e.g. the generator's). */
+struct app_portset {
+	uint64_t b[AIFAB_MAX_PORTS / 64];
+};
+
+static inline bool
+app_portset_has(const struct app_portset *s, unsigned int i)
+{
+	return (s->b[i >> 6] >> (i & 63)) & 1;
+}
+
+static inline void
+app_portset_add(struct app_portset *s, unsigned int i)
+{
+	s->b[i >> 6] |= UINT64_C(1) << (i & 63);
+}
+
+/**
+ * A report sink that hands a pipeline's port indices on as the app's:
+ * a switch instance of a big fabric sees only its own ports, indexed
+ * from 0 (struct aifab_env); port i is the app's @p map[i].
+ */
+struct app_mapped_sink {
+	struct aifab_report_sink sink;   /**< give this to ops->report */
+	const struct aifab_report_sink *to;
+	const uint16_t *map;
+	unsigned int n_map;
+};
+/** Fill @p ms; with @p map NULL, @p ms->sink is @p to itself. */
+void app_mapped_sink_init(struct app_mapped_sink *ms,
+			  const struct aifab_report_sink *to,
+			  const uint16_t *map, unsigned int n_map);
 
 #define APP_MAX_SETS 256
 #define APP_DEMO_REPORT "dpdk-aifab-report.json" /* demo, no --report-json */
@@ -37,7 +72,7 @@ struct app_args {
 	bool stats_interval_given;  /**< --stats-interval was given */
 	/** ethdev names whose RX is a pcap file: the run can end by itself */
 	unsigned int n_finite;
-	char finite[AIFAB_MAX_PORTS * 4][64];
+	char finite[RTE_MAX_ETHPORTS][64];
 	/* several servers, one collective (app/multihost.c) */
 	char host_set[96];          /**< --host NAME as a --set */
 	bool has_start_at;          /**< --start-at given */
@@ -63,13 +98,16 @@ int app_profile_find(const char *arg, char *path, size_t len, char *err,
 int app_profiles_list(FILE *f);
 
 /**
- * Bind profile ports to ethdevs, create pools, configure and start them:
- * @p n_workers queue pairs on switch ports, one on ports in @p gen_mask.
+ * Bind profile ports: in-memory cables ([port.X] wire) to ring pairs (no
+ * ethdev), the others to ethdevs (at most RTE_MAX_ETHPORTS); create
+ * pools, configure and start the ethdevs: @p n_workers queue pairs on
+ * switch ports, one on ports in @p gen. env->ports is allocated here and
+ * lives until app_pools_free().
  */
 int app_ports_setup(const struct aifab_profile *prof,
 		    const struct app_args *args, unsigned int n_workers,
-		    uint32_t gen_mask, struct aifab_env *env, char *err,
-		    size_t errlen);
+		    const struct app_portset *gen, struct aifab_env *env,
+		    char *err, size_t errlen);
 
 /** Port @p i's in-memory cable for the virtual clock: the ring it
  * transmits into, the ring its peer receives from, and the peer (both
@@ -130,8 +168,8 @@ void app_vclock_counts(const struct app_vclock *vc, uint64_t *steps,
 void app_vclock_free(struct app_vclock *vc);
 
 /* pipes.c: which pipelines, where. */
-int app_gen_port_mask(const struct aifab_profile *p, uint32_t *mask,
-		      char *err, size_t errlen);
+int app_gen_port_mask(const struct aifab_profile *p,
+		      struct app_portset *mask, char *err, size_t errlen);
 int app_switch_lcores(const struct aifab_profile *p, unsigned int cap,
 		      unsigned int *ids, char *err, size_t errlen);
 /** The generator's lcores ([generator] lcores; default: the last worker
@@ -268,9 +306,11 @@ struct app_stats;
 struct aifab_stats_block;
 struct app_stats *app_stats_new(const struct app_args *a,
 				const struct aifab_env *env);
-/** Export a running pipeline (its ops->stats set, if any). */
+/** Export a running pipeline (its ops->stats set, if any); @p map
+ * (NULL: none) its ports' app indices (struct app_pipe). */
 int app_stats_add_pipe(struct app_stats *s,
-		       const struct aifab_pipeline_ops *ops, void *st);
+		       const struct aifab_pipeline_ops *ops, void *st,
+		       const uint16_t *map, unsigned int n_map);
 /** The generator, for its figures while it runs. */
 void app_stats_set_gen(struct app_stats *s, const void *gen);
 /** The lab recipe whose verdict the HTML report shows (NULL: none). */

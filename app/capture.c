@@ -27,6 +27,7 @@ struct cap_q {
 	const struct app_vclock *vc;  /* whole-process virtual clock, or NULL */
 	struct app_serial ser;        /* then: the port's transmitter */
 	const struct rte_eth_rxtx_callback *cb;
+	struct aifab_port_tap *tap;   /* a ring port's instead of cb */
 	uint16_t port_id, queue;
 	int ts_off;
 	uint64_t ts_flag;
@@ -35,8 +36,8 @@ struct cap_q {
 
 struct app_capture {
 	unsigned int n;
-	struct cap_q *q[AIFAB_MAX_PORTS * AIFAB_MAX_WORKERS];
-	uint32_t mbps[AIFAB_MAX_PORTS * AIFAB_MAX_WORKERS]; /* of q[i]'s port */
+	struct cap_q **q;        /* one per port and TX queue */
+	uint32_t *mbps;          /* of q[i]'s port */
 };
 
 static uint16_t
@@ -73,9 +74,10 @@ cap_tx(uint16_t port_id, uint16_t queue, struct rte_mbuf **pkts,
 }
 
 static struct cap_q *
-cap_open(const char *path, uint16_t port_id, uint16_t queue, int ts_off,
-	 uint64_t ts_flag)
+cap_open(const char *path, const struct aifab_port_rt *rt, uint16_t queue,
+	 int ts_off, uint64_t ts_flag)
 {
+	uint16_t port_id = rt->port_id;
 	struct cap_q *c = calloc(1, sizeof(*c));
 	pcap_t *pc;
 
@@ -95,6 +97,12 @@ cap_open(const char *path, uint16_t port_id, uint16_t queue, int ts_off,
 	c->queue = queue;
 	c->ts_off = ts_off;
 	c->ts_flag = ts_flag;
+	if (aifab_port_is_ring(rt)) { /* no ethdev: the port I/O layer's tap */
+		c->tap = &rt->tap[queue]; /* one per TX queue */
+		c->tap->arg = c;
+		c->tap->fn = cap_tx;
+		return c;
+	}
 	c->cb = rte_eth_add_tx_callback(port_id, queue, cap_tx, c);
 	if (c->cb == NULL) {
 		pcap_dump_close(c->d);
@@ -111,13 +119,21 @@ app_capture_start(const struct aifab_env *env, const char *dir, char *err,
 	struct app_capture *cap = calloc(1, sizeof(*cap));
 	char path[PATH_MAX];
 	int ts_off, flag;
-	unsigned int p, q;
+	unsigned int p, q, n = 0;
 
-	if (cap == NULL)
+	for (p = 0; p < env->n_ports; p++)
+		n += env->ports[p].nb_txq;
+	if (cap != NULL) {
+		cap->q = calloc(RTE_MAX(n, 1u), sizeof(*cap->q));
+		cap->mbps = calloc(RTE_MAX(n, 1u), sizeof(*cap->mbps));
+	}
+	if (cap == NULL || cap->q == NULL || cap->mbps == NULL) {
+		app_capture_stop(cap);
 		goto nomem;
+	}
 	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
 		snprintf(err, errlen, "--capture %s: %s", dir, strerror(errno));
-		free(cap);
+		app_capture_stop(cap);
 		return NULL;
 	}
 	ts_off = rte_mbuf_dynfield_lookup(RTE_MBUF_DYNFIELD_TIMESTAMP_NAME, NULL);
@@ -130,7 +146,7 @@ app_capture_start(const struct aifab_env *env, const char *dir, char *err,
 			else
 				snprintf(path, sizeof(path), "%s/tx_%s_q%u.pcap",
 					 dir, env->ports[p].name, q);
-			cap->q[cap->n] = cap_open(path, env->ports[p].port_id,
+			cap->q[cap->n] = cap_open(path, &env->ports[p],
 						  (uint16_t)q, ts_off,
 						  flag >= 0 ? RTE_BIT64(flag) : 0);
 			if (cap->q[cap->n] == NULL) {
@@ -169,7 +185,10 @@ app_capture_stop(struct app_capture *cap)
 	for (i = 0; i < cap->n; i++) {
 		struct cap_q *c = cap->q[i];
 
-		rte_eth_remove_tx_callback(c->port_id, c->queue, c->cb);
+		if (c->tap != NULL)
+			c->tap->fn = NULL;
+		else
+			rte_eth_remove_tx_callback(c->port_id, c->queue, c->cb);
 		pcap_dump_close(c->d);
 		/*
 		 * The callback struct belongs to ethdev now; it is only safe
@@ -178,5 +197,7 @@ app_capture_stop(struct app_capture *cap)
 		 */
 		free(c);
 	}
+	free(cap->q);
+	free(cap->mbps);
 	free(cap);
 }

@@ -36,16 +36,92 @@ void
 app_port_counters(const struct app_stats *s, struct aifab_port_counters *out)
 {
 	struct aifab_port_counters c[AIFAB_MAX_PORTS];
-	unsigned int i, p;
+	unsigned int i, p, n, q;
 
 	memset(out, 0, sizeof(*out) * AIFAB_MAX_PORTS);
 	for (i = 0; i < s->n_pipes; i++) {
-		s->pipe[i].ops->port_counters(s->pipe[i].st, c);
-		for (p = 0; p < s->env->n_ports; p++) {
-			out[p].rx_packets += c[p].rx_packets;
-			out[p].rx_bytes += c[p].rx_bytes;
-			out[p].tx_packets += c[p].tx_packets;
-			out[p].tx_bytes += c[p].tx_bytes;
+		const struct app_stats_pipe *pp = &s->pipe[i];
+
+		pp->ops->port_counters(pp->st, c);
+		n = pp->map != NULL ? pp->n_map : s->env->n_ports;
+		for (p = 0; p < n; p++) {
+			q = pp->map != NULL ? pp->map[p] : p;
+			out[q].rx_packets += c[p].rx_packets;
+			out[q].rx_bytes += c[p].rx_bytes;
+			out[q].tx_packets += c[p].tx_packets;
+			out[q].tx_bytes += c[p].tx_bytes;
 		}
 	}
+}
+
+static void
+mapped_port_u64(void *ctx, uint16_t port, const char *group,
+		const char *name, uint64_t value)
+{
+	const struct app_mapped_sink *ms = ctx;
+
+	if (port < ms->n_map)
+		ms->to->port_u64(ms->to->ctx, ms->map[port], group, name,
+				 value);
+}
+
+static void
+mapped_port_tc_u64(void *ctx, uint16_t port, unsigned int tc,
+		   const char *name, uint64_t value)
+{
+	const struct app_mapped_sink *ms = ctx;
+
+	if (port < ms->n_map)
+		ms->to->port_tc_u64(ms->to->ctx, ms->map[port], tc, name,
+				    value);
+}
+
+static void
+mapped_ecmp_member(void *ctx, const char *group, const char *member,
+		   uint64_t packets, uint64_t bytes)
+{
+	const struct app_mapped_sink *ms = ctx;
+
+	ms->to->ecmp_member(ms->to->ctx, group, member, packets, bytes);
+}
+
+static void
+mapped_ecmp_member_link(void *ctx, uint64_t down_events, uint64_t remaps,
+			uint64_t remap_buckets)
+{
+	const struct app_mapped_sink *ms = ctx;
+
+	ms->to->ecmp_member_link(ms->to->ctx, down_events, remaps,
+				 remap_buckets);
+}
+
+static void
+mapped_switch_begin(void *ctx, const char *sw)
+{
+	const struct app_mapped_sink *ms = ctx;
+
+	ms->to->switch_begin(ms->to->ctx, sw);
+}
+
+void
+app_mapped_sink_init(struct app_mapped_sink *ms,
+		     const struct aifab_report_sink *to, const uint16_t *map,
+		     unsigned int n_map)
+{
+	memset(ms, 0, sizeof(*ms));
+	ms->to = to;
+	ms->map = map;
+	ms->n_map = n_map;
+	if (map == NULL) {
+		ms->sink = *to;
+		return;
+	}
+	ms->sink.ctx = ms;
+	ms->sink.port_u64 = mapped_port_u64;
+	ms->sink.port_tc_u64 = mapped_port_tc_u64;
+	ms->sink.ecmp_member = mapped_ecmp_member;
+	if (to->ecmp_member_link != NULL)
+		ms->sink.ecmp_member_link = mapped_ecmp_member_link;
+	if (to->switch_begin != NULL)
+		ms->sink.switch_begin = mapped_switch_begin;
 }

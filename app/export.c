@@ -74,7 +74,7 @@ app_stats_model_time(struct app_stats *s)
 
 int
 app_stats_add_pipe(struct app_stats *s, const struct aifab_pipeline_ops *ops,
-		   void *st)
+		   void *st, const uint16_t *map, unsigned int n_map)
 {
 	struct aifab_stats_set *set;
 
@@ -82,13 +82,18 @@ app_stats_add_pipe(struct app_stats *s, const struct aifab_pipeline_ops *ops,
 		return -1;
 	s->pipe[s->n_pipes].ops = ops;
 	s->pipe[s->n_pipes].st = st;
+	s->pipe[s->n_pipes].map = map;
+	s->pipe[s->n_pipes].n_map = n_map;
 	s->n_pipes++;
 	set = ops->stats != NULL ? ops->stats(st) : NULL;
 	if (set == NULL)
 		return 0;
 	/* Port views (console, /aifab/ports) read the first switch's set. */
-	if (strcmp(ops->name, "switch") == 0 && s->sw < 0)
+	if (strcmp(ops->name, "switch") == 0 && s->sw < 0) {
 		s->sw = (int)s->n_sets;
+		s->sw_map = map;
+		s->sw_n_map = n_map;
+	}
 	if (strcmp(ops->name, "generator") == 0)
 		s->gen_set = (int)s->n_sets;
 	s->set[s->n_sets++].set = set;

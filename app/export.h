@@ -34,6 +34,8 @@ struct app_set {
 struct app_stats_pipe {
 	const struct aifab_pipeline_ops *ops;
 	void *st;
+	const uint16_t *map;      /* its port i is the app's map[i]; NULL: i */
+	unsigned int n_map;
 };
 
 /* The generator at one interval (cumulative figures from its summary). */
@@ -55,6 +57,8 @@ struct app_stats {
 	unsigned int n_sets;
 	struct app_set set[APP_STATS_MAX_SETS];
 	int sw;                   /* index of the switch's set, or -1 */
+	const uint16_t *sw_map;   /* its port i is env port sw_map[i]; NULL: i */
+	unsigned int sw_n_map;
 	int gen_set;              /* index of the generator's set, or -1:
 				   * exported inside its "generator" views */
 	int lc;                   /* index of the lcores set */

@@ -50,6 +50,20 @@ struct lcore_plan {
 struct app_pipe {
 	const struct aifab_pipeline_ops *ops;
 	void *st;
+	const uint16_t *map;        /* its port i is env port map[i]; NULL: i */
+	unsigned int n_map;
+};
+
+/*
+ * A switch instance of a profile with more than AIFAB_SW_MAX_PORTS ports
+ * sees only its own ports (its per-port state is sized for a switch, not
+ * for the fabric): its env, port array, link state and profile view.
+ */
+struct app_sw_ports {
+	struct aifab_port_rt rt[AIFAB_SW_MAX_PORTS];
+	uint16_t map[AIFAB_SW_MAX_PORTS];   /* -> app env port */
+	uint8_t link_down[AIFAB_SW_MAX_PORTS];
+	unsigned int n;
 };
 
 struct app {
@@ -61,6 +75,7 @@ struct app {
 	/* Each switch instance's profile view (its routes, neighbours, ECMP),
 	 * alive until the pipelines are freed. */
 	struct aifab_profile *sw_prof[AIFAB_MAX_SWITCHES];
+	struct app_sw_ports *sw_ports[AIFAB_MAX_SWITCHES]; /* or NULL */
 	void *gen;                  /* the generator's state, if it runs */
 	void *lab;                  /* the lab recipe's state, if it runs */
 	const struct app_pipe *src; /* the traffic source (generator/replay) */
@@ -149,19 +164,22 @@ pipe_add(struct app *app, const struct aifab_pipeline_ops *ops, void *st)
 {
 	app->pipe[app->n_pipes].ops = ops;
 	app->pipe[app->n_pipes].st = st;
+	app->pipe[app->n_pipes].map = NULL;
+	app->pipe[app->n_pipes].n_map = 0;
 	app->n_pipes++;
 }
 
 /* Switch instance @p k only runs when some port is left to it. */
 static bool
-switch_wanted(const struct aifab_profile *p, uint32_t gen_mask, unsigned int k)
+switch_wanted(const struct aifab_profile *p, const struct app_portset *gen,
+	      unsigned int k)
 {
 	unsigned int i;
 
 	if (!p->switch_enabled)
 		return false;
 	for (i = 0; i < p->n_ports; i++)
-		if (!((gen_mask >> i) & 1) && p->ports[i].sw == k)
+		if (!app_portset_has(gen, i) && p->ports[i].sw == k)
 			return true;
 	return false;
 }
@@ -176,12 +194,13 @@ static void
 app_link_poll(struct app *app)
 {
 	struct rte_eth_link l;
-	unsigned int p;
+	unsigned int p, k;
 
 	for (p = 0; p < app->env.n_ports; p++) {
 		uint8_t down;
 
-		if (app->env.ports[p].gen_owned)
+		if (app->env.ports[p].gen_owned ||
+		    aifab_port_is_ring(&app->env.ports[p]))
 			continue;
 		memset(&l, 0, sizeof(l));
 		if (rte_eth_link_get_nowait(app->env.ports[p].port_id, &l) != 0)
@@ -192,14 +211,68 @@ app_link_poll(struct app *app)
 			       down ? "down" : "up");
 		__atomic_store_n(&app->link_down[p], down, __ATOMIC_RELAXED);
 	}
+	/* The switches that see only their own ports have their copy. */
+	for (k = 0; k < AIFAB_MAX_SWITCHES; k++) {
+		struct app_sw_ports *sp = app->sw_ports[k];
+
+		for (p = 0; sp != NULL && p < sp->n; p++)
+			__atomic_store_n(&sp->link_down[p],
+					 __atomic_load_n(&app->link_down[sp->map[p]],
+							 __ATOMIC_RELAXED),
+					 __ATOMIC_RELAXED);
+	}
+}
+
+/*
+ * Switch instance @p k's own ports as its env (a profile of more ports
+ * than one switch may have): its view of the profile keeps only them.
+ */
+static int
+app_switch_own_ports(struct app *app, unsigned int k,
+		     const struct app_portset *gen, struct aifab_env *env,
+		     char *err, size_t errlen)
+{
+	const struct aifab_profile *prof = &app->prof;
+	bool is_gen[AIFAB_MAX_PORTS];
+	struct app_sw_ports *sp = calloc(1, sizeof(*sp));
+	unsigned int i;
+	int n;
+
+	if (sp == NULL) {
+		snprintf(err, errlen, "out of memory for switch %s",
+			 prof->switches[k].name);
+		return -1;
+	}
+	app->sw_ports[k] = sp;
+	for (i = 0; i < prof->n_ports; i++)
+		is_gen[i] = app_portset_has(gen, i);
+	n = aifab_profile_switch_view_own(prof, k, is_gen, app->sw_prof[k],
+					  sp->map);
+	if (n < 0) {
+		snprintf(err, errlen, "%s: switch '%s' owns more than %u ports; "
+			 "allowed: at most %u ports per switch instance",
+			 prof->path, prof->switches[k].name, AIFAB_SW_MAX_PORTS,
+			 AIFAB_SW_MAX_PORTS);
+		return -1;
+	}
+	sp->n = (unsigned int)n;
+	for (i = 0; i < sp->n; i++) {
+		sp->rt[i] = app->env.ports[sp->map[i]];
+		sp->link_down[i] = app->link_down[sp->map[i]];
+	}
+	env->ports = sp->rt;
+	env->n_ports = (uint16_t)sp->n;
+	env->link_down = sp->link_down;
+	return 0;
 }
 
 /* One switch pipeline per instance, all on the switch lcores. */
 static int
 app_start_switches(struct app *app, const unsigned int *ids, unsigned int n,
-		   uint32_t gen_mask, char *err, size_t errlen)
+		   const struct app_portset *gen, char *err, size_t errlen)
 {
 	const struct aifab_profile *prof = &app->prof;
+	bool own = app->env.n_ports > AIFAB_SW_MAX_PORTS;
 	struct aifab_env env;
 	unsigned int k, i;
 	void *sw;
@@ -207,7 +280,7 @@ app_start_switches(struct app *app, const unsigned int *ids, unsigned int n,
 	for (k = 0; k < prof->n_switches; k++) {
 		const char *name = prof->switches[k].name;
 
-		if (!switch_wanted(prof, gen_mask, k))
+		if (!switch_wanted(prof, gen, k))
 			continue;
 		app->sw_prof[k] = malloc(sizeof(*app->sw_prof[k]));
 		if (app->sw_prof[k] == NULL ||
@@ -217,6 +290,9 @@ app_start_switches(struct app *app, const unsigned int *ids, unsigned int n,
 			return -1;
 		}
 		env = app->env;
+		if (own && app_switch_own_ports(app, k, gen, &env, err,
+						errlen) != 0)
+			return -1;
 		env.prof = app->sw_prof[k];
 		env.sw_index = (uint8_t)k;
 		snprintf(env.sw_name, sizeof(env.sw_name), "%s", name);
@@ -225,6 +301,10 @@ app_start_switches(struct app *app, const unsigned int *ids, unsigned int n,
 		if (sw == NULL)
 			return -1;
 		pipe_add(app, &aifab_switch_ops, sw);
+		if (own) {
+			app->pipe[app->n_pipes - 1].map = app->sw_ports[k]->map;
+			app->pipe[app->n_pipes - 1].n_map = app->sw_ports[k]->n;
+		}
 		for (i = 0; i < n; i++)
 			plan_add(app, ids[i], &aifab_switch_ops, sw, i);
 		printf("switch%s%s: %u worker%s on lcore%s", name[0] ? " " : "",
@@ -242,7 +322,7 @@ app_start(struct app *app, char *err, size_t errlen)
 	const struct aifab_profile *prof = &app->prof;
 	unsigned int ids[RTE_MAX_LCORE], i, gen_lc = 0;
 	unsigned int gen_ids[AIFAB_MAX_WORKERS] = { 0 };
-	uint32_t gen_mask;
+	struct app_portset gen_mask;
 	uint64_t ts_flag;
 	int n = 1, ts_off, n_gen = 1;
 	bool sw_on = false;
@@ -250,7 +330,7 @@ app_start(struct app *app, char *err, size_t errlen)
 	if (app_gen_port_mask(prof, &gen_mask, err, errlen) != 0)
 		return -1;
 	for (i = 0; i < prof->n_switches; i++)
-		sw_on |= switch_wanted(prof, gen_mask, i);
+		sw_on |= switch_wanted(prof, &gen_mask, i);
 	if (sw_on) {
 		n = app_switch_lcores(prof, app_ports_max_workers(prof,
 				      &app->args), ids, err, errlen);
@@ -275,7 +355,7 @@ app_start(struct app *app, char *err, size_t errlen)
 			 prof->path);
 		return -1;
 	}
-	if (app_ports_setup(prof, &app->args, (unsigned int)n, gen_mask,
+	if (app_ports_setup(prof, &app->args, (unsigned int)n, &gen_mask,
 			    &app->env, err, errlen) != 0)
 		return -1;
 	app->env.link_down = app->link_down;
@@ -292,7 +372,7 @@ app_start(struct app *app, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot register the mbuf timestamp field");
 		return -1;
 	}
-	if (sw_on && app_start_switches(app, ids, (unsigned int)n, gen_mask,
+	if (sw_on && app_start_switches(app, ids, (unsigned int)n, &gen_mask,
 					err, errlen) != 0)
 		return -1;
 	if (app_lab_on(prof)) {
@@ -363,7 +443,8 @@ app_launch(struct app *app, char *err, size_t errlen)
 	}
 	for (i = 0; i < app->n_pipes; i++)
 		if (app_stats_add_pipe(app->stats, app->pipe[i].ops,
-				       app->pipe[i].st) != 0)
+				       app->pipe[i].st, app->pipe[i].map,
+				       app->pipe[i].n_map) != 0)
 			return -1;
 	app_stats_set_gen(app->stats, app->gen);
 	app_stats_set_lab(app->stats, app->lab);
@@ -567,6 +648,8 @@ app_pipes_fini(struct app *app)
 	for (i = 0; i < AIFAB_MAX_SWITCHES; i++) {
 		free(app->sw_prof[i]);
 		app->sw_prof[i] = NULL;
+		free(app->sw_ports[i]);
+		app->sw_ports[i] = NULL;
 	}
 	app->gen = NULL;
 	app->lab = NULL;
@@ -608,8 +691,13 @@ app_finish(struct app *app, enum app_end end, double elapsed)
 		app_report_generator(r, &gs);
 		app_report_multihost(r, app_mh_json(app->mh));
 	}
-	for (i = 0; i < app->n_pipes; i++)
-		app->pipe[i].ops->report(app->pipe[i].st, app_report_sink(r));
+	for (i = 0; i < app->n_pipes; i++) {
+		struct app_mapped_sink ms;
+
+		app_mapped_sink_init(&ms, app_report_sink(r), app->pipe[i].map,
+				     app->pipe[i].n_map);
+		app->pipe[i].ops->report(app->pipe[i].st, &ms.sink);
+	}
 	if (app->gen != NULL) {
 		printf("\n");
 		aifab_gen_print_table(app->gen, stdout);

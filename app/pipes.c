@@ -19,8 +19,8 @@
 
 /* [lab] tx_port + rx_ports: the recipe's ports, as the generator's. */
 static int
-lab_port_mask(const struct aifab_profile *p, uint32_t *mask, char *err,
-	      size_t errlen)
+lab_port_mask(const struct aifab_profile *p, struct app_portset *mask,
+	      char *err, size_t errlen)
 {
 	char buf[sizeof(p->lab.rx_ports)], *tok, *save = NULL;
 	int i, k;
@@ -38,7 +38,7 @@ lab_port_mask(const struct aifab_profile *p, uint32_t *mask, char *err,
 			 p->lab.tx_port);
 		return -1;
 	}
-	*mask = 1u << i;
+	app_portset_add(mask, (unsigned int)i);
 	for (k = 0; k < 2; k++) {
 		const char *key = k ? "tx_ports" : "rx_ports";
 		const char *val = k ? p->lab.tx_ports : p->lab.rx_ports;
@@ -54,7 +54,7 @@ lab_port_mask(const struct aifab_profile *p, uint32_t *mask, char *err,
 					 "sections", p->path, key, val, tok);
 				return -1;
 			}
-			*mask |= 1u << i;
+			app_portset_add(mask, (unsigned int)i);
 		}
 	}
 	return 0;
@@ -62,13 +62,14 @@ lab_port_mask(const struct aifab_profile *p, uint32_t *mask, char *err,
 
 /* Port mask of [generator] ports ("" = every port). -1 on a bad name. */
 int
-app_gen_port_mask(const struct aifab_profile *p, uint32_t *mask, char *err,
-		  size_t errlen)
+app_gen_port_mask(const struct aifab_profile *p, struct app_portset *mask,
+		  char *err, size_t errlen)
 {
 	char buf[sizeof(p->gen.ports)], *tok, *save = NULL;
+	bool any = false;
 	int i;
 
-	*mask = 0;
+	memset(mask, 0, sizeof(*mask));
 	if (app_lab_on(p))
 		return lab_port_mask(p, mask, err, errlen);
 	if (!p->gen.enabled)
@@ -76,6 +77,19 @@ app_gen_port_mask(const struct aifab_profile *p, uint32_t *mask, char *err,
 	snprintf(buf, sizeof(buf), "%s", p->gen.ports);
 	for (tok = strtok_r(buf, " ,", &save); tok != NULL;
 	     tok = strtok_r(NULL, " ,", &save)) {
+		size_t n = strlen(tok);
+
+		if (n > 0 && tok[n - 1] == '*') { /* a prefix: "g*" */
+			bool hit = false;
+
+			for (i = 0; i < p->n_ports; i++)
+				if (strncmp(p->ports[i].name, tok, n - 1) == 0) {
+					app_portset_add(mask, (unsigned int)i);
+					hit = any = true;
+				}
+			if (hit)
+				continue;
+		}
 		i = aifab_profile_port_index(p, tok);
 		if (i < 0) {
 			snprintf(err, errlen, "%s: [generator] ports = '%s': "
@@ -83,10 +97,11 @@ app_gen_port_mask(const struct aifab_profile *p, uint32_t *mask, char *err,
 				 "sections", p->path, p->gen.ports, tok);
 			return -1;
 		}
-		*mask |= 1u << i;
+		app_portset_add(mask, (unsigned int)i);
+		any = true;
 	}
-	if (*mask == 0)
-		*mask = p->n_ports >= 32 ? ~0u : (1u << p->n_ports) - 1;
+	for (i = 0; !any && i < p->n_ports; i++)
+		app_portset_add(mask, (unsigned int)i);
 	return 0;
 }
 
@@ -228,7 +243,7 @@ gen_gateway_macs(const struct aifab_profile *prof,
 
 		while (i < env->n_ports && !env->ports[i].gen_owned)
 			i++;
-		if (i >= env->n_ports ||
+		if (i >= env->n_ports || i >= AIFAB_GEN_MAX_PORTS ||
 		    rte_ether_unformat_addr(tok, &mac) != 0 ||
 		    !rte_is_unicast_ether_addr(&mac)) {
 			snprintf(err, errlen, "%s: [generator] gateway_macs = "
@@ -256,7 +271,7 @@ gen_gateways(const struct aifab_profile *prof, const struct aifab_env *env,
 	unsigned int i;
 	int j;
 
-	for (i = 0; i < env->n_ports; i++) {
+	for (i = 0; i < env->n_ports && i < AIFAB_GEN_MAX_PORTS; i++) {
 		if (!env->ports[i].gen_owned)
 			continue;
 		j = aifab_profile_port_index(prof, prof->ports[i].wire);
@@ -290,7 +305,7 @@ gen_params(const struct aifab_profile *prof, const struct aifab_env *env,
 		gp->base_mac = g->base_mac;
 	if (g->has_base_ip)
 		gp->base_ip = g->base_ip;
-	for (i = 0; i < env->n_ports; i++)
+	for (i = 0; i < env->n_ports && i < AIFAB_GEN_MAX_PORTS; i++)
 		if (env->ports[i].gen_owned)
 			gp->ports[gp->n_ports++] = (uint16_t)i;
 	gp->rx = g->rx;
@@ -325,8 +340,18 @@ app_gen_create(const struct aifab_profile *prof, const struct aifab_env *env,
 {
 	struct aifab_gen_params gp;
 	char why[APP_ERR_LEN];
+	unsigned int i;
 	void *st;
 
+	for (i = AIFAB_GEN_MAX_PORTS; i < env->n_ports; i++)
+		if (env->ports[i].gen_owned) {
+			snprintf(err, errlen, "%s: [generator] ports: port '%s' "
+				 "is [port.*] section %u; allowed: the "
+				 "generator's ports among the first %u [port.*] "
+				 "sections", prof->path, env->ports[i].name,
+				 i + 1, AIFAB_GEN_MAX_PORTS);
+			return NULL;
+		}
 	gen_params(prof, env, &gp);
 	if (mh != NULL)
 		app_mh_gen_params(mh, &gp);   /* several servers */

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_bus.h>
@@ -17,7 +18,6 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
-#include <rte_eth_ring.h>
 #include <rte_ring.h>
 
 #include "app.h"
@@ -25,19 +25,52 @@
 #define APP_MIN_MBUFS 8192u
 
 #define APP_WIRE_RING 4096 /* frames in flight per direction of a wire */
+#define APP_WIRE_RING_BIG 1024 /* the same, on a profile of many ports */
 
 #define APP_LINK_WAIT_MS 3000 /* at most, for every port's link to come up */
 #define APP_LINK_POLL_MS 50
+#define APP_PORTS_SHOWN 64 /* port lines at start */
 
 /* One pool per socket; indexed by socket id. Owned by this file only. */
 static struct rte_mempool *pools[RTE_MAX_NUMA_NODES];
-/* In-memory cables: the ethdev made for each wired port, and its rings:
- * the one it transmits into and (virtual clock only) the one it receives
- * from, which app/vclock.c fills from the other end's TX ring. */
-static char wire_dev[AIFAB_MAX_PORTS][RTE_ETH_NAME_MAX_LEN];
+/* Every port's run-time state (env->ports), freed in app_pools_free(). */
+static struct aifab_port_rt *ports_rt;
+static struct aifab_port_tap *ports_tap; /* ring ports' TX taps */
+/* In-memory cables: each wired port's rings, the one it transmits into
+ * and (virtual clock only) the one it receives from, which app/vclock.c
+ * fills from the other end's TX ring. The rings live in ordinary memory
+ * (rte_ring_init), not memzones: a fabric of thousands of ports would
+ * exhaust RTE_MAX_MEMZONE and -m. */
 static struct rte_ring *wire_rings[AIFAB_MAX_PORTS];
 static struct rte_ring *wire_rx[AIFAB_MAX_PORTS];
 static uint16_t wire_peer[AIFAB_MAX_PORTS];
+static bool wired[AIFAB_MAX_PORTS];
+
+/* Frames in flight per direction of a wire: fewer on big fabrics. */
+static unsigned int
+wire_ring_size(const struct aifab_profile *prof)
+{
+	return prof->n_ports > AIFAB_SW_MAX_PORTS ? APP_WIRE_RING_BIG :
+		APP_WIRE_RING;
+}
+
+/* @p mp: several writers (a generator port with several workers). */
+static struct rte_ring *
+ring_new(const char *name, unsigned int count, bool mp)
+{
+	ssize_t sz = rte_ring_get_memsize(count);
+	void *mem = NULL;
+
+	if (sz < 0 || posix_memalign(&mem, RTE_CACHE_LINE_SIZE,
+				     (size_t)sz) != 0)
+		return NULL;
+	if (rte_ring_init(mem, name, count,
+			  (mp ? 0 : RING_F_SP_ENQ) | RING_F_SC_DEQ)) {
+		free(mem);
+		return NULL;
+	}
+	return mem;
+}
 
 /* Port @p i's own RX ring (the virtual clock's wires), or NULL. */
 static struct rte_ring *
@@ -48,8 +81,7 @@ wire_rx_create(const struct aifab_profile *prof, unsigned int i)
 	if (!app_clock_whole(prof))
 		return NULL;
 	snprintf(name, sizeof(name), "wirx_%s", prof->ports[i].name);
-	wire_rx[i] = rte_ring_create(name, APP_WIRE_RING, (int)rte_socket_id(),
-				     RING_F_SP_ENQ | RING_F_SC_DEQ);
+	wire_rx[i] = ring_new(name, wire_ring_size(prof), false);
 	return wire_rx[i];
 }
 
@@ -68,23 +100,23 @@ app_ports_wire(unsigned int i, struct rte_ring **tx, struct rte_ring **peer_rx,
 static unsigned int
 wire_txq(const struct aifab_profile *prof, unsigned int i)
 {
-	uint32_t mask = 0;
+	struct app_portset mask;
 	char err[8];
 
 	if (app_gen_workers(prof) == 1 ||
 	    app_gen_port_mask(prof, &mask, err, sizeof(err)) != 0)
 		return 1;
-	return (mask >> i) & 1 ? app_gen_workers(prof) : 1;
+	return app_portset_has(&mask, i) ? app_gen_workers(prof) : 1;
 }
 
 /*
- * [port.X] wire = Y: two ring ethdevs back to back. X transmits into the
- * ring Y receives from and the other way round; one queue pair each, one
- * writer and one reader per ring (a generator port with several workers:
- * one TX queue each, all into its ring, then multi-producer). With the
- * virtual clock each end
- * receives from a ring of its own, and app/vclock.c carries frames from
- * one end's TX ring to the other's RX ring when they arrive.
+ * [port.X] wire = Y: two ring ports back to back, no ethdev. X transmits
+ * into the ring Y receives from and the other way round; one queue pair
+ * each, one writer and one reader per ring (a generator port with several
+ * workers: one TX queue each, all into its ring, then multi-producer).
+ * With the virtual clock each end receives from a ring of its own, and
+ * app/vclock.c carries frames from one end's TX ring to the other's RX
+ * ring when they arrive.
  */
 static int
 wire_create(const struct aifab_profile *prof, unsigned int a, char *err,
@@ -93,51 +125,27 @@ wire_create(const struct aifab_profile *prof, unsigned int a, char *err,
 	unsigned int b = (unsigned int)aifab_profile_port_index(prof,
 					prof->ports[a].wire);
 	char name[RTE_RING_NAMESIZE];
-	struct rte_ring *ab, *ba, *rx_a, *rx_b;
-	struct rte_ring *txa[AIFAB_MAX_WORKERS], *txb[AIFAB_MAX_WORKERS];
-	unsigned int na = wire_txq(prof, a), nb = wire_txq(prof, b), q;
-	int pa, pb;
+	unsigned int na = wire_txq(prof, a), nb = wire_txq(prof, b);
 
-	if (wire_dev[a][0] != '\0')
+	if (wired[a])
 		return 0; /* made from the other end */
-	snprintf(name, sizeof(name), "wire_%s", prof->ports[a].name);
-	ab = rte_ring_create(name, APP_WIRE_RING, (int)rte_socket_id(),
-			     (na > 1 ? 0 : RING_F_SP_ENQ) | RING_F_SC_DEQ);
-	snprintf(name, sizeof(name), "wire_%s", prof->ports[b].name);
-	ba = rte_ring_create(name, APP_WIRE_RING, (int)rte_socket_id(),
-			     (nb > 1 ? 0 : RING_F_SP_ENQ) | RING_F_SC_DEQ);
-	rx_a = ba; /* real time: each end receives what the other sends */
-	rx_b = ab;
-	wire_rings[a] = ab;
-	wire_rings[b] = ba;
+	wired[a] = wired[b] = true;
 	wire_peer[a] = (uint16_t)b;
 	wire_peer[b] = (uint16_t)a;
-	if (ab == NULL || ba == NULL)
-		goto fail;
-	if (app_clock_whole(prof)) {
-		rx_a = wire_rx_create(prof, a);
-		rx_b = wire_rx_create(prof, b);
-		if (rx_a == NULL || rx_b == NULL)
-			goto fail;
-	}
 	snprintf(name, sizeof(name), "wire_%s", prof->ports[a].name);
-	for (q = 0; q < AIFAB_MAX_WORKERS; q++) {
-		txa[q] = ab;
-		txb[q] = ba;
-	}
-	pa = rte_eth_from_rings(name, &rx_a, 1, txa, na, rte_socket_id());
+	wire_rings[a] = ring_new(name, wire_ring_size(prof), na > 1);
 	snprintf(name, sizeof(name), "wire_%s", prof->ports[b].name);
-	pb = rte_eth_from_rings(name, &rx_b, 1, txb, nb, rte_socket_id());
-	/* The driver names them net_ring_<name>: keep what it chose. */
-	if (pa < 0 || pb < 0 ||
-	    rte_eth_dev_get_name_by_port((uint16_t)pa, wire_dev[a]) != 0 ||
-	    rte_eth_dev_get_name_by_port((uint16_t)pb, wire_dev[b]) != 0)
+	wire_rings[b] = ring_new(name, wire_ring_size(prof), nb > 1);
+	if (wire_rings[a] == NULL || wire_rings[b] == NULL)
+		goto fail;
+	if (app_clock_whole(prof) && (wire_rx_create(prof, a) == NULL ||
+				      wire_rx_create(prof, b) == NULL))
 		goto fail;
 	return 0;
 fail:
 	snprintf(err, errlen, "%s: [port.%s] wire = '%s': cannot create the "
-		 "rings (%s); allowed: raise -m", prof->path, prof->ports[a].name,
-		 prof->ports[a].wire, rte_strerror(rte_errno));
+		 "rings: out of memory", prof->path, prof->ports[a].name,
+		 prof->ports[a].wire);
 	return -1;
 }
 
@@ -153,13 +161,6 @@ wires_create(const struct aifab_profile *prof, char *err, size_t errlen)
 	return 0;
 }
 
-/* Name to bind port @p i to: its wire's ethdev, or the profile's device. */
-static const char *
-port_device(const struct aifab_profile *prof, unsigned int i)
-{
-	return wire_dev[i][0] != '\0' ? wire_dev[i] : prof->ports[i].device;
-}
-
 static bool
 is_finite(const struct app_args *args, const char *dev)
 {
@@ -171,21 +172,37 @@ is_finite(const struct app_args *args, const char *dev)
 	return false;
 }
 
-/* Map profile ports to ethdev ids: by `device`, else the next unused one. */
+/*
+ * Map profile ports to ethdev ids: by `device`, else the next unused one;
+ * a wired port is a ring (UINT16_MAX). Only ethdev ports are bounded by
+ * RTE_MAX_ETHPORTS.
+ */
 static int
 bind_ports(const struct aifab_profile *prof, uint16_t *ids, char *err,
 	   size_t errlen)
 {
 	bool used[RTE_MAX_ETHPORTS] = { false };
+	unsigned int n_eth = 0;
 	uint16_t pid, i;
 
 	if (wires_create(prof, err, errlen) != 0)
 		return -1;
 	for (i = 0; i < prof->n_ports; i++) {
+		ids[i] = UINT16_MAX;
+		n_eth += !wired[i];
+	}
+	if (n_eth > RTE_MAX_ETHPORTS) {
+		snprintf(err, errlen, "%s: %u [port.*] sections are ethdevs (no "
+			 "wire); allowed: at most %u (RTE_MAX_ETHPORTS; "
+			 "in-memory wire ports have no such limit)", prof->path,
+			 n_eth, RTE_MAX_ETHPORTS);
+		return -1;
+	}
+	for (i = 0; i < prof->n_ports; i++) {
 		const struct aifab_port_params *pp = &prof->ports[i];
-		const char *dev = port_device(prof, i);
+		const char *dev = pp->device;
 
-		if (dev[0] == '\0')
+		if (wired[i] || dev[0] == '\0')
 			continue;
 		if (rte_eth_dev_get_port_by_name(dev, &pid) != 0) {
 			snprintf(err, errlen,
@@ -198,7 +215,7 @@ bind_ports(const struct aifab_profile *prof, uint16_t *ids, char *err,
 		used[pid] = true;
 	}
 	for (i = 0; i < prof->n_ports; i++) {
-		if (port_device(prof, i)[0] != '\0')
+		if (wired[i] || prof->ports[i].device[0] != '\0')
 			continue;
 		RTE_ETH_FOREACH_DEV(pid)
 			if (!used[pid])
@@ -231,7 +248,9 @@ app_ports_max_workers(const struct aifab_profile *prof,
 	if (bind_ports(prof, ids, err, sizeof(err)) != 0)
 		return 1;
 	for (i = 0; i < prof->n_ports; i++)
-		if (rte_eth_dev_info_get(ids[i], &di) == 0)
+		if (wired[i])
+			w = 1; /* one ring each way, one reader, one writer */
+		else if (rte_eth_dev_info_get(ids[i], &di) == 0)
 			w = RTE_MIN(w, (unsigned int)RTE_MAX(di.max_tx_queues, 1));
 	return RTE_MAX(w, 1u);
 }
@@ -269,8 +288,9 @@ pool_size(const struct aifab_profile *prof, unsigned int n_workers)
 	/* generator ports have a queue pair per generator worker */
 	n_workers = RTE_MAX(n_workers, app_gen_workers(prof));
 	for (i = 0; i < prof->n_ports; i++)
-		n += (prof->ports[i].rx_desc + prof->ports[i].tx_desc) *
-		     n_workers;
+		if (!wired[i])
+			n += (prof->ports[i].rx_desc + prof->ports[i].tx_desc) *
+			     n_workers;
 	n += n_workers * (prof->burst + 64u * prof->n_ports + prof->mbuf_cache);
 	/* A full shared buffer holds mbufs too: one per 256-byte cell. */
 	n += (unsigned int)RTE_MIN(prof->qos.buffer_bytes / 256, (uint64_t)1 << 20);
@@ -375,7 +395,9 @@ port_show(const struct aifab_port_rt *rt)
 	char lstr[RTE_ETH_LINK_MAX_STR_LEN];
 	char mac[RTE_ETHER_ADDR_FMT_SIZE];
 
-	if (rte_eth_link_get_nowait(rt->port_id, &link) != 0)
+	if (aifab_port_is_ring(rt))
+		snprintf(lstr, sizeof(lstr), "in memory");
+	else if (rte_eth_link_get_nowait(rt->port_id, &link) != 0)
 		snprintf(lstr, sizeof(lstr), "link unknown");
 	else
 		rte_eth_link_to_str(lstr, sizeof(lstr), &link);
@@ -522,7 +544,8 @@ links_wait(const struct aifab_env *env, unsigned int max_ms)
 	for (;;) {
 		down = 0;
 		for (i = 0; i < env->n_ports; i++)
-			if (rte_eth_link_get_nowait(env->ports[i].port_id,
+			if (!aifab_port_is_ring(&env->ports[i]) &&
+			    rte_eth_link_get_nowait(env->ports[i].port_id,
 						    &link) == 0 &&
 			    link.link_status == RTE_ETH_LINK_DOWN)
 				down++;
@@ -540,6 +563,8 @@ port_speed(const struct aifab_port_params *pp, struct aifab_port_rt *rt)
 	struct rte_eth_link link;
 
 	rt->speed_mbps = pp->speed_mbps;
+	if (rt->speed_mbps == 0 && aifab_port_is_ring(rt))
+		rt->speed_mbps = RTE_ETH_SPEED_NUM_10G; /* as net_ring said */
 	if (rt->speed_mbps == 0 && rte_eth_link_get_nowait(rt->port_id, &link) == 0 &&
 	    link.link_status == RTE_ETH_LINK_UP &&
 	    link.link_speed != RTE_ETH_SPEED_NUM_NONE &&
@@ -552,49 +577,91 @@ port_speed(const struct aifab_port_params *pp, struct aifab_port_rt *rt)
 	}
 }
 
+/* A wired port: its rings, no ethdev (aifab_port_rx_burst()). */
+static void
+ring_port(const struct aifab_profile *prof, unsigned int i,
+	  struct aifab_port_rt *rt)
+{
+	const struct aifab_port_params *pp = &prof->ports[i];
+
+	snprintf(rt->device, sizeof(rt->device), "wire_%s", pp->name);
+	rt->port_id = UINT16_MAX;
+	rt->nb_rxq = rt->nb_txq = 1;
+	rt->mtu = pp->mtu;
+	if (pp->has_mac)
+		rt->mac = pp->mac;
+	rt->tx_ring = wire_rings[i];
+	/* Real time: each end receives what the other sends. */
+	rt->rx_ring = wire_rx[i] != NULL ? wire_rx[i] :
+		wire_rings[wire_peer[i]];
+}
+
 int
 app_ports_setup(const struct aifab_profile *prof, const struct app_args *args,
-		unsigned int n_workers, uint32_t gen_mask,
+		unsigned int n_workers, const struct app_portset *gen,
 		struct aifab_env *env, char *err, size_t errlen)
 {
 	uint16_t ids[AIFAB_MAX_PORTS];
-	unsigned int i, down, n = pool_size(prof, n_workers);
+	unsigned int i, down, shown = 0, n = pool_size(prof, n_workers);
 
 	memset(env, 0, sizeof(*env));
 	env->prof = prof;
 	env->tsc_hz = rte_get_tsc_hz();
+	ports_rt = calloc(RTE_MAX(prof->n_ports, 1), sizeof(*ports_rt));
+	/* a tap per TX queue: a generator port has one per generator worker */
+	ports_tap = calloc(RTE_MAX(prof->n_ports, 1) * app_gen_workers(prof),
+			   sizeof(*ports_tap));
+	if (ports_rt == NULL || ports_tap == NULL) {
+		snprintf(err, errlen, "out of memory for %u ports",
+			 prof->n_ports);
+		return -1;
+	}
+	env->ports = ports_rt;
 	if (bind_ports(prof, ids, err, errlen) != 0)
 		return -1;
 	for (i = 0; i < prof->n_ports; i++) {
 		struct aifab_port_rt *rt = &env->ports[i];
+		int sock = wired[i] ? (int)rte_socket_id() :
+			rte_eth_dev_socket_id(ids[i]);
 
 		snprintf(rt->name, sizeof(rt->name), "%s", prof->ports[i].name);
 		rt->port_id = ids[i];
-		if (rte_eth_dev_get_name_by_port(ids[i], rt->device) != 0)
-			snprintf(rt->device, sizeof(rt->device), "port%u", ids[i]);
-		rt->finite_rx = is_finite(args, rt->device);
-		rt->gen_owned = (gen_mask >> i) & 1;
+		rt->gen_owned = app_portset_has(gen, i);
 		rt->sw = prof->ports[i].sw;
-		rt->pool = pool_for(rte_eth_dev_socket_id(ids[i]), n,
-				    prof->mbuf_cache, prof->mbuf_data_bytes,
-				    err, errlen);
+		rt->pool = pool_for(sock, n, prof->mbuf_cache,
+				    prof->mbuf_data_bytes, err, errlen);
 		if (rt->pool == NULL)
 			return -1;
 		env->n_ports++;
+		if (wired[i]) {
+			ring_port(prof, i, rt);
+			if (rt->gen_owned)
+				rt->nb_txq = (uint16_t)wire_txq(prof, i);
+			rt->tap = &ports_tap[i * app_gen_workers(prof)];
+			continue;
+		}
+		if (rte_eth_dev_get_name_by_port(ids[i], rt->device) != 0)
+			snprintf(rt->device, sizeof(rt->device), "port%u", ids[i]);
+		rt->finite_rx = is_finite(args, rt->device);
 		if (port_configure(&prof->ports[i], rt, rt->gen_owned ?
 				   app_gen_workers(prof) : n_workers, err,
 				   errlen))
 			return -1;
 	}
 	for (i = 0; i < env->n_ports; i++)
-		if (port_start(prof, &prof->ports[i], &env->ports[i], err,
+		if (!aifab_port_is_ring(&env->ports[i]) &&
+		    port_start(prof, &prof->ports[i], &env->ports[i], err,
 			       errlen))
 			return -1;
 	down = links_wait(env, APP_LINK_WAIT_MS);
 	for (i = 0; i < env->n_ports; i++) {
 		port_speed(&prof->ports[i], &env->ports[i]);
-		port_show(&env->ports[i]);
+		/* A fabric of hundreds of ports: the first ones only. */
+		if (shown++ < APP_PORTS_SHOWN)
+			port_show(&env->ports[i]);
 	}
+	if (shown > APP_PORTS_SHOWN)
+		printf("... and %u more ports\n", shown - APP_PORTS_SHOWN);
 	if (down != 0)
 		printf("warning: %u port(s) still link down after %u ms\n",
 		       down, APP_LINK_WAIT_MS);
@@ -608,6 +675,8 @@ app_ports_close(struct aifab_env *env)
 	unsigned int i;
 
 	for (i = 0; i < env->n_ports; i++) {
+		if (aifab_port_is_ring(&env->ports[i]))
+			continue;
 		(void)rte_eth_dev_stop(env->ports[i].port_id);
 		(void)rte_eth_dev_close(env->ports[i].port_id);
 	}
@@ -620,11 +689,11 @@ app_ports_close(struct aifab_env *env)
 		while (wire_rx[i] != NULL &&
 		       rte_ring_dequeue(wire_rx[i], (void **)&m) == 0)
 			rte_pktmbuf_free(m);
-		rte_ring_free(wire_rings[i]);
-		rte_ring_free(wire_rx[i]);
+		free(wire_rings[i]);
+		free(wire_rx[i]);
 		wire_rings[i] = NULL;
 		wire_rx[i] = NULL;
-		wire_dev[i][0] = '\0';
+		wired[i] = false;
 	}
 }
 
@@ -663,4 +732,8 @@ app_pools_free(void)
 		rte_mempool_free(pools[s]);
 		pools[s] = NULL;
 	}
+	free(ports_rt);
+	ports_rt = NULL;
+	free(ports_tap);
+	ports_tap = NULL;
 }

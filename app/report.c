@@ -21,7 +21,7 @@
 #include "generator.h"
 
 #define REP_MAX_ENTRIES 512
-#define REP_MAX_ECMP 256
+#define REP_MAX_ECMP 4096
 
 struct rep_entry {
 	char group[24];
@@ -57,11 +57,13 @@ struct app_report {
 	struct rep_lcore lcore[RTE_MAX_LCORE];
 	struct aifab_report_sink sink;
 	const struct aifab_env *env;
-	struct aifab_port_counters ctr[AIFAB_MAX_PORTS];
-	/* the ethdev's own counters (rte_eth_stats) when the run ended */
-	bool has_eth[AIFAB_MAX_PORTS];
-	struct rte_eth_stats eth[AIFAB_MAX_PORTS];
-	struct rep_port port[AIFAB_MAX_PORTS];
+	/* env->n_ports each: */
+	struct aifab_port_counters *ctr;
+	/* the ethdev's own counters (rte_eth_stats) when the run ended;
+	 * none for a ring port (an in-memory wire has no ethdev) */
+	bool *has_eth;
+	struct rte_eth_stats *eth;
+	struct rep_port *port;
 	unsigned int n_ecmp;
 	struct rep_ecmp ecmp[REP_MAX_ECMP];
 	char cur_sw[AIFAB_NAME_LEN];  /* switch of the next ecmp members */
@@ -160,8 +162,19 @@ app_report_new(const struct aifab_env *env)
 {
 	struct app_report *r = calloc(1, sizeof(*r));
 
+	unsigned int n = RTE_MAX(env->n_ports, 1);
+
 	if (r == NULL)
 		return NULL;
+	r->ctr = calloc(n, sizeof(*r->ctr));
+	r->has_eth = calloc(n, sizeof(*r->has_eth));
+	r->eth = calloc(n, sizeof(*r->eth));
+	r->port = calloc(n, sizeof(*r->port));
+	if (r->ctr == NULL || r->has_eth == NULL || r->eth == NULL ||
+	    r->port == NULL) {
+		app_report_free(r);
+		return NULL;
+	}
 	r->env = env;
 	r->sink.ctx = r;
 	r->sink.port_u64 = rep_port_u64;
@@ -189,8 +202,9 @@ app_report_set_counters(struct app_report *r,
 	 * pipeline sees a frame: only the ethdev counts them. The ports are
 	 * still open here (the report is written after they close). */
 	for (p = 0; p < r->env->n_ports; p++)
-		r->has_eth[p] = rte_eth_stats_get(r->env->ports[p].port_id,
-						  &r->eth[p]) == 0;
+		r->has_eth[p] = !aifab_port_is_ring(&r->env->ports[p]) &&
+			rte_eth_stats_get(r->env->ports[p].port_id,
+					  &r->eth[p]) == 0;
 }
 
 void
@@ -469,6 +483,10 @@ app_report_free(struct app_report *r)
 	if (r != NULL) {
 		free(r->lab_json);
 		free(r->mh_json);
+		free(r->ctr);
+		free(r->has_eth);
+		free(r->eth);
+		free(r->port);
 	}
 	free(r);
 }

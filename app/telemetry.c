@@ -80,6 +80,46 @@ add_port_names(struct app_stats *s, struct rte_tel_data *d)
 	return rc;
 }
 
+/* Env port @p p in the first switch's set: its index there, or -1 (a
+ * switch of a big fabric counts only its own ports, from 0). */
+static int
+sw_port(const struct app_stats *s, unsigned int p)
+{
+	unsigned int i;
+
+	if (s->sw_map == NULL)
+		return (int)p;
+	for (i = 0; i < s->sw_n_map; i++)
+		if (s->sw_map[i] == p)
+			return (int)i;
+	return -1;
+}
+
+/* The first switch's set's port names (its own ports). */
+static int
+add_sw_port_names(struct app_stats *s, struct rte_tel_data *d)
+{
+	const struct aifab_stats_set *set = s->set[s->sw].set;
+	struct rte_tel_data *a;
+	unsigned int p;
+	int rc;
+
+	if (s->sw_map == NULL)
+		return add_port_names(s, d);
+	a = rte_tel_data_alloc();
+	if (a == NULL)
+		return -ENOMEM;
+	rc = rte_tel_data_start_array(a, RTE_TEL_STRING_VAL);
+	for (p = 0; rc == 0 && p < aifab_stats_n_ports(set); p++)
+		rc = rte_tel_data_add_array_string(a,
+					aifab_stats_port_name(set, p));
+	if (rc == 0)
+		rc = rte_tel_data_add_dict_container(d, "ports", a, 0);
+	if (rc != 0)
+		rte_tel_data_free(a);
+	return rc;
+}
+
 static int
 port_index(const struct app_stats *s, const char *name)
 {
@@ -133,8 +173,9 @@ ports_all(struct app_stats *s, const struct aifab_port_counters *pc,
 #undef COL
 	for (k = 0; snap != NULL && rc == 0 && k < RTE_DIM(sums); k += 2) {
 		for (p = 0; p < n; p++)
-			v[p] = app_stats_sum(s->set[s->sw].set, snap,
-					     sums[k + 1], (int)p);
+			v[p] = sw_port(s, p) < 0 ? 0 :
+				app_stats_sum(s->set[s->sw].set, snap,
+					      sums[k + 1], sw_port(s, p));
 		rc = aifab_stats_tel_u64s(d, sums[k], v, n);
 	}
 	return rc;
@@ -164,13 +205,15 @@ ports_one(struct app_stats *s, int port, const struct aifab_port_counters *pc,
 	if (snap == NULL)
 		return rc;
 	set = s->set[s->sw].set;
+	port = sw_port(s, (unsigned int)port);
 	for (id = 0; rc == 0 && id < aifab_stats_n_counters(set); id++) {
 		uint64_t v = 0;
 
 		if (aifab_stats_instance_port(set, id, 0) < 0)
 			continue;
 		for (i = 0; i < aifab_stats_n_instances(set, id); i++)
-			if (aifab_stats_instance_port(set, id, i) == port)
+			if (port >= 0 &&
+			    aifab_stats_instance_port(set, id, i) == port)
 				v += aifab_stats_value(set, snap, id, i);
 		rc = rte_tel_data_add_dict_u64(d, aifab_stats_desc(set, id)->name,
 					       v);
@@ -211,7 +254,7 @@ fill_scope(struct app_stats *s, const char *params, struct rte_tel_data *d,
 {
 	struct aifab_stats_snap *snap = snap_of(s, s->sw);
 	const struct aifab_stats_set *set;
-	uint64_t v[AIFAB_STATS_MAX_PORTS * 8];
+	uint64_t v[RTE_TEL_MAX_ARRAY_ENTRIES];
 	int port = params != NULL ? port_index(s, params) : -1;
 	unsigned int id, i, n, from;
 	int rc;
@@ -225,8 +268,12 @@ fill_scope(struct app_stats *s, const char *params, struct rte_tel_data *d,
 	set = s->set[s->sw].set;
 	rc = rte_tel_data_add_dict_u64(d, "tsc", snap->tsc);
 	if (rc == 0)
-		rc = port < 0 ? add_port_names(s, d) :
+		rc = port < 0 ? add_sw_port_names(s, d) :
 			rte_tel_data_add_dict_string(d, "port", params);
+	if (port >= 0 && sw_port(s, (unsigned int)port) < 0)
+		goto out; /* not the first switch's port: no values */
+	if (port >= 0)
+		port = sw_port(s, (unsigned int)port);
 	for (id = 0; rc == 0 && id < aifab_stats_n_counters(set); id++) {
 		if (aifab_stats_desc(set, id)->scope != scope)
 			continue;

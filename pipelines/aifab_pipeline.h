@@ -13,7 +13,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <rte_branch_prediction.h>
+#include <rte_ethdev.h>
 #include <rte_ether.h>
+#include <rte_ring.h>
 
 #include "aifab_profile.h"
 
@@ -29,11 +32,22 @@ struct aifab_stats_set;
  */
 bool aifab_pipeline_pool_free(struct rte_mempool *mp, const char *who);
 
-/** A port as the app bound it to an ethdev. */
+/** Called with every burst a ring port transmits, before it is queued
+ * (as an ethdev TX callback would be; --capture). Returns @p n. */
+typedef uint16_t (*aifab_port_tx_hook)(uint16_t port, uint16_t queue,
+				       struct rte_mbuf **pkts, uint16_t n,
+				       void *arg);
+
+/**
+ * A port as the app bound it: an ethdev (NIC, pcap, af_packet, ...), or,
+ * for an in-memory cable (`[port.X] wire`), a pair of rte_rings with no
+ * ethdev behind them (@c rx_ring set; port_id is then UINT16_MAX). Use
+ * aifab_port_rx_burst() / aifab_port_tx_burst() for either.
+ */
 struct aifab_port_rt {
 	char name[AIFAB_NAME_LEN];    /**< profile name, e.g. "p0" */
-	char device[64];              /**< ethdev name */
-	uint16_t port_id;             /**< ethdev port id */
+	char device[64];              /**< ethdev name ("wire_<name>": ring) */
+	uint16_t port_id;             /**< ethdev port id; UINT16_MAX: ring */
 	uint16_t nb_rxq;
 	uint16_t nb_txq;
 	uint16_t mtu;
@@ -44,13 +58,71 @@ struct aifab_port_rt {
 					   (profile switches[] index) */
 	struct rte_ether_addr mac;    /**< the port's MAC (profile or NIC) */
 	struct rte_mempool *pool;     /**< pool for this port's socket */
+	/** A ring port (no ethdev): it receives from rx_ring and transmits
+	 * into tx_ring (one reader; one writer, or one per TX queue of a
+	 * generator port with several workers: then multi-producer). */
+	struct rte_ring *rx_ring, *tx_ring;
+	/** Ring port: what sees its TX bursts (--capture), one per TX queue
+	 * (nb_txq entries), shared by every copy of this struct (a switch's
+	 * own env holds copies). */
+	struct aifab_port_tap *tap;
 };
+
+/** A ring port's TX tap (the app's; NULL fn: none). */
+struct aifab_port_tap {
+	aifab_port_tx_hook fn;
+	void *arg;
+};
+
+/** Port @p rt is an in-memory ring, not an ethdev. */
+static inline bool
+aifab_port_is_ring(const struct aifab_port_rt *rt)
+{
+	return rt->rx_ring != NULL;
+}
+
+/**
+ * Receive up to @p n frames on queue @p q of @p rt: rte_eth_rx_burst()
+ * on an ethdev, a dequeue from its RX ring on a ring port (one branch,
+ * predicted by the port kind, per burst).
+ */
+static inline uint16_t
+aifab_port_rx_burst(const struct aifab_port_rt *rt, uint16_t q,
+		    struct rte_mbuf **pkts, uint16_t n)
+{
+	if (likely(rt->rx_ring == NULL))
+		return rte_eth_rx_burst(rt->port_id, q, pkts, n);
+	return (uint16_t)rte_ring_sc_dequeue_burst(rt->rx_ring, (void **)pkts,
+						   n, NULL);
+}
+
+/** Out of line: the ring port's transmit (hook, enqueue). */
+uint16_t aifab_port_ring_tx(const struct aifab_port_rt *rt, uint16_t q,
+			    struct rte_mbuf **pkts, uint16_t n);
+
+/**
+ * Transmit up to @p n frames on queue @p q of @p rt; returns how many
+ * were taken (the rest stay the caller's), as rte_eth_tx_burst().
+ */
+static inline uint16_t
+aifab_port_tx_burst(const struct aifab_port_rt *rt, uint16_t q,
+		    struct rte_mbuf **pkts, uint16_t n)
+{
+	if (likely(rt->tx_ring == NULL))
+		return rte_eth_tx_burst(rt->port_id, q, pkts, n);
+	return aifab_port_ring_tx(rt, q, pkts, n);
+}
 
 /** What the app gives a pipeline at init. */
 struct aifab_env {
 	const struct aifab_profile *prof;
 	uint16_t n_ports;
-	struct aifab_port_rt ports[AIFAB_MAX_PORTS];
+	/** n_ports entries, owned by the app; alive until pipelines are
+	 * freed. A switch instance of a profile with more than
+	 * AIFAB_SW_MAX_PORTS ports sees only its own ports here (and
+	 * prof->ports alike), indexed from 0: its report and counters name
+	 * ports by these indices, which the app maps back. */
+	struct aifab_port_rt *ports;
 	uint64_t tsc_hz;
 	/** lcore of each worker, for stats labels; valid during init() only
 	 * (NULL: workers are labelled 0, 1, ...). */

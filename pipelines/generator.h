@@ -52,6 +52,9 @@
 #include "aifab_pipeline.h"
 
 #define AIFAB_GEN_MAX_RANKS 16384
+/** The generator's ports must be among the first this many env ports
+ * (its per-port state is indexed by env port). */
+#define AIFAB_GEN_MAX_PORTS 1024
 
 /** Generator settings (the lead maps profile keys onto these). */
 struct aifab_gen_params {
@@ -62,8 +65,8 @@ struct aifab_gen_params {
 	uint32_t ip_stride;
 	/** Per env port: frames sent from it go to this MAC (a switch port
 	 * it is cabled to) instead of the peer rank's. */
-	bool has_gw[AIFAB_MAX_PORTS];
-	struct rte_ether_addr gw_mac[AIFAB_MAX_PORTS];
+	bool has_gw[AIFAB_GEN_MAX_PORTS];
+	struct rte_ether_addr gw_mac[AIFAB_GEN_MAX_PORTS];
 	/** Optional explicit addresses (NULL: from base_*), n_ranks each. */
 	const struct rte_ether_addr *rank_mac;
 	const uint32_t *rank_ip;
@@ -73,7 +76,7 @@ struct aifab_gen_params {
 	const char *rank_table;
 	/** env port indexes ranks send from, round-robin; 0 = all env ports. */
 	uint16_t n_ports;
-	uint16_t ports[AIFAB_MAX_PORTS];
+	uint16_t ports[AIFAB_GEN_MAX_PORTS];
 	uint16_t txq, rxq;              /**< queue used on each port */
 	bool rx;                        /**< poll rxq and account what returns */
 	/** ICRC check of received RoCEv2 frames, as an RDMA NIC does (a bad

@@ -174,8 +174,10 @@ gen_port_counters(const void *st, struct aifab_port_counters *out)
 	uint16_t p;
 
 	memset(out, 0, sizeof(*out) * g->env.n_ports);
+	/* its ports are among the first AIFAB_GEN_MAX_PORTS */
 	for (w = 0; w < g->n_wk; w++)
-		for (p = 0; p < g->env.n_ports; p++) {
+		for (p = 0; p < RTE_MIN(g->env.n_ports, AIFAB_GEN_MAX_PORTS);
+		     p++) {
 			const struct gen_port *gp = &g->wk[w].port[p];
 
 			out[p].rx_packets += gp->rx_packets;

@@ -278,7 +278,7 @@ struct gen_wk {
 	uint32_t n_rated;             /* its QPs that sent */
 	double rate_min;              /* lowest any of them reached */
 	struct gen_iter_stat ist[GEN_STAT_SLOTS]; /* arrivals at its ranks */
-	struct gen_port port[AIFAB_MAX_PORTS];
+	struct gen_port port[AIFAB_GEN_MAX_PORTS];
 } __rte_cache_aligned;
 
 struct gen {
@@ -299,7 +299,7 @@ struct gen {
 	uint32_t *iter_ranks_done;
 	struct gen_iter_rec *irec;  /* total_iters */
 	uint16_t n_used_ports;
-	uint16_t used_ports[AIFAB_MAX_PORTS];
+	uint16_t used_ports[AIFAB_GEN_MAX_PORTS];
 	uint16_t *rank_port;        /* rank table: env port per rank (build) */
 	uint64_t hz;                /* of `now`: env tsc_hz or GEN_VT_HZ */
 	uint64_t vnow;              /* virtual clock (virtual_tick_ns; one
@@ -333,14 +333,14 @@ struct gen {
 	/* Received PFC, per port: shared by the workers (a paused priority
 	 * stops every worker's frames of it). Written under the port's lock
 	 * by whichever worker receives the frame; `until` read atomically. */
-	struct aifab_pfc_rx pfc[AIFAB_MAX_PORTS];
-	rte_spinlock_t pfc_lock[AIFAB_MAX_PORTS];
+	struct aifab_pfc_rx pfc[AIFAB_GEN_MAX_PORTS];
+	rte_spinlock_t pfc_lock[AIFAB_GEN_MAX_PORTS];
 	/* The workers ([generator] lcores): ranks sharded over them */
 	unsigned int n_wk;
 	uint8_t *rank_wk;             /* per rank: its worker */
 	/* rte_flow rules steering frames to a rank's IPv4 to its worker's
 	 * RX queue, per port (0: none, frames are handed over) */
-	uint32_t flow_rules[AIFAB_MAX_PORTS];
+	uint32_t flow_rules[AIFAB_GEN_MAX_PORTS];
 	struct gen_wk *wk;            /* n_wk */
 };
 

@@ -58,11 +58,13 @@ gen_stats_create(struct gen *g, char *err, size_t errlen)
 {
 	struct aifab_stats_desc d[GS_N];
 	char mal[AIFAB_PKT_ERR_MAX][48], mal_help[AIFAB_PKT_ERR_MAX][96];
-	const char *names[AIFAB_MAX_PORTS];
+	const char *names[AIFAB_GEN_MAX_PORTS];
 	unsigned int lcores[GEN_MAX_WORKERS];
 	struct aifab_stats_params sp = {
 		.name = "generator", .descs = d, .n_descs = GS_N,
-		.n_ports = g->env.n_ports, .port_names = names,
+		/* its ports are among the first AIFAB_GEN_MAX_PORTS */
+		.n_ports = RTE_MIN(g->env.n_ports, AIFAB_GEN_MAX_PORTS),
+		.port_names = names,
 		.n_tcs = AIFAB_PFC_NUM_PRIO, .n_blocks = g->n_wk,
 		.block_lcore = lcores,
 		.tsc_hz = g->env.tsc_hz ? g->env.tsc_hz : GEN_VT_HZ,
@@ -99,7 +101,7 @@ gen_stats_create(struct gen *g, char *err, size_t errlen)
 		AIFAB_STATS_COUNTER, AIFAB_STATS_PORT_PRIO, "cycles",
 		"Time received PFC paused this priority, in TSC cycles at "
 		"aifab_tsc_hz" };
-	for (p = 0; p < g->env.n_ports; p++)
+	for (p = 0; p < sp.n_ports; p++)
 		names[p] = g->env.ports[p].name;
 	g->stats = aifab_stats_create(&sp);
 	if (g->stats == NULL)

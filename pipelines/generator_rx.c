@@ -353,8 +353,8 @@ gen_rx_poll(struct gen_wk *wk, uint64_t now)
 
 		if (wk->rxq >= g->env.ports[p].nb_rxq)
 			continue;
-		n = rte_eth_rx_burst(g->env.ports[p].port_id, wk->rxq, pkts,
-				     GEN_RX_BURST);
+		n = aifab_port_rx_burst(&g->env.ports[p], wk->rxq, pkts,
+					GEN_RX_BURST);
 		got += n;
 		if (n > 0 && !g->p.fault_on_tx && aifab_fault_active(&gp->fault))
 			n = aifab_fault_burst(&gp->fault, pkts, n, gp->scratch);

@@ -89,16 +89,17 @@ check_ports(const struct aifab_env *env, const struct aifab_gen_params *p,
 
 	if (env->n_ports == 0)
 		BAD("no ports; allowed: at least one env port");
-	if (p->n_ports > AIFAB_MAX_PORTS)
+	if (p->n_ports > AIFAB_GEN_MAX_PORTS ||
+	    (p->n_ports == 0 && env->n_ports > AIFAB_GEN_MAX_PORTS))
 		BAD("n_ports = '%u'; allowed: 0..%u", p->n_ports,
-		    AIFAB_MAX_PORTS);
+		    AIFAB_GEN_MAX_PORTS);
 	for (i = 0; i < n; i++) {
 		uint16_t pi = p->n_ports ? p->ports[i] : i;
 		uint32_t l3 = (uint32_t)p->ib_mtu + GEN_L3_OVERHEAD;
 
-		if (pi >= env->n_ports)
+		if (pi >= env->n_ports || pi >= AIFAB_GEN_MAX_PORTS)
 			BAD("ports = '%u': no such port; allowed: 0..%u", pi,
-			    env->n_ports - 1);
+			    RTE_MIN(env->n_ports, AIFAB_GEN_MAX_PORTS) - 1);
 		if (env->ports[pi].mtu != 0 && l3 > env->ports[pi].mtu)
 			BAD("ib_mtu = '%u': %u-byte IPv4 packets exceed port "
 			    "%s's MTU %u; allowed: ib_mtu <= %u or a larger "
@@ -644,7 +645,7 @@ build_ports(struct gen *g, char *err, size_t errlen)
 		for (w = 0; w < g->n_wk; w++)
 			if (aifab_fault_init(&g->wk[w].port[p].fault,
 					     &g->p.fault,
-					     p + w * AIFAB_MAX_PORTS) != 0)
+					     p + w * AIFAB_GEN_MAX_PORTS) != 0)
 				BAD("fault: invalid parameters");
 	}
 	return 0;
@@ -720,7 +721,7 @@ build_steering(struct gen *g)
 		{ .type = RTE_FLOW_ACTION_TYPE_END },
 	};
 	struct rte_flow_error fe;
-	bool refused[AIFAB_MAX_PORTS] = { false };
+	bool refused[AIFAB_GEN_MAX_PORTS] = { false };
 	struct rte_ether_addr mac;
 	uint32_t i, ip;
 
@@ -750,7 +751,7 @@ build_steering(struct gen *g)
 static int
 build(struct gen *g, char *err, size_t errlen)
 {
-	uint32_t on_port[AIFAB_MAX_PORTS] = { 0 }, r, it;
+	uint32_t on_port[AIFAB_GEN_MAX_PORTS] = { 0 }, r, it;
 	int socket = rte_socket_id();
 	uint16_t u;
 
@@ -789,9 +790,9 @@ build(struct gen *g, char *err, size_t errlen)
 		on_port[rank_port(g, g->own_list[r])]++;
 	for (r = 0; r < g->p.n_ranks; r++)
 		setup_rank(g, r, on_port[rank_port(g, r)]);
-	for (u = 0; u < AIFAB_MAX_PORTS * g->n_wk; u++)
-		aifab_roce_hist_reset(&g->wk[u / AIFAB_MAX_PORTS].port[
-			u % AIFAB_MAX_PORTS].lat);
+	for (u = 0; u < AIFAB_GEN_MAX_PORTS * g->n_wk; u++)
+		aifab_roce_hist_reset(&g->wk[u / AIFAB_GEN_MAX_PORTS].port[
+			u % AIFAB_GEN_MAX_PORTS].lat);
 	if (build_ports(g, err, errlen) != 0 ||
 	    chan_tos(g, err, errlen) != 0 ||
 	    build_conns(g, err, errlen) != 0 ||
@@ -854,7 +855,7 @@ wk_free_held(struct gen_wk *wk)
 	struct rte_mbuf *m;
 	uint16_t u, i;
 
-	for (u = 0; u < AIFAB_MAX_PORTS; u++) {
+	for (u = 0; u < AIFAB_GEN_MAX_PORTS; u++) {
 		struct gen_port *gp = &wk->port[u];
 
 		for (i = 0; i < gp->n_tx; i++)

@@ -52,7 +52,7 @@ flush_buf(struct gen_wk *wk, uint16_t p, struct rte_mbuf **buf, uint16_t *n)
 
 	if (*n == 0)
 		return;
-	sent = rte_eth_tx_burst(wk->g->env.ports[p].port_id, wk->txq, buf, *n);
+	sent = aifab_port_tx_burst(&wk->g->env.ports[p], wk->txq, buf, *n);
 	/* Bytes were counted when queued. */
 	gp->tx_packets += sent;
 	if (sent < *n)

@@ -25,3 +25,15 @@ aifab_pipeline_pool_free(struct rte_mempool *mp, const char *who)
 		"pool kept\n", who, n, mp->name);
 	return false;
 }
+
+uint16_t
+aifab_port_ring_tx(const struct aifab_port_rt *rt, uint16_t q,
+		   struct rte_mbuf **pkts, uint16_t n)
+{
+	const struct aifab_port_tap *t = &rt->tap[q]; /* one per TX queue */
+
+	if (t->fn != NULL)
+		n = t->fn(rt->port_id, q, pkts, n, t->arg);
+	return (uint16_t)rte_ring_enqueue_burst(rt->tx_ring, (void **)pkts,
+						   n, NULL);
+}

@@ -76,7 +76,7 @@ tx_flush(struct replay *r, uint16_t p)
 
 	if (pp->n_tx == 0)
 		return;
-	sent = rte_eth_tx_burst(r->env.ports[p].port_id, r->p.txq, pp->tx,
+	sent = aifab_port_tx_burst(&r->env.ports[p], r->p.txq, pp->tx,
 				pp->n_tx);
 	pp->tx_packets += sent;
 	if (sent < pp->n_tx)
@@ -96,8 +96,8 @@ rx_poll(struct replay *r)
 		uint16_t p = r->slot_port[s];
 		struct rp_port *pp = &r->port[p];
 
-		n = rte_eth_rx_burst(r->env.ports[p].port_id, r->p.rxq, pkts,
-				     REPLAY_RX_BURST);
+		n = aifab_port_rx_burst(&r->env.ports[p], r->p.rxq, pkts,
+					REPLAY_RX_BURST);
 		for (i = 0; i < n; i++) {
 			pp->rx_packets++;
 			pp->rx_bytes += pkts[i]->pkt_len;

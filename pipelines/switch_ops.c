@@ -73,6 +73,13 @@ sw_init(const struct aifab_env *env, unsigned int n_workers, char *err,
 			 n_workers, AIFAB_MAX_WORKERS);
 		return NULL;
 	}
+	/* Per-port state is sized for one switch (a big fabric gives each
+	 * instance only its own ports: app/main.c). */
+	if (env->n_ports > AIFAB_SW_MAX_PORTS) {
+		snprintf(err, errlen, "switch: %u ports (allowed 1..%u)",
+			 env->n_ports, AIFAB_SW_MAX_PORTS);
+		return NULL;
+	}
 	sw = rte_zmalloc_socket("aifab_switch", sizeof(*sw), RTE_CACHE_LINE_SIZE,
 				socket);
 	if (sw == NULL)
@@ -97,11 +104,11 @@ sw_init(const struct aifab_env *env, unsigned int n_workers, char *err,
 	sw->w = rte_zmalloc_socket("aifab_switch_w", sizeof(*sw->w) * n_workers,
 				   RTE_CACHE_LINE_SIZE, socket);
 	sw->pfc_share = rte_zmalloc_socket("aifab_sw_pfc_share",
-		sizeof(*sw->pfc_share) * AIFAB_MAX_PORTS, RTE_CACHE_LINE_SIZE,
+		sizeof(*sw->pfc_share) * AIFAB_SW_MAX_PORTS, RTE_CACHE_LINE_SIZE,
 		socket);
 	if (sw->w == NULL || sw->groups == NULL || sw->pfc_share == NULL)
 		goto nomem;
-	for (w = 0; w < AIFAB_MAX_PORTS; w++)
+	for (w = 0; w < AIFAB_SW_MAX_PORTS; w++)
 		aifab_pfc_share_init(&sw->pfc_share[w]);
 	if (sw_stats_setup(sw, err, errlen) != 0 ||
 	    sw_rxq_assign(sw, err, errlen) != 0 ||

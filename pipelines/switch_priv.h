@@ -58,7 +58,7 @@
 
 #define SW_CHUNK 64          /* packets processed per pass */
 #define SW_TXBUF 64          /* per (worker, port) before a TX burst */
-#define SW_MAX_RXQ (AIFAB_MAX_PORTS * 8)
+#define SW_MAX_RXQ (AIFAB_SW_MAX_PORTS * 8)
 #define SW_EMPTY_POLLS_EOF 2 /* empty polls of a pcap before calling it EOF */
 #define SW_FIFO_MIN 1024     /* packets per (port, TC) queue, at least */
 #define SW_FIFO_MAX (1u << 18) /* and at most: buffer / SW_CELL, power of 2 */
@@ -78,7 +78,7 @@
  */
 #define SW_HR_CELLS(bytes, frame) \
 	(((uint64_t)(bytes) + (frame) - 1) / (frame) * SW_CELLS(frame))
-#define SW_MAX_GROUPS (AIFAB_MAX_NEIGHS + AIFAB_MAX_ROUTES + 1)
+#define SW_MAX_GROUPS (AIFAB_SW_MAX_NEIGHS + AIFAB_MAX_ROUTES + 1)
 #define SW_VT_HZ 1000000000ull /* virtual clock: nanoseconds */
 
 /* Metadata carried in mbuf->hash.usr between enqueue and dequeue. */
@@ -167,18 +167,18 @@ struct sw_worker {
 	uint64_t *cb[sw_st_N];        /* counter bases in this worker's block */
 	struct aifab_stats_block *blk;
 	uint64_t synced;              /* TSC of the last mirror (stats sync) */
-	struct sw_txbuf tx[AIFAB_MAX_PORTS];
-	struct sw_egress eg[AIFAB_MAX_PORTS];
+	struct sw_txbuf tx[AIFAB_SW_MAX_PORTS];
+	struct sw_egress eg[AIFAB_SW_MAX_PORTS];
 	struct aifab_qos_buf *buf;    /* this worker's share */
-	struct sw_peer peer[AIFAB_MAX_PORTS];
+	struct sw_peer peer[AIFAB_SW_MAX_PORTS];
 	struct sw_ecmp_ctr *ecmp;     /* [n_groups] */
 	/* This worker's copy of the groups: its link events change it. */
 	struct aifab_ecmp_group *groups; /* [n_groups] */
-	uint8_t port_down[AIFAB_MAX_PORTS]; /* as this worker last saw it */
-	uint64_t port_down_events[AIFAB_MAX_PORTS];
+	uint8_t port_down[AIFAB_SW_MAX_PORTS]; /* as this worker last saw it */
+	uint64_t port_down_events[AIFAB_SW_MAX_PORTS];
 	struct aifab_rng rng;
 	/* [port] fault_rx_* / fault_tx_*: NULL where none is configured */
-	struct aifab_link *link[AIFAB_MAX_PORTS][2];
+	struct aifab_link *link[AIFAB_SW_MAX_PORTS][2];
 	uint32_t n_links;             /* non-NULL entries of link[][] */
 	uint64_t now;                 /* last clock value used */
 	uint64_t now_ns;              /* sw_ns(now) of the egress pass */
@@ -200,11 +200,11 @@ struct sw {
 	uint32_t n_groups;
 	/* Link state into ECMP (sw_link_state): next hop -> port, the groups
 	 * of several members, and the ports whose state is watched. */
-	uint16_t nh_port[AIFAB_MAX_NEIGHS];
+	uint16_t nh_port[AIFAB_SW_MAX_NEIGHS];
 	uint32_t n_nh;
 	uint32_t *multi;               /* group ids with n_members > 1 */
 	uint32_t n_multi;
-	uint16_t watch[AIFAB_MAX_PORTS];
+	uint16_t watch[AIFAB_SW_MAX_PORTS];
 	uint16_t n_watch;
 	unsigned int n_workers;
 	uint32_t burst;
@@ -213,22 +213,22 @@ struct sw {
 	bool vclock;                   /* the whole-process virtual clock */
 	bool ecn_at_dequeue;
 	bool peer_pause;               /* virtual time: pcap peers honour PFC */
-	uint64_t peer_delay[AIFAB_MAX_PORTS]; /* ns: XOFF until the peer stops */
+	uint64_t peer_delay[AIFAB_SW_MAX_PORTS]; /* ns: XOFF until the peer stops */
 	uint64_t hz;                   /* clock rate of `now` */
 	int ts_off;                    /* mbuf timestamp dynfield, or -1 */
 	uint64_t ts_flag;
 	struct aifab_qos_map map;
-	uint8_t trust[AIFAB_MAX_PORTS];
+	uint8_t trust[AIFAB_SW_MAX_PORTS];
 	uint8_t lossless;              /* TC mask */
 	/* 802.1p priorities <-> TCs ([qos] pcp_to_tc): a PFC frame's bits
 	 * are priorities, queues and PFC accounting are per TC */
 	uint8_t tcs_of_prios[256];     /* priority mask -> TC mask */
 	uint8_t prios_of_tc[AIFAB_QOS_N_TC]; /* TC -> priority mask */
 	struct aifab_qos_ecn_cfg ecn[AIFAB_QOS_N_TC];
-	struct aifab_qos_shaper_cfg shaper[AIFAB_MAX_PORTS];
+	struct aifab_qos_shaper_cfg shaper[AIFAB_SW_MAX_PORTS];
 	struct aifab_qos_sched_cfg sched;
-	struct aifab_pfc_gen_config pfc_gen[AIFAB_MAX_PORTS];
-	bool pfc_on[AIFAB_MAX_PORTS];  /* [port.X] pfc */
+	struct aifab_pfc_gen_config pfc_gen[AIFAB_SW_MAX_PORTS];
+	bool pfc_on[AIFAB_SW_MAX_PORTS];  /* [port.X] pfc */
 	uint64_t hr_pool;              /* per worker: cells kept for PFC
 					* headroom out of the shared buffer */
 	struct aifab_pfc_wd_config wd;

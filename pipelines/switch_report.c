@@ -41,7 +41,7 @@ sw_stats_names_ok(void)
 int
 sw_stats_setup(struct sw *sw, char *err, size_t errlen)
 {
-	const char *names[AIFAB_MAX_PORTS];
+	const char *names[AIFAB_SW_MAX_PORTS];
 	char set_name[AIFAB_NAME_LEN + 4];
 	struct aifab_stats_params sp = {
 		.name = set_name, .descs = sw_st_descs, .n_descs = sw_st_N,

@@ -36,8 +36,8 @@ sw_rx(struct sw *sw, struct sw_worker *wk, struct sw_rxq *rq,
       struct rte_mbuf **pkts, uint16_t n)
 {
 	struct aifab_link *l = wk->link[rq->port][AIFAB_FAULT_DIR_RX];
-	uint16_t got = rte_eth_rx_burst(sw->env.ports[rq->port].port_id,
-					rq->queue, pkts, n);
+	uint16_t got = aifab_port_rx_burst(&sw->env.ports[rq->port],
+					   rq->queue, pkts, n);
 
 	if (got == 0) {
 		sw_note_empty(sw, rq);

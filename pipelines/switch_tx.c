@@ -21,7 +21,7 @@ sw_tx_burst(struct sw *sw, struct sw_worker *wk, uint16_t port,
 {
 	uint16_t i, sent;
 
-	sent = rte_eth_tx_burst(sw->env.ports[port].port_id, wk->txq, pkts, n);
+	sent = aifab_port_tx_burst(&sw->env.ports[port], wk->txq, pkts, n);
 	for (i = sent; i < n; i++) {
 		bytes -= pkts[i]->pkt_len;
 		sw_drop(wk, port, SW_DROP(tx_full), pkts[i]);

@@ -138,7 +138,7 @@ link_setup(struct sw *sw, struct sw_worker *wk, unsigned int w, int socket)
 			wk->link[p][d] = l;
 			wk->n_links++;
 			/* streams apart per (worker, port, direction) */
-			if (aifab_link_init(l, &lp, (w * AIFAB_MAX_PORTS + p) * 2
+			if (aifab_link_init(l, &lp, (w * AIFAB_SW_MAX_PORTS + p) * 2
 					    + d, socket) != 0)
 				return -1;
 		}
@@ -150,7 +150,7 @@ link_free(struct sw_worker *wk)
 {
 	unsigned int p, d;
 
-	for (p = 0; p < AIFAB_MAX_PORTS; p++)
+	for (p = 0; p < AIFAB_SW_MAX_PORTS; p++)
 		for (d = 0; d < 2; d++)
 			if (wk->link[p][d] != NULL) {
 				aifab_link_fini(wk->link[p][d]);

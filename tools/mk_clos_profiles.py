@@ -1,7 +1,17 @@
 #!/usr/bin/python3
-"""Writes profiles/clos.ini, profiles/scenarios/ecmp-polarization.ini and
-profiles/scenarios/ecmp-polarization-seeded.ini (several switch instances in one
-process, cabled in memory). Usage: tools/mk_clos_profiles.py profiles"""
+"""Writes profiles/clos.ini, profiles/scenarios/ecmp-polarization.ini,
+profiles/scenarios/ecmp-polarization-seeded.ini and profiles/clos-128.ini
+(several switch instances in one process, cabled in memory).
+
+Usage: tools/mk_clos_profiles.py profiles
+       tools/mk_clos_profiles.py --ranks N [--collective C] [--size BYTES]
+                                 [--iterations K] OUT.ini
+
+The second form writes one 2-tier Clos of N ranks (N = 128: 8 leaves of 16
+hosts and 4 spines; N = 1024: 32 leaves of 32 hosts and 8 spines; hosts at
+100G, each leaf's uplinks at hosts x 100G / spines, so the fabric is
+non-blocking), virtual clock, lossless as clos.ini. bench/clos.sh makes the
+1024-rank one at bench time (about 17,000 lines) instead of shipping it."""
 import sys, os
 FAB = 2
 def port(name, mac=None, ip=None, sw=None, wire=None, speed=100):
@@ -181,10 +191,142 @@ ecmp_seed = 7
 [switch.spine1]
 ecmp_seed = 8
 """
-d = sys.argv[1]
-write("clos", d + "/clos.ini", clos_head, clos_gen, clos_sw)
-write("pol", d + "/scenarios/ecmp-polarization.ini", pol_head, pol_gen,
-      pol_sw)
-write("pol", d + "/scenarios/ecmp-polarization-seeded.ini", pol_seeded_head,
-      pol_gen,
-      pol_seeded_sw)
+
+# ---- big 2-tier Clos (N ranks; tools/mk_clos_profiles.py --ranks N) ------
+
+CLOS_SHAPES = {128: (16, 4), 1024: (32, 8)}   # ranks: (hosts/leaf, spines)
+
+
+def clos_big(n, collective="allreduce_ring", size_bytes=1048576,
+             iterations=1, host_gbps=100):
+    """The profile text of an N-rank 2-tier Clos: leaves of H hosts, U
+    spines, every leaf cabled once to every spine at H x host_gbps / U.
+    Rank r is 10.(r >> 8).(r & 255).1 behind leaf port l<L>h<r>
+    (.254/24); leaf L covers 10.0.0.0/8's block of its H /24s, the spines
+    route each leaf's block to it, each leaf routes 10.0.0.0/8 over all U
+    spines (ECMP, its own seed). Generator ports g0..g<N-1> come first
+    (the generator's ports must be among the first 1024)."""
+    hosts, spines = CLOS_SHAPES[n]
+    leaves = n // hosts
+    up_gbps = hosts * host_gbps // spines
+    bits = hosts.bit_length() - 1
+    secs, neigh, routes = [], {}, {}
+
+    def mac(kind, sw, i):
+        return "02:%02x:%02x:%02x:%02x:%02x" % (kind, sw >> 8, sw & 255,
+                                                 i >> 8, i & 255)
+
+    def leaf(L):
+        return "leaf%d" % L
+
+    def spine(S):
+        return "spine%d" % S
+
+    for r in range(n):
+        secs.append(port("g%d" % r, wire="l%dh%d" % (r // hosts, r),
+                         speed=host_gbps))
+    for r in range(n):
+        L = r // hosts
+        secs.append(port("l%dh%d" % (L, r), mac(0xaa, L, r),
+                         "10.%d.%d.254/24" % (r >> 8, r & 255), leaf(L),
+                         speed=host_gbps))
+        neigh.setdefault(leaf(L), []).append(
+            ("10.%d.%d.1" % (r >> 8, r & 255),
+             "02:a1:fa:%02x:%02x:%02x" % (r >> 16, (r >> 8) & 255, r & 255)))
+    leaf_nh = {}
+    for L in range(leaves):
+        for S in range(spines):
+            x = L * spines + S
+            a = "10.200.%d.%d" % (x >> 6, (x & 63) * 4)
+            pre = a.rsplit(".", 1)[0] + "."
+            base = (x & 63) * 4
+            lname, sname = "l%ds%d" % (L, S), "s%dl%d" % (S, L)
+            lmac, smac = mac(0xab, L, 0x100 + S), mac(0xac, S, 0x100 + L)
+            secs.append(port(lname, lmac, "%s%d/30" % (pre, base + 1),
+                             leaf(L), speed=up_gbps))
+            secs.append(port(sname, smac, "%s%d/30" % (pre, base + 2),
+                             spine(S), lname, speed=up_gbps))
+            neigh.setdefault(leaf(L), []).append(("%s%d" % (pre, base + 2),
+                                                  smac))
+            neigh.setdefault(spine(S), []).append(("%s%d" % (pre, base + 1),
+                                                   lmac))
+            leaf_nh.setdefault(L, []).append("%s%d" % (pre, base + 2))
+            first = L * hosts
+            routes.setdefault(spine(S), []).append(
+                ("10.%d.%d.0/%d" % (first >> 8, first & 255, 24 - bits),
+                 ["%s%d" % (pre, base + 1)]))
+    for L in range(leaves):
+        routes.setdefault(leaf(L), []).append(("10.0.0.0/8", leaf_nh[L]))
+    sws = [leaf(L) for L in range(leaves)] + [spine(S) for S in range(spines)]
+    out = ["""; dpdk-aifab: a 2-tier Clos of %(n)d GPU ranks in memory, on the virtual
+; clock (written by tools/mk_clos_profiles.py --ranks %(n)d). %(leaves)d leaves
+; of %(hosts)d hosts at %(hg)dG, %(spines)d spines; every leaf has one %(ug)dG
+; cable to every spine, so the fabric is non-blocking (%(hosts)d x %(hg)dG down =
+; %(spines)d x %(ug)dG up). Rank r is 10.(r >> 8).(r & 255).1 behind leaf port
+; l<leaf>h<r> (.254/24); the leaves spread 10.0.0.0/8 over every spine (ECMP,
+; a seed per leaf), the spines route each leaf's block to it.
+
+[general]
+name = clos-%(n)d
+seed = 1
+clock = virtual
+
+[switch]
+enabled = true
+""" % dict(n=n, leaves=leaves, hosts=hosts, hg=host_gbps, spines=spines,
+           ug=up_gbps)]
+    out.append("\n".join(secs))
+    out.append("\n[ecmp]\nhash = crc32c\nfields = sip,dip,proto,sport,dport\n")
+    for L in range(leaves):
+        out.append("\n[switch.%s]\necmp_seed = %d\n" % (leaf(L), 101 + L))
+    for sw in sws:
+        out.append("\n[neighbors.%s]\n" % sw)
+        out.append("".join("%s = %s\n" % am for am in neigh[sw]))
+    for sw in sws:
+        out.append("\n[routes.%s]\n" % sw)
+        out.append("".join("%s = %s\n" % (p, " ".join(nh))
+                           for p, nh in routes[sw]))
+    out.append("""
+[generator]
+enabled = true
+ports = g*
+ranks = %d
+base_ip = 10.0.0.1/8
+ip_stride = 256
+collective = %s
+size_bytes = %d
+qps_per_conn = 1
+ib_mtu = 4096
+iterations = %d
+warmup = 0
+closed_loop = true
+""" % (n, collective, size_bytes, iterations))
+    return "".join(out)
+
+
+def main(argv):
+    if len(argv) > 1 and argv[1] == "--ranks":
+        import argparse
+        ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+        ap.add_argument("--ranks", type=int, choices=sorted(CLOS_SHAPES),
+                        required=True)
+        ap.add_argument("--collective", default="allreduce_ring")
+        ap.add_argument("--size", type=int, default=1048576)
+        ap.add_argument("--iterations", type=int, default=1)
+        ap.add_argument("out")
+        a = ap.parse_args(argv[1:])
+        with open(a.out, "w") as f:
+            f.write(clos_big(a.ranks, a.collective, a.size, a.iterations))
+        return
+    d = argv[1]
+    write("clos", d + "/clos.ini", clos_head, clos_gen, clos_sw)
+    write("pol", d + "/scenarios/ecmp-polarization.ini", pol_head, pol_gen,
+          pol_sw)
+    write("pol", d + "/scenarios/ecmp-polarization-seeded.ini",
+          pol_seeded_head, pol_gen, pol_seeded_sw)
+    with open(d + "/clos-128.ini", "w") as f:
+        f.write(clos_big(128))
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -48,9 +48,15 @@
 extern "C" {
 #endif
 
-#define AIFAB_MAX_PORTS 32
-#define AIFAB_MAX_SWITCHES 8  /**< switch instances, the default one included */
-#define AIFAB_MAX_NEIGHS 256
+/** Ports of one process (profile [port.*] sections). In-memory (`wire`)
+ * ports are rings, not ethdevs, so only ports bound to ethdevs (NICs,
+ * pcap, af_packet, ...) are bounded by DPDK's RTE_MAX_ETHPORTS. */
+#define AIFAB_MAX_PORTS 4096
+/** Ports one switch instance owns (its per-port state is sized by it). */
+#define AIFAB_SW_MAX_PORTS 64
+#define AIFAB_MAX_SWITCHES 128 /**< switch instances, the default one included */
+#define AIFAB_MAX_NEIGHS 4096 /**< neighbours of every switch together */
+#define AIFAB_SW_MAX_NEIGHS 256 /**< neighbours of one switch instance */
 #define AIFAB_MAX_ROUTES 1024
 #define AIFAB_MAX_ECMP 16
 #define AIFAB_MAX_WORKERS 64
@@ -479,6 +485,18 @@ int aifab_profile_port_index(const struct aifab_profile *p, const char *name);
  */
 int aifab_profile_switch_view(const struct aifab_profile *p, unsigned int sw,
 			      struct aifab_profile *out);
+
+/**
+ * As aifab_profile_switch_view(), but with only the ports switch @p sw
+ * owns (not in @p gen, a bool per port: the generator's), in profile
+ * order, re-indexed from 0; neighbours' ports re-indexed alike. @p map
+ * (AIFAB_SW_MAX_PORTS entries) gets each view port's index in @p p.
+ * @return the number of ports, or -1 if @p sw is not a switch index or
+ * owns more than AIFAB_SW_MAX_PORTS ports.
+ */
+int aifab_profile_switch_view_own(const struct aifab_profile *p,
+				  unsigned int sw, const bool *gen,
+				  struct aifab_profile *out, uint16_t *map);
 
 /**
  * Write the key reference in Markdown (docs/profiles.md is exactly this

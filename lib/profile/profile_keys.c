@@ -579,7 +579,9 @@ const struct profile_key profile_keys[] = {
 	  .size = P_SZ(gen.ports), .off_has = SIZE_MAX, .def = "",
 	  .unit = "port names",
 	  .help = "Ports the generator sends from and receives on, e.g. "
-		  "`p0 p1`; empty = every port. The switch does not receive "
+		  "`p0 p1`; a name ending in `*` is every port whose name "
+		  "starts so, in profile order (`g*`: a fabric's 1024 "
+		  "hosts); empty = every port. The switch does not receive "
 		  "on them." },
 	{ .sect = PROFILE_SECT_GENERATOR, .name = "gateway_macs",
 	  .type = PROFILE_T_STRING, .off = P_OFF(gen.gateway_macs),

@@ -71,11 +71,18 @@ profile_load_neighbors(struct profile_loader *l, const char *sect, uint8_t sw,
 					    "duplicate neighbour, also [%s] %s",
 					    sect, l->neigh_key[idx]);
 		if (idx < 0) {
-			if (p->n_neighs >= AIFAB_MAX_NEIGHS)
+			unsigned int k, mine = 0;
+
+			for (k = 0; k < p->n_neighs; k++)
+				mine += p->neighs[k].sw == sw;
+			if (p->n_neighs >= AIFAB_MAX_NEIGHS ||
+			    mine >= AIFAB_SW_MAX_NEIGHS)
 				return profile_fail(l, file, sect, e[j].name,
 						    e[j].value, "at most "
+						    RTE_STR(AIFAB_SW_MAX_NEIGHS)
+						    " neighbours per switch, "
 						    RTE_STR(AIFAB_MAX_NEIGHS)
-						    " neighbours", "too many "
+						    " in all", "too many "
 						    "neighbours");
 			idx = p->n_neighs++;
 		}

@@ -174,9 +174,14 @@ gen_port(const struct aifab_profile *p, int i)
 		return true;
 	strlcpy(buf, p->gen.ports, sizeof(buf));
 	for (tok = strtok_r(buf, " ,", &save); tok != NULL;
-	     tok = strtok_r(NULL, " ,", &save))
-		if (strcmp(tok, p->ports[i].name) == 0)
-			return true;
+	     tok = strtok_r(NULL, " ,", &save)) {
+		size_t n = strlen(tok);
+
+		if (strcmp(tok, p->ports[i].name) == 0 ||
+		    (n > 0 && tok[n - 1] == '*' &&
+		     strncmp(tok, p->ports[i].name, n - 1) == 0))
+			return true; /* "g*": every port named g... */
+	}
 	return false;
 }
 
@@ -228,6 +233,12 @@ profile_build_switches(struct profile_loader *l)
 			p->switches[s].ecmp = p->ecmp;
 		}
 		pp->sw = (uint8_t)s;
+		if (s > 0 && p->switches[s].n_ports >= AIFAB_SW_MAX_PORTS)
+			return profile_fail(l, file, si, "switch",
+					    pp->sw_name, "at most "
+					    RTE_STR(AIFAB_SW_MAX_PORTS)
+					    " ports per switch instance",
+					    "too many ports on one switch");
 		p->switches[s].n_ports++;
 	}
 	return 0;

@@ -71,6 +71,34 @@ aifab_profile_switch_view(const struct aifab_profile *p, unsigned int sw,
 }
 
 int
+aifab_profile_switch_view_own(const struct aifab_profile *p, unsigned int sw,
+			      const bool *gen, struct aifab_profile *out,
+			      uint16_t *map)
+{
+	uint16_t local[AIFAB_MAX_PORTS];
+	unsigned int i, n = 0;
+
+	if (aifab_profile_switch_view(p, sw, out) != 0)
+		return -1;
+	for (i = 0; i < p->n_ports; i++) {
+		local[i] = UINT16_MAX;
+		if (gen[i] || p->ports[i].sw != sw)
+			continue;
+		if (n == AIFAB_SW_MAX_PORTS)
+			return -1;
+		local[i] = (uint16_t)n;
+		map[n] = (uint16_t)i;
+		out->ports[n++] = p->ports[i];
+	}
+	out->n_ports = (uint16_t)n;
+	/* A neighbour lies in one of its own switch's ports' subnets. */
+	for (i = 0; i < out->n_neighs; i++)
+		if (out->neighs[i].port < p->n_ports)
+			out->neighs[i].port = local[out->neighs[i].port];
+	return (int)n;
+}
+
+int
 profile_neigh_find(const struct aifab_profile *p, uint8_t sw, uint8_t family,
 		   const uint8_t *a)
 {

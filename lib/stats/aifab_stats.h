@@ -110,7 +110,7 @@ struct aifab_stats_desc {
 AIFAB_STATS_ENUM(aifab_stats_bi, AIFAB_STATS_BUILTINS);
 
 /** Most ports a set may have. */
-#define AIFAB_STATS_MAX_PORTS 64
+#define AIFAB_STATS_MAX_PORTS 4096
 /** Most blocks (lcores) a set may have. */
 #define AIFAB_STATS_MAX_BLOCKS 128
 

@@ -198,7 +198,7 @@ lab_tx_burst(struct lab *l, uint16_t port, struct rte_mbuf **pkts, uint16_t n)
 {
 	uint16_t sent, i;
 
-	sent = rte_eth_tx_burst(l->env.ports[port].port_id, 0, pkts, n);
+	sent = aifab_port_tx_burst(&l->env.ports[port], 0, pkts, n);
 	for (i = sent; i < n; i++)
 		rte_pktmbuf_free(pkts[i]);
 	l->port_tx[port] += sent;
@@ -395,8 +395,8 @@ rx_poll(struct lab *l, uint64_t now)
 			l->tx_of[s - l->p.n_rx];
 		if (s >= l->p.n_rx && l->slot_of_port[port] != LAB_NONE)
 			continue;
-		n = rte_eth_rx_burst(l->env.ports[port].port_id, 0, pkts,
-				     LAB_BURST);
+		n = aifab_port_rx_burst(&l->env.ports[port], 0, pkts,
+					LAB_BURST);
 		for (i = 0; i < n; i++)
 			rx_one(l, port, pkts[i], now);
 		rte_pktmbuf_free_bulk(pkts, n);

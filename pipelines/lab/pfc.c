@@ -90,7 +90,7 @@ send_pfc(struct lab *l, uint16_t quanta)
 	m->data_len = m->pkt_len = aifab_build_pfc(rte_pktmbuf_mtod(m,
 		uint8_t *), &l->env.ports[port].mac,
 		(uint8_t)(1u << l->p.pfc_prio), q);
-	if (rte_eth_tx_burst(l->env.ports[port].port_id, 0, &m, 1) != 1)
+	if (aifab_port_tx_burst(&l->env.ports[port], 0, &m, 1) != 1)
 		rte_pktmbuf_free(m);
 }
 

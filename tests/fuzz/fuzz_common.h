@@ -242,9 +242,12 @@ fuzz_env_fill(struct aifab_env *env, const struct aifab_profile *pr,
 	      unsigned int n, const char *tag, const uint16_t *port_id,
 	      struct rte_mempool *pool, uint64_t tsc_hz, uint32_t gen_mask)
 {
+	static struct aifab_port_rt rts[AIFAB_SW_MAX_PORTS];
 	unsigned int p;
 
 	memset(env, 0, sizeof(*env));
+	memset(rts, 0, sizeof(rts));
+	env->ports = rts;
 	env->prof = pr;
 	env->n_ports = (uint16_t)n;
 	env->tsc_hz = tsc_hz;

@@ -146,13 +146,16 @@ profiles_load(void)
 	for (v = 0; v < N_VARIANTS; v++) {
 		for (n = 0; variant_sets[v][n] != NULL; n++)
 			;
+		struct app_portset set;
+
 		if (aifab_profile_load(&prof[v], path, variant_sets[v], n,
 				       err, sizeof(err)) != 0 ||
-		    app_gen_port_mask(&prof[v], &gen_mask[v], err,
+		    app_gen_port_mask(&prof[v], &set, err,
 				      sizeof(err)) != 0) {
 			unlink(path);
 			die("profile", err);
 		}
+		gen_mask[v] = (uint32_t)set.b[0]; /* N_PORTS ports */
 		if (prof[v].n_ports != N_PORTS || gen_mask[v] == 0)
 			die("profile", "two ports, the generator on one or both");
 	}

@@ -153,6 +153,7 @@ main(int argc, char **argv)
 	int eal_argc = (int)RTE_DIM(eal) - 1;
 	bool loop = argc == 2 && strcmp(argv[1], "loop") == 0;
 	struct aifab_env env = { .n_ports = 1, .tsc_hz = TSC_HZ };
+	static struct aifab_port_rt port0;
 	struct aifab_gen_params p;
 	struct rte_mempool *mp;
 	char err[512];
@@ -182,6 +183,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "gen_smoke: port set-up failed\n");
 		return 1;
 	}
+	env.ports = &port0;
 	env.ports[0] = (struct aifab_port_rt){
 		.name = "p0", .port_id = (uint16_t)pid, .nb_rxq = 1,
 		.nb_txq = 1, .mtu = 9000, .speed_mbps = 100000, .pool = mp,

@@ -251,7 +251,9 @@ gen_params(struct aifab_gen_params *p)
 static void *
 gen_make(const struct aifab_gen_params *p)
 {
-	struct aifab_env e = { .n_ports = 1, .tsc_hz = TSC_HZ };
+	static struct aifab_port_rt port0;
+	struct aifab_env e = { .n_ports = 1, .tsc_hz = TSC_HZ,
+			       .ports = &port0 };
 	char err[512];
 	void *g;
 
