@@ -91,6 +91,9 @@ static const char *const path_name[N_PATHS] = { "reference", "fast" };
 /* One switch instance and its clock. */
 struct inst {
 	struct aifab_env env;
+	/* its own ports: fuzz_env_fill's array is shared, and the instance
+	 * owning a port (rt->sw) differs per instance */
+	struct aifab_port_rt ports[N_PORTS];
 	void *st;
 	uint64_t now;
 };
@@ -170,6 +173,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 
 			fuzz_env_fill(&in->env, &prof[v], N_PORTS, "fd",
 				      port_id, pool, FAKE_HZ, 0);
+			memcpy(in->ports, in->env.ports, sizeof(in->ports));
+			in->env.ports = in->ports;
 			in->env.sw_index = idx;
 			snprintf(in->env.sw_name, sizeof(in->env.sw_name),
 				 "d%u%c", v, k == REF ? 'r' : 'f');
