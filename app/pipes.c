@@ -2,7 +2,8 @@
 /*
  * Which pipelines run, on which lcores, owning which ports: the switch on
  * its lcores over the ports the generator does not own; the generator on
- * its lcores (one worker each, ranks sharded) over its ports. Profile text becomes each pipeline's params.
+ * its lcores (one worker each, ranks sharded) over its ports. Profile text
+ * becomes each pipeline's params.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -588,7 +588,7 @@ gen_report(const void *st, const struct aifab_report_sink *sink)
 		for (c = 0; c < GEN_CTR_MAX; c++)
 			sink->port_u64(sink->ctx, p, "generator",
 				       gen_ctr_names[c], gp->ctr[c]);
-		sink->port_u64(sink->ctx, p, "generator", "rx_flow_rules",
+		sink->port_u64(sink->ctx, p, "rx_steering", "flow_rules",
 			       g->flow_rules[p]);
 		for (c = 1; c < AIFAB_PKT_ERR_MAX; c++)
 			sink->port_u64(sink->ctx, p, "rx_malformed",
