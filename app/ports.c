@@ -281,17 +281,23 @@ pool_for(int socket, unsigned int n, unsigned int cache, uint32_t data,
 static unsigned int
 pool_size(const struct aifab_profile *prof, unsigned int n_workers)
 {
-	unsigned int i, n = 0;
+	unsigned int i, n = 0, n_eth = 0;
 
 	if (prof->mbufs != 0)
 		return prof->mbufs;
 	/* generator ports have a queue pair per generator worker */
 	n_workers = RTE_MAX(n_workers, app_gen_workers(prof));
 	for (i = 0; i < prof->n_ports; i++)
-		if (!wired[i])
+		if (!wired[i]) {
 			n += (prof->ports[i].rx_desc + prof->ports[i].tx_desc) *
 			     n_workers;
-	n += n_workers * (prof->burst + 64u * prof->n_ports + prof->mbuf_cache);
+			n_eth++;
+		}
+	/* Frames an ethdev received may wait in any port's TX buffer; ring
+	 * ports receive the senders' own mbufs (a fabric in memory needs
+	 * few of these: the generator has its pools). */
+	n += n_workers * (prof->burst + prof->mbuf_cache +
+			  (n_eth > 0 ? 64u * prof->n_ports : 0));
 	/* A full shared buffer holds mbufs too: one per 256-byte cell. */
 	n += (unsigned int)RTE_MIN(prof->qos.buffer_bytes / 256, (uint64_t)1 << 20);
 	return RTE_MAX(n + 1024u, APP_MIN_MBUFS);
@@ -602,7 +608,7 @@ app_ports_setup(const struct aifab_profile *prof, const struct app_args *args,
 		struct aifab_env *env, char *err, size_t errlen)
 {
 	uint16_t ids[AIFAB_MAX_PORTS];
-	unsigned int i, down, shown = 0, n = pool_size(prof, n_workers);
+	unsigned int i, down, shown = 0, n;
 
 	memset(env, 0, sizeof(*env));
 	env->prof = prof;
@@ -619,6 +625,7 @@ app_ports_setup(const struct aifab_profile *prof, const struct app_args *args,
 	env->ports = ports_rt;
 	if (bind_ports(prof, ids, err, errlen) != 0)
 		return -1;
+	n = pool_size(prof, n_workers); /* knows the wires now */
 	for (i = 0; i < prof->n_ports; i++) {
 		struct aifab_port_rt *rt = &env->ports[i];
 		int sock = wired[i] ? (int)rte_socket_id() :
