@@ -382,6 +382,49 @@ test_crc32c_jhash_layout(void **state)
 	}
 }
 
+/*
+ * aifab_ecmp_hash4_crc32c() (the switch's inline hash of an IPv4 flow)
+ * against the bitwise CRC-32C of the documented tuple and fmix32, for
+ * field sets with and without the proto/dqpn word, addresses at odd
+ * offsets (any alignment), several seeds.
+ */
+static void
+test_hash4_crc32c_inline(void **state)
+{
+	static const uint32_t field_sets[] = {
+		AIFAB_ECMP_F_ALL, AIFAB_ECMP_F_5TUPLE,
+		AIFAB_ECMP_F_SPORT | AIFAB_ECMP_F_DQPN,
+		AIFAB_ECMP_F_SIP | AIFAB_ECMP_F_DIP,
+	};
+	static const uint32_t seeds[] = { 0, 0x1234567, 0xffffffffu };
+	uint32_t w[AIFAB_ECMP_TUPLE_WORDS];
+	uint8_t hdr[64];
+	struct aifab_ecmp_cfg crc;
+	struct aifab_ecmp_flow f;
+	struct aifab_rng r;
+	unsigned int k, s, i, n;
+
+	(void)state;
+	aifab_rng_seed(&r, 14, 0);
+	for (k = 0; k < RTE_DIM(field_sets); k++)
+		for (s = 0; s < RTE_DIM(seeds); s++) {
+			cfg_make(&crc, AIFAB_ECMP_HASH_CRC32C, seeds[s],
+				 field_sets[k]);
+			for (i = 0; i < 300; i++) {
+				uint8_t *l3 = hdr + 1 + i % 3;
+
+				rand_roce_flow(&r, &f, false);
+				memcpy(l3 + 12, f.src, 4);
+				memcpy(l3 + 16, f.dst, 4);
+				n = word_tuple(&f, field_sets[k], w);
+				assert_int_equal(aifab_ecmp_hash4_crc32c(&crc,
+					l3, f.sport, f.dport, f.proto, f.dqpn),
+					murmur_fmix32(naive_crc32c(seeds[s],
+						(const uint8_t *)w, 4 * n)));
+			}
+		}
+}
+
 /* ---- field selection ---------------------------------------------------- */
 
 /* Change field @p bit of @p f to a different value. */
@@ -1106,6 +1149,7 @@ main(void)
 		cmocka_unit_test(test_toeplitz_ms_vectors),
 		cmocka_unit_test(test_toeplitz_vs_naive),
 		cmocka_unit_test(test_crc32c_jhash_layout),
+		cmocka_unit_test(test_hash4_crc32c_inline),
 		cmocka_unit_test(test_field_selection),
 		cmocka_unit_test(test_distribution),
 		cmocka_unit_test(test_resilient_remove_readd),

@@ -655,6 +655,51 @@ test_dec_ttl_bulk(void **state)
 	}
 }
 
+/*
+ * The switch's inline TTL decrement and 20-byte checksum check against a
+ * full recomputation (ref_ipv4_cksum) and DPDK's raw checksum: random
+ * headers, every IHL, TTL 1..255 (0 left alone); a header with one bit
+ * flipped no longer checks.
+ */
+static void
+test_dec_ttl_inline_cksum20(void **state)
+{
+	uint64_t rng = SEED;
+	uint8_t buf[61], *h = buf + 1; /* odd address: any alignment */
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)h;
+	uint8_t ttl;
+	bool ok;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 10000; i++) {
+		prng_fill(&rng, h, 60);
+		h[0] = (uint8_t)(0x40 | (5 + prng_below(&rng, 11)));
+		if (ip->time_to_live == 0)
+			ip->time_to_live = 1;
+		ip->hdr_checksum = aifab_ipv4_cksum(ip);
+		assert_int_equal(ip->hdr_checksum, ref_ipv4_cksum(h));
+		ttl = ip->time_to_live;
+		aifab_ipv4_dec_ttl_inline(ip);
+		assert_int_equal(ip->time_to_live, ttl - 1);
+		assert_int_equal(ip->hdr_checksum, ref_ipv4_cksum(h));
+		/* 20-byte check: as DPDK's raw sum says, valid or flipped */
+		h[0] = 0x45;
+		ip->hdr_checksum = prng_below(&rng, 2) ? aifab_ipv4_cksum(ip) :
+			(uint16_t)prng_next(&rng);
+		if (prng_below(&rng, 4) == 0)
+			h[prng_below(&rng, 20)] ^=
+				(uint8_t)(1u << prng_below(&rng, 8));
+		ok = __rte_raw_cksum_reduce(__rte_raw_cksum(h, 20, 0)) == 0xffff;
+		assert_int_equal(aifab_ipv4_cksum20_ok(h), ok);
+	}
+	ip->time_to_live = 0;
+	ip->hdr_checksum = aifab_ipv4_cksum(ip);
+	aifab_ipv4_dec_ttl_inline(ip);
+	assert_int_equal(ip->time_to_live, 0);
+	assert_int_equal(ip->hdr_checksum, ref_ipv4_cksum(h));
+}
+
 /* ---- parser: good frames -------------------------------------------------- */
 
 static void
@@ -1663,6 +1708,7 @@ main(void)
 		cmocka_unit_test(test_cksum_rfc1624_example),
 		cmocka_unit_test(test_cksum_incremental_random),
 		cmocka_unit_test(test_dec_ttl_bulk),
+		cmocka_unit_test(test_dec_ttl_inline_cksum20),
 		cmocka_unit_test(test_parse_roce_ipv4),
 		cmocka_unit_test(test_parse_truncation_every_length),
 		cmocka_unit_test(test_parse_vlan_qinq),
