@@ -694,9 +694,11 @@ aifab_gen_print_table(const void *st, FILE *f)
 		s.time_us_min, s.time_us_avg, s.time_us_max, s.tx_packets,
 		s.tx_bytes, s.rx_roce, s.rx_lost, s.rx_reordered,
 		s.rx_duplicates);
-	fprintf(f, "# ideal %.1f us per collective; waited beyond it "
+	fprintf(f, "# ideal %.1f us per collective (the frames' wire time; "
+		"payload alone %.1f us); waited beyond it "
 		"%.1f us in all = $%.6f at $%.2f per GPU-hour x %u ranks\n",
-		s.ideal_us, s.wait_beyond_ideal_us, s.wait_cost_usd,
+		s.ideal_us, s.ideal_payload_us, s.wait_beyond_ideal_us,
+		s.wait_cost_usd,
 		g->p.gpu_hour_usd, g->p.n_ranks);
 	if (s.pfc_rx > 0 || s.paused_us > 0)
 		fprintf(f, "# PFC: %" PRIu64 " frames received, data priority "
