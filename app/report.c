@@ -385,6 +385,7 @@ json_generator_loop(struct aifab_json *j, const struct aifab_gen_summary *g)
 	aifab_json_bool(j, "closed_loop", g->closed_loop);
 	json_generator_iters(j, g);
 	aifab_json_dbl(j, "ideal_us", g->ideal_us, 3);
+	aifab_json_dbl(j, "ideal_payload_us", g->ideal_payload_us, 3);
 	aifab_json_dbl(j, "wait_beyond_ideal_us", g->wait_beyond_ideal_us, 3);
 	aifab_json_dbl(j, "wait_cost_usd", g->wait_cost_usd, 9);
 	json_slowest(j, "slowest", g->slowest_step, g->slowest_step_us,

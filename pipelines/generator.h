@@ -227,7 +227,11 @@ struct aifab_gen_summary {
 	uint32_t n_own;                 /**< ranks this process emulates */
 	struct aifab_gen_iter_sum iter[AIFAB_GEN_SUMMARY_ITERS];
 	/** Ideal time of one collective: busbw factor x S at the slowest
-	 * rank's line rate (S x 2(N-1)/N / rate for AllReduce). */
+	 * rank's line rate (S x 2(N-1)/N / rate for AllReduce), payload
+	 * only... */
+	double ideal_payload_us;
+	/** ... and x the data frames' wire bytes / payload bytes (headers,
+	 * ICRC, FCS, preamble, gap; docs/generator.md). */
 	double ideal_us;
 	/** Sum over timed iterations of max(0, time - ideal): what every rank
 	 * waited on the network beyond the ideal. */

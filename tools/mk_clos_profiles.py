@@ -13,7 +13,11 @@ hosts and 4 spines; N = 1024: 32 leaves of 32 hosts and 8 spines; hosts at
 non-blocking), virtual clock, lossless as clos.ini. bench/clos.sh makes the
 1024-rank one at bench time (about 17,000 lines) instead of shipping it."""
 import sys, os
-FAB = 2
+# ecmp-polarization*: hosts at 400G, fabric links at 100G (four uplinks per
+# leaf, 2:1 oversubscribed for all-to-all): the fabric, not the hosts,
+# limits the collective, so idle spine links cost time.
+FAB = 100
+POL_HOST = 400
 def port(name, mac=None, ip=None, sw=None, wire=None, speed=100):
     L=["[port.%s]" % name]
     if sw: L.append("switch = %s" % sw)
@@ -36,7 +40,10 @@ def build(kind):
         leaf = r // 4
         lp = "l%dh%d" % (leaf, r)
         secs.append(port(lp, mac(leaf+1, r), "10.100.%d.254/24" % r, "leaf%d" % leaf))
-        secs.append(port("g%d" % r, wire=lp))
+        hs = POL_HOST if kind == "pol" else 100
+        secs[-1] = port(lp, mac(leaf+1, r), "10.100.%d.254/24" % r,
+                        "leaf%d" % leaf, speed=hs)
+        secs.append(port("g%d" % r, wire=lp, speed=hs))
         neigh.setdefault("leaf%d" % leaf, []).append(("10.100.%d.1" % r, "02:a1:fa:00:00:%02x" % r))
     fab_speed = FAB if kind == "pol" else 100
     # links: leaf L, spine S, k
@@ -158,9 +165,10 @@ pol_head = """; dpdk-aifab scenario: ECMP polarization across two tiers, in memo
 ;
 ; (profiles/scenarios/ecmp-polarization-seeded.ini is exactly that). Many flows
 ; cross the tiers: all-to-all with 8 QPs per connection, each with its own
-; UDP source port. Fabric links are 2 Gb/s (hosts 100 Gb/s) so that the
-; links, not the CPU of a 2-core machine, limit the collective: with half
-; the spine-to-leaf links idle it takes clearly longer.
+; UDP source port. Hosts at 400G, fabric links at 100G: the fabric
+; limits the collective, so with half the spine-to-leaf links idle it
+; takes clearly longer. On the virtual clock (docs/virtual-time.md) the
+; figures are the model's, the same on every run.
 
 [general]
 name = ecmp-polarization

@@ -4,7 +4,8 @@
 #   tools/soak.sh [MINUTES] [BUILD_DIR]    default: 10 minutes, ./build
 #
 # The embedded demo (profiles/demo.ini: 8 ranks in closed loop, cabled in
-# memory to a leaf) runs its collective until stopped, with the leaf's
+# memory to a leaf) runs its collective until stopped (on the TSC, with
+# a 4 MiB message: test_soak.py asks for them), with the leaf's
 # fault stage on (loss, every-Nth loss on receive, delay + jitter, CE
 # marking, a bandwidth limit); every minute it prints RSS, mbufs in use
 # (telemetry /aifab/mempool where the binary has it) and the fabric's
