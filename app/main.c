@@ -40,6 +40,7 @@ struct lcore_plan {
 	void *st[APP_MAX_SLOTS];
 	unsigned int w[APP_MAX_SLOTS];
 	struct aifab_stats_block *blk[APP_MAX_SLOTS];
+	uint32_t ports[APP_MAX_SLOTS]; /* the ports each polls (0: unknown) */
 	struct aifab_stats_block *lblk;
 	const volatile int *quit;
 } __rte_cache_aligned;
@@ -131,13 +132,14 @@ lcore_main(void *arg)
 
 static void
 plan_add(struct app *app, unsigned int lcore, const struct aifab_pipeline_ops *ops,
-	 void *st, unsigned int w)
+	 void *st, unsigned int w, uint32_t ports)
 {
 	struct lcore_plan *pl = &app->plan[lcore];
 
 	pl->ops[pl->n] = ops;
 	pl->st[pl->n] = st;
 	pl->w[pl->n] = w;
+	pl->ports[pl->n] = ports;
 	pl->n++;
 	pl->quit = &app->quit;
 }
@@ -200,6 +202,7 @@ app_start_switches(struct app *app, const unsigned int *ids, unsigned int n,
 	const struct aifab_profile *prof = &app->prof;
 	struct aifab_env env;
 	unsigned int k, i;
+	uint32_t ports;
 	void *sw;
 
 	for (k = 0; k < prof->n_switches; k++) {
@@ -223,8 +226,12 @@ app_start_switches(struct app *app, const unsigned int *ids, unsigned int n,
 		if (sw == NULL)
 			return -1;
 		pipe_add(app, &aifab_switch_ops, sw);
+		ports = 0; /* its ports, for the virtual clock */
+		for (i = 0; i < prof->n_ports; i++)
+			if (!((gen_mask >> i) & 1) && prof->ports[i].sw == k)
+				ports |= 1u << i;
 		for (i = 0; i < n; i++)
-			plan_add(app, ids[i], &aifab_switch_ops, sw, i);
+			plan_add(app, ids[i], &aifab_switch_ops, sw, i, ports);
 		printf("switch%s%s: %u worker%s on lcore%s", name[0] ? " " : "",
 		       name, n, n > 1 ? "s" : "", n > 1 ? "s" : "");
 		for (i = 0; i < n; i++)
@@ -298,7 +305,7 @@ app_start(struct app *app, char *err, size_t errlen)
 		app->lab = st;
 		pipe_add(app, &aifab_lab_ops, st);
 		app->src = &app->pipe[app->n_pipes - 1];
-		plan_add(app, gen_lc, &aifab_lab_ops, st, 0);
+		plan_add(app, gen_lc, &aifab_lab_ops, st, 0, gen_mask);
 		printf("lab: recipe %s on lcore %u\n",
 		       prof->lab.recipe, gen_lc);
 	}
@@ -316,7 +323,7 @@ app_start(struct app *app, char *err, size_t errlen)
 		app->gen = gen;
 		pipe_add(app, ops, st);
 		app->src = &app->pipe[app->n_pipes - 1];
-		plan_add(app, gen_lc, ops, st, 0);
+		plan_add(app, gen_lc, ops, st, 0, gen_mask);
 		if (gen != NULL)
 			printf("generator: %u ranks on lcore %u\n",
 			       prof->gen.ranks, gen_lc);
@@ -450,7 +457,7 @@ app_loop_virtual(struct app *app, double *elapsed)
 
 	for (i = 0; i < mine->n; i++)
 		app_vclock_add(app->vc, mine->ops[i], mine->st[i], mine->w[i],
-			       mine->blk[i]);
+			       mine->blk[i], mine->ports[i]);
 	app_vclock_set_lcore_block(app->vc, mine->lblk);
 	tick = app_vclock_interval(app);
 	next_tick = tick;
