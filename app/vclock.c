@@ -18,9 +18,10 @@
  * something to do when a frame waits in one of its RX rings, when its
  * next_event() is not "never" (it may act at any poll: a token bucket,
  * a pace), or when it has no next_event op. A worker whose next_event()
- * said never, with no frame for it, is not polled (nothing would happen)
- * and not asked again until it is. Nothing reads the TSC, so a profile
- * and seed give the same run on any machine under any load.
+ * said never, with no frame for it, is not polled (nothing would happen
+ * but its counter mirror, VC_SYNC_NS) and not asked again until it is.
+ * Nothing reads the TSC, so a profile and seed give the same run on any
+ * machine under any load.
  *
  * Which ports a worker polls comes from app_vclock_add(); the wires from
  * app_ports_wire(): per port, the ring it transmits into and the ring its
@@ -374,8 +375,9 @@ vc_next(struct app_vclock *vc)
 /*
  * One step. The slots polled are those with something to do (the header
  * comment): a frame in one of their RX rings, a next_event() that is not
- * never, or no next_event op. Wires are visited only when they hold
- * frames, or when their sender was polled.
+ * never, no next_event op, or a counter mirror due (VC_SYNC_NS). Wires
+ * are visited only when they hold frames, or when their sender was
+ * polled.
  */
 bool
 app_vclock_step(struct app_vclock *vc)
