@@ -20,7 +20,8 @@
 #
 # Needs Debian's libns3-dev (3.37) and libgsl-dev (its pkg-config files
 # name gsl) and g++; installs nothing: when they are missing it prints the
-# apt-get line and measures our side only. ring.cc is built into
+# command that installs them (tools/setup.sh bench-deps) and measures
+# our side only. ring.cc is built into
 # build-ns3/ (NS3_BUILD) beside the repo's build dirs, not by meson.
 set -euo pipefail
 
@@ -35,7 +36,7 @@ NS3_MODS="ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications"
 
 # shellcheck source=bench/common.sh
 . "$BENCH/common.sh"
-bench_options "r:REPS m:MS s:SCEN w:WORK" 24 "$@"
+bench_options "r:REPS m:MS s:SCEN w:WORK" 25 "$@"
 mkdir -p "$WORK" "$NS3_BUILD"
 
 have_ns3=1

@@ -40,7 +40,7 @@ WORK=/tmp/aifab-vclock
 
 # shellcheck source=bench/common.sh
 . "$BENCH/common.sh"
-bench_options "r:REPS c:CASES s:SCEN w:WORK" 27 "$@"
+bench_options "r:REPS c:CASES s:SCEN w:WORK" 30 "$@"
 mkdir -p "$WORK"
 
 if [ ! -x "$AIFAB" ]; then
