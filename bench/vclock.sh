@@ -26,7 +26,7 @@
 #
 # Environment: AIFAB (default build-rel/app/dpdk-aifab, built with
 # tools/setup.sh build if missing). VCLOCK_ROWS=FILE also appends
-# "case frame_hops model_ms best_s" lines to FILE (bench/ns3.sh uses it).
+# "case clock frame_hops model_ms best_s" lines to FILE (bench/ns3.sh uses it).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,7 +40,7 @@ WORK=/tmp/aifab-vclock
 
 # shellcheck source=bench/common.sh
 . "$BENCH/common.sh"
-bench_options "r:REPS c:CASES s:SCEN w:WORK" 30 "$@"
+bench_options "r:REPS c:CASES s:SCEN w:WORK" 29 "$@"
 mkdir -p "$WORK"
 
 if [ ! -x "$AIFAB" ]; then
