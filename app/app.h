@@ -143,6 +143,11 @@ struct app_serial {
 	uint32_t mbps;
 	uint32_t frac;              /**< and this many 1/mbps of a ns */
 	uint64_t free_ns;           /**< busy until */
+	/* The last frame length + 1 (0: none) and its wire time in whole
+	 * ns and 1/mbps: frames of a run are mostly one size, and a 64-bit
+	 * division per frame and hop is not free. Zero-initialise. */
+	uint32_t len1, r;
+	uint64_t q;
 };
 /** A frame of @p len bytes handed over at @p t: when its serialization
  * starts (max(t, free); exact, the fraction of a ns carried; an idle
@@ -152,10 +157,19 @@ uint64_t app_serial_start(struct app_serial *s, uint64_t t, uint32_t len);
 struct app_vclock *app_vclock_new(const struct aifab_env *env,
 				  const struct aifab_profile *prof,
 				  char *err, size_t errlen);
-/** Poll worker @p w of @p ops/@p st, in the order of the calls. */
+/** Owners of ports for app_vclock_add(): a switch instance (its index in
+ * the profile's switches), the generator side (the generator, a lab
+ * recipe, trace replay: the generator's ports), or not known. */
+#define APP_VC_OWNER_GEN (-2)
+#define APP_VC_OWNER_ANY (-1)
+/** Poll worker @p w of @p ops/@p st, in the order of the calls. @p owner:
+ * whose ports it receives from and transmits on (APP_VC_OWNER_*, or a
+ * switch instance), so the loop polls it when a frame reaches one of
+ * them (APP_VC_OWNER_ANY: any frame wakes it). */
 void app_vclock_add(struct app_vclock *vc,
 		    const struct aifab_pipeline_ops *ops, void *st,
-		    unsigned int w, struct aifab_stats_block *blk);
+		    unsigned int w, struct aifab_stats_block *blk,
+		    int owner);
 void app_vclock_set_lcore_block(struct app_vclock *vc,
 				struct aifab_stats_block *b);
 /** Jump to the next event and run it. false: nothing will ever happen. */

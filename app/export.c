@@ -89,7 +89,8 @@ app_stats_add_pipe(struct app_stats *s, const struct aifab_pipeline_ops *ops,
 	if (set == NULL)
 		return 0;
 	/* Port views (console, /aifab/ports) read the first switch's set. */
-	if (strcmp(ops->name, "switch") == 0 && s->sw < 0) {
+	s->set[s->n_sets].sw = strcmp(ops->name, "switch") == 0;
+	if (s->set[s->n_sets].sw && s->sw < 0) {
 		s->sw = (int)s->n_sets;
 		s->sw_map = map;
 		s->sw_n_map = n_map;
@@ -155,6 +156,16 @@ app_stats_start(struct app_stats *s, const unsigned int *lcores,
 		if (s->hist == NULL)
 			goto nomem;
 	}
+	/* The other switch instances' and the generator's charts. */
+	for (i = 0; s->hist != NULL && i < s->n_sets; i++) {
+		struct app_set *as = &s->set[i];
+
+		if ((int)i == s->html_set || (!as->sw && (int)i != s->gen_set))
+			continue;
+		as->hist = aifab_stats_hist_create(as->set, APP_HIST_CAP);
+		if (as->hist == NULL)
+			goto nomem;
+	}
 	if (s->args->stats_jsonl != NULL) {
 		s->jsonl = fopen(s->args->stats_jsonl, "w");
 		if (s->jsonl == NULL) {
@@ -171,6 +182,9 @@ app_stats_start(struct app_stats *s, const unsigned int *lcores,
 	}
 	if (s->hist != NULL)
 		aifab_stats_hist_push(s->hist, s->set[s->html_set].cur);
+	for (i = 0; i < s->n_sets; i++)
+		if (s->set[i].hist != NULL)
+			aifab_stats_hist_push(s->set[i].hist, s->set[i].cur);
 	return 0;
 nomem:
 	snprintf(err, errlen, "out of memory for statistics");
@@ -473,6 +487,9 @@ read_all(struct app_stats *s, uint64_t now)
 	}
 	if (s->hist != NULL)
 		aifab_stats_hist_push(s->hist, s->set[s->html_set].cur);
+	for (i = 0; i < s->n_sets; i++)
+		if (s->set[i].hist != NULL)
+			aifab_stats_hist_push(s->set[i].hist, s->set[i].cur);
 }
 
 static void
@@ -564,6 +581,7 @@ app_stats_free(struct app_stats *s)
 		fclose(s->jsonl);
 	aifab_stats_hist_free(s->hist);
 	for (i = 0; i < s->n_sets; i++) {
+		aifab_stats_hist_free(s->set[i].hist);
 		aifab_stats_snap_free(s->set[i].prev);
 		aifab_stats_snap_free(s->set[i].cur);
 		if (s->set[i].owned)

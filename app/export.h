@@ -28,6 +28,10 @@ struct app_set {
 	struct aifab_stats_snap *prev, *cur;
 	bool owned;        /* the app's (lcores), freed by app_stats_free */
 	bool tel;          /* registered with telemetry through lib/stats */
+	bool sw;           /* a switch instance's */
+	/* Its history for the HTML page, when it is not the page's own set
+	 * (html_set): other switch instances, the generator. */
+	struct aifab_stats_hist *hist;
 };
 
 /* A running pipeline as the exporters see it. */

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * --report-html: lib/stats' page for the switch (inline SVG charts over
- * the run's history, final values), followed by the generator's
- * collective time and bus bandwidth per timed iteration and the lcores'
- * load.
+ * the run's history, final values), the same charts for every other
+ * switch instance, followed by the generator's
+ * collective time and bus bandwidth per timed iteration, its own counters
+ * over time (DCQCN, PFC at the NICs) and the lcores' load.
  * One self-contained file: no scripts, no external resources.
  */
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include "lab.h"
 #include "export.h"
 
+#define APP_HTML_SW_CHARTS 9 /* switch_chart_list() */
 #define G_W 820
 #define G_H 260
 #define G_X 70
@@ -73,6 +75,59 @@ iter_chart(FILE *f, const char *title, const char *unit, unsigned int n,
 	fputs("</svg>\n", f);
 }
 
+/*
+ * The charts of another stats set than the page's (lib/stats writes a
+ * page for one set): its page is written to memory and its charts taken
+ * out of it (from the first <h2> to its table of final values).
+ */
+static void
+set_charts(FILE *f, const struct aifab_stats_hist *h,
+	   const struct aifab_stats_chart *charts, unsigned int n)
+{
+	char *buf = NULL, *a = NULL, *b = NULL;
+	size_t len = 0;
+	FILE *m;
+	int rc;
+
+	if (h == NULL)
+		return;
+	m = open_memstream(&buf, &len);
+	if (m == NULL)
+		return;
+	rc = aifab_stats_html_write(m, "", h, charts, n);
+	if (fclose(m) == 0 && rc == 0 && buf != NULL) {
+		a = strstr(buf, "<h2>");
+		b = a != NULL ? strstr(a, "<h2>Final values</h2>") : NULL;
+	}
+	if (b != NULL)
+		fwrite(a, 1, (size_t)(b - a), f);
+	free(buf);
+}
+
+/* The generator's own counters over the run: DCQCN rate cuts, CNPs and
+ * the slowest QP's rate, PFC its NICs received and the time it paused
+ * them. */
+static void
+gen_charts(FILE *f, const struct app_stats *s)
+{
+	double pct = s->hz ? 100.0 / (double)s->hz : 0;
+	const struct aifab_stats_chart charts[] = {
+		{ "DCQCN rate cuts", "dcqcn_rate_cuts", 1, "events/s",
+		  AIFAB_STATS_SPLIT_NONE },
+		{ "DCQCN CNPs received", "dcqcn_cnp_rx", 1, "packets/s",
+		  AIFAB_STATS_SPLIT_NONE },
+		{ "DCQCN rate of the slowest QP", "dcqcn_rate_min_bytes_per_second",
+		  8e-9, "Gb/s", AIFAB_STATS_SPLIT_NONE },
+		{ "PFC pause frames the NICs received", "pfc_rx", 1, "frames/s",
+		  AIFAB_STATS_SPLIT_INSTANCE },
+		{ "Time the NICs were paused by PFC", "pfc_paused_cycles", pct,
+		  "% of time", AIFAB_STATS_SPLIT_INSTANCE },
+	};
+
+	if (s->gen_set >= 0)
+		set_charts(f, s->set[s->gen_set].hist, charts, RTE_DIM(charts));
+}
+
 /* The collective per timed iteration (the first AIFAB_GEN_SUMMARY_ITERS):
  * its time against the ideal, its busbw against the average's. */
 static void
@@ -112,6 +167,7 @@ gen_section(FILE *f, const struct app_stats *s)
 		   t_ys);
 	iter_chart(f, "Bus bandwidth (busbw) per iteration", "GB/s", g->n_iter,
 		   b_lab, b_ys);
+	gen_charts(f, s);
 }
 
 static void
@@ -175,8 +231,9 @@ lab_section(FILE *f, const struct app_stats *s)
 	free(buf);
 }
 
-int
-app_html_write(struct app_stats *s, const char *path)
+/* The switch's charts (each instance's stats set). */
+static unsigned int
+switch_chart_list(const struct app_stats *s, struct aifab_stats_chart *c)
 {
 	double pct = s->hz ? 100.0 / (double)s->hz : 0;
 	const struct aifab_stats_chart charts[] = {
@@ -199,6 +256,36 @@ app_html_write(struct app_stats *s, const char *path)
 		{ "Drops (all reasons)", "drop_*", 1, "packets/s",
 		  AIFAB_STATS_SPLIT_PORT },
 	};
+
+	RTE_BUILD_BUG_ON(RTE_DIM(charts) != APP_HTML_SW_CHARTS);
+	memcpy(c, charts, sizeof(charts));
+	return RTE_DIM(charts);
+}
+
+/* Switch instances after the first (whose set is the page's): a heading
+ * with the set's name and the same charts. */
+static void
+other_switches(FILE *f, const struct app_stats *s)
+{
+	struct aifab_stats_chart charts[APP_HTML_SW_CHARTS];
+	unsigned int n = switch_chart_list(s, charts), i;
+
+	for (i = 0; i < s->n_sets; i++) {
+		const struct app_set *as = &s->set[i];
+
+		if (!as->sw || (int)i == s->html_set || as->hist == NULL)
+			continue;
+		fprintf(f, "<h1>Switch %s</h1>\n",
+			aifab_stats_name(as->set));
+		set_charts(f, as->hist, charts, n);
+	}
+}
+
+int
+app_html_write(struct app_stats *s, const char *path)
+{
+	struct aifab_stats_chart charts[APP_HTML_SW_CHARTS];
+	unsigned int n_charts = switch_chart_list(s, charts);
 	char tmp[PATH_MAX], title[160], *buf = NULL, *end;
 	size_t len = 0;
 	FILE *m, *f;
@@ -210,8 +297,7 @@ app_html_write(struct app_stats *s, const char *path)
 	m = open_memstream(&buf, &len);
 	if (m == NULL)
 		return -errno;
-	rc = aifab_stats_html_write(m, title, s->hist, charts,
-				    RTE_DIM(charts));
+	rc = aifab_stats_html_write(m, title, s->hist, charts, n_charts);
 	if (fclose(m) != 0 && rc == 0)
 		rc = -EIO;
 	if (rc != 0) {
@@ -230,6 +316,7 @@ app_html_write(struct app_stats *s, const char *path)
 	}
 	fputs(buf, f);
 	free(buf);
+	other_switches(f, s);
 	if (s->gen != NULL)
 		gen_section(f, s);
 	if (s->lab != NULL)

@@ -42,6 +42,7 @@ struct lcore_plan {
 	void *st[APP_MAX_SLOTS];
 	unsigned int w[APP_MAX_SLOTS];
 	struct aifab_stats_block *blk[APP_MAX_SLOTS];
+	int owner[APP_MAX_SLOTS]; /* whose ports each polls (APP_VC_OWNER_*) */
 	struct aifab_stats_block *lblk;
 	const volatile int *quit;
 } __rte_cache_aligned;
@@ -148,13 +149,14 @@ lcore_main(void *arg)
 
 static void
 plan_add(struct app *app, unsigned int lcore, const struct aifab_pipeline_ops *ops,
-	 void *st, unsigned int w)
+	 void *st, unsigned int w, int owner)
 {
 	struct lcore_plan *pl = &app->plan[lcore];
 
 	pl->ops[pl->n] = ops;
 	pl->st[pl->n] = st;
 	pl->w[pl->n] = w;
+	pl->owner[pl->n] = owner;
 	pl->n++;
 	pl->quit = &app->quit;
 }
@@ -306,7 +308,8 @@ app_start_switches(struct app *app, const unsigned int *ids, unsigned int n,
 			app->pipe[app->n_pipes - 1].n_map = app->sw_ports[k]->n;
 		}
 		for (i = 0; i < n; i++)
-			plan_add(app, ids[i], &aifab_switch_ops, sw, i);
+			plan_add(app, ids[i], &aifab_switch_ops, sw, i,
+				 (int)k); /* its ports, for the virtual clock */
 		printf("switch%s%s: %u worker%s on lcore%s", name[0] ? " " : "",
 		       name, n, n > 1 ? "s" : "", n > 1 ? "s" : "");
 		for (i = 0; i < n; i++)
@@ -386,7 +389,7 @@ app_start(struct app *app, char *err, size_t errlen)
 		app->lab = st;
 		pipe_add(app, &aifab_lab_ops, st);
 		app->src = &app->pipe[app->n_pipes - 1];
-		plan_add(app, gen_lc, &aifab_lab_ops, st, 0);
+		plan_add(app, gen_lc, &aifab_lab_ops, st, 0, APP_VC_OWNER_GEN);
 		printf("lab: recipe %s on lcore %u\n",
 		       prof->lab.recipe, gen_lc);
 	}
@@ -407,7 +410,8 @@ app_start(struct app *app, char *err, size_t errlen)
 		/* Worker w on the w-th lcore listed (in that order on one
 		 * lcore, the virtual clock's included). */
 		for (i = 0; i < (unsigned int)n_gen; i++)
-			plan_add(app, gen_ids[i], ops, st, i);
+			plan_add(app, gen_ids[i], ops, st, i,
+				 APP_VC_OWNER_GEN);
 		if (gen != NULL && n_gen == 1)
 			printf("generator: %u ranks on lcore %u\n",
 			       prof->gen.ranks, gen_lc);
@@ -546,7 +550,7 @@ app_loop_virtual(struct app *app, double *elapsed)
 
 	for (i = 0; i < mine->n; i++)
 		app_vclock_add(app->vc, mine->ops[i], mine->st[i], mine->w[i],
-			       mine->blk[i]);
+			       mine->blk[i], mine->owner[i]);
 	app_vclock_set_lcore_block(app->vc, mine->lblk);
 	tick = app_vclock_interval(app);
 	next_tick = tick;

@@ -13,9 +13,21 @@
  * it is put in the receiver's RX ring at that instant. One step: the
  * clock jumps to the earliest of every wire's next arrival and every
  * pipeline's next_event(); arrivals due are delivered (wires in port
- * order, each in time order), every worker is polled in its order, what
- * they sent is taken onto the wires. Nothing reads the TSC, so a profile
- * and seed give the same run on any machine under any load.
+ * order, each in time order), the workers with something to do are polled
+ * in their order, what they sent is taken onto the wires. A worker has
+ * something to do when a frame waits in one of its RX rings, when its
+ * next_event() is not "never" (it may act at any poll: a token bucket,
+ * a pace), or when it has no next_event op. A worker whose next_event()
+ * said never, with no frame for it, is not polled (nothing would happen
+ * but its counter mirror, VC_SYNC_NS) and not asked again until it is.
+ * Nothing reads the TSC, so a profile and seed give the same run on any
+ * machine under any load.
+ *
+ * Which ports a worker polls comes from app_vclock_add() (the ports'
+ * owner: a switch instance or the generator side); the wires from
+ * app_ports_wire(): per port, the ring it transmits into and the ring its
+ * peer receives from, each with one writer and one reader (the loop is
+ * the reader of every TX ring and the only writer of every RX ring).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,9 +42,59 @@
 #include "app.h"
 
 #define VC_FIFO 8192u           /* frames in flight per wire direction */
+#define VC_BURST 64u            /* frames taken off a TX ring at a time */
 #define VC_WIRE_EXTRA 24u       /* FCS, preamble, inter-frame gap */
 #define VC_NS_PER_M 5u          /* light in a cable */
 #define VC_MAX_SLOTS (APP_MAX_PIPES * 2 + AIFAB_MAX_WORKERS) /* + generator workers */
+/* The switch and the generator mirror their counters into their stats
+ * blocks at the first poll 1 ms of model time after the last mirror
+ * (sync_cycles = tsc_hz / 1000, switch_report.c, generator_report.c). A
+ * worker the loop skips is still polled then, so the mirror, and the
+ * --stats-jsonl lines and charts made from it, are those of a worker
+ * polled at every step. */
+#define VC_SYNC_NS (APP_VCLOCK_HZ / 1000)
+
+/* Sets of wires (at most AIFAB_MAX_PORTS) and of slots (VC_MAX_SLOTS)
+ * are bitmaps: a big fabric has thousands of wires, a step visits the
+ * busy ones. */
+#define VC_WIRE_WORDS ((AIFAB_MAX_PORTS + 63) / 64)
+#define VC_SLOT_WORDS ((VC_MAX_SLOTS + 63) / 64)
+
+struct vc_slots {
+	uint64_t b[VC_SLOT_WORDS];
+};
+
+static inline void
+set_add(uint64_t *b, unsigned int i)
+{
+	b[i >> 6] |= UINT64_C(1) << (i & 63);
+}
+
+static inline bool
+set_has(const uint64_t *b, unsigned int i)
+{
+	return (b[i >> 6] >> (i & 63)) & 1;
+}
+
+static inline void
+slots_or(struct vc_slots *d, const struct vc_slots *s)
+{
+	unsigned int k;
+
+	for (k = 0; k < VC_SLOT_WORDS; k++)
+		d->b[k] |= s->b[k];
+}
+
+static inline bool
+slots_meet(const struct vc_slots *a, const struct vc_slots *b)
+{
+	unsigned int k;
+
+	for (k = 0; k < VC_SLOT_WORDS; k++)
+		if (a->b[k] & b->b[k])
+			return true;
+	return false;
+}
 
 struct vc_frame {
 	struct rte_mbuf *m;
@@ -40,14 +102,22 @@ struct vc_frame {
 };
 
 /* One direction of a cable: from port `from`'s TX ring to its peer's RX
- * ring. */
+ * ring. The loop's state of all wires is one small array (the FIFOs are
+ * apart: a step reads every busy wire's state). */
 struct vc_wire {
 	struct rte_ring *tx, *rx;
+	uint64_t head_at;           /* fifo[head].at, UINT64_MAX when empty */
 	struct app_serial ser;      /* the sender's transmitter */
 	uint64_t prop_ns;
 	uint32_t head, tail;        /* fifo[head & mask] .. tail */
-	unsigned int rx_delivered;  /* RX ring count after delivery */
-	struct vc_frame fifo[VC_FIFO];
+	unsigned int rx_in;         /* frames in the RX ring: after delivery,
+				       then after its reader's poll */
+	unsigned int rx_delivered;  /* rx_in right after delivery */
+	bool tx_left;               /* the FIFO was full: the TX ring holds more */
+	uint16_t from, to;          /* port indices */
+	int from_owner, to_owner;   /* their owners (app_vclock_add()) */
+	struct vc_slots readers, writers; /* slots polling port `to`, `from` */
+	struct vc_frame *fifo;      /* VC_FIFO frames */
 };
 
 struct vc_slot {
@@ -55,6 +125,12 @@ struct vc_slot {
 	void *st;
 	unsigned int w;
 	struct aifab_stats_block *blk;
+	int owner;                  /* whose ports it reads and writes: a switch
+				       instance, APP_VC_OWNER_GEN, or
+				       APP_VC_OWNER_ANY (unknown) */
+	uint64_t next;              /* next_event() at the last step */
+	uint64_t synced;            /* its last counter mirror (VC_SYNC_NS) */
+	bool polled;                /* in the last step */
 };
 
 struct app_vclock {
@@ -62,7 +138,11 @@ struct app_vclock {
 	uint64_t fallback_ns;       /* step for a pipeline without next_event */
 	uint64_t steps, hops;       /* loop steps, frames delivered */
 	unsigned int n_wires, n_slots;
-	struct vc_wire *wire[AIFAB_MAX_PORTS];
+	bool mapped;                /* readers/writers known (first step) */
+	uint64_t busy[VC_WIRE_WORDS]; /* wires with a frame in the FIFO or RX
+				       ring */
+	struct vc_slots every;      /* slots without next_event: every step */
+	struct vc_wire wire[AIFAB_MAX_PORTS];
 	struct vc_slot slot[VC_MAX_SLOTS];
 	struct aifab_stats_block *lblk;
 };
@@ -130,15 +210,22 @@ app_vclock_new(const struct aifab_env *env, const struct aifab_profile *prof,
 		app_ports_wire(i, &tx, &rx, &peer);
 		if (tx == NULL || rx == NULL)
 			continue;
-		wi = calloc(1, sizeof(*wi));
-		if (wi == NULL)
+		wi = &vc->wire[vc->n_wires++];
+		wi->fifo = calloc(VC_FIFO, sizeof(*wi->fifo));
+		if (wi->fifo == NULL)
 			goto nomem;
+		wi->head_at = UINT64_MAX;
 		wi->tx = tx;
 		wi->rx = rx;
+		wi->from = (uint16_t)i;
+		wi->to = (uint16_t)peer;
+		wi->from_owner = env->ports[i].gen_owned ? APP_VC_OWNER_GEN :
+			(int)prof->ports[i].sw;
+		wi->to_owner = env->ports[peer].gen_owned ? APP_VC_OWNER_GEN :
+			(int)prof->ports[peer].sw;
 		wi->ser.mbps = RTE_MAX(env->ports[i].speed_mbps, 1u);
 		wi->prop_ns = (uint64_t)VC_NS_PER_M *
 			RTE_MAX(prof->ports[i].cable_m, prof->ports[peer].cable_m);
-		vc->wire[vc->n_wires++] = wi;
 		fastest = RTE_MAX(fastest, wi->ser.mbps);
 	}
 	/* A 1 KB frame at the fastest port. */
@@ -152,17 +239,22 @@ nomem:
 
 void
 app_vclock_add(struct app_vclock *vc, const struct aifab_pipeline_ops *ops,
-	       void *st, unsigned int w, struct aifab_stats_block *blk)
+	       void *st, unsigned int w, struct aifab_stats_block *blk,
+	       int owner)
 {
 	struct vc_slot *s;
 
 	if (vc->n_slots == VC_MAX_SLOTS)
 		return;
+	if (ops->next_event == NULL)
+		set_add(vc->every.b, vc->n_slots);
 	s = &vc->slot[vc->n_slots++];
 	s->ops = ops;
 	s->st = st;
 	s->w = w;
 	s->blk = blk;
+	s->owner = owner;
+	s->polled = true; /* next_event() not asked yet */
 }
 
 void
@@ -174,15 +266,22 @@ app_vclock_set_lcore_block(struct app_vclock *vc, struct aifab_stats_block *b)
 uint64_t
 app_serial_start(struct app_serial *s, uint64_t t, uint32_t len)
 {
-	uint64_t bits_k = ((uint64_t)len + VC_WIRE_EXTRA) * 8000, start;
+	uint64_t start;
 
 	if (t > s->free_ns) {
 		s->free_ns = t;
 		s->frac = 0;        /* an idle transmitter starts on a whole ns */
 	}
+	if (unlikely(s->len1 != len + 1)) {
+		uint64_t bits_k = ((uint64_t)len + VC_WIRE_EXTRA) * 8000;
+
+		s->len1 = len + 1;
+		s->q = bits_k / s->mbps;
+		s->r = (uint32_t)(bits_k % s->mbps);
+	}
 	start = s->free_ns;
-	s->free_ns += bits_k / s->mbps;
-	s->frac += (uint32_t)(bits_k % s->mbps);
+	s->free_ns += s->q;
+	s->frac += s->r;
 	if (s->frac >= s->mbps) {
 		s->frac -= s->mbps;
 		s->free_ns++;
@@ -198,36 +297,87 @@ wire_send(struct vc_wire *wi, uint64_t t, uint32_t len)
 	return wi->ser.free_ns + wi->prop_ns;
 }
 
+/* The slots that poll a port of @p owner: those of that owner, those
+ * that did not say, or (nobody) all of them. */
+static void
+slots_of_owner(const struct app_vclock *vc, int owner, struct vc_slots *m)
+{
+	bool any = false;
+	unsigned int i;
+
+	memset(m, 0, sizeof(*m));
+	for (i = 0; i < vc->n_slots; i++)
+		if (vc->slot[i].owner == APP_VC_OWNER_ANY ||
+		    vc->slot[i].owner == owner) {
+			set_add(m->b, i);
+			any = true;
+		}
+	for (i = 0; !any && i < vc->n_slots; i++)
+		set_add(m->b, i);
+}
+
+static void
+vc_map(struct app_vclock *vc)
+{
+	unsigned int i;
+
+	for (i = 0; i < vc->n_wires; i++) {
+		slots_of_owner(vc, vc->wire[i].to_owner, &vc->wire[i].readers);
+		slots_of_owner(vc, vc->wire[i].from_owner,
+			       &vc->wire[i].writers);
+	}
+	vc->mapped = true;
+}
+
 /* What the sender transmitted during this step's polls goes on the wire. */
 static void
 wire_take(struct vc_wire *wi, uint64_t now)
 {
-	struct rte_mbuf *m;
+	struct rte_mbuf *m[VC_BURST];
+	unsigned int n, k, room;
 
-	while (wi->tail - wi->head < VC_FIFO &&
-	       rte_ring_sc_dequeue(wi->tx, (void **)&m) == 0) {
-		struct vc_frame *f = &wi->fifo[wi->tail++ & (VC_FIFO - 1)];
+	do {
+		room = RTE_MIN(VC_FIFO - (wi->tail - wi->head), VC_BURST);
+		n = room == 0 ? 0 : rte_ring_sc_dequeue_burst(wi->tx,
+						(void **)m, room, NULL);
+		for (k = 0; k < n; k++) {
+			struct vc_frame *f =
+				&wi->fifo[wi->tail++ & (VC_FIFO - 1)];
 
-		f->m = m;
-		f->at = wire_send(wi, now, m->pkt_len);
-	}
+			f->m = m[k];
+			f->at = wire_send(wi, now, m[k]->pkt_len);
+		}
+	} while (n == VC_BURST);
+	if (wi->head != wi->tail)
+		wi->head_at = wi->fifo[wi->head & (VC_FIFO - 1)].at;
+	/* A full FIFO leaves frames in the TX ring: take them next step. */
+	wi->tx_left = wi->tail - wi->head == VC_FIFO;
 }
 
-/* Frames that have arrived by @p now go to the receiver's RX ring. */
+/* Frames that have arrived by @p now go to the receiver's RX ring, in
+ * bursts, in order, until one does not fit. */
 static uint64_t
 wire_deliver(struct vc_wire *wi, uint64_t now)
 {
-	uint64_t n = 0;
+	struct rte_mbuf *m[VC_BURST];
+	unsigned int n = 0, k, put;
 
-	while (wi->head != wi->tail) {
-		struct vc_frame *f = &wi->fifo[wi->head & (VC_FIFO - 1)];
+	while (wi->head_at <= now) {
+		uint32_t h = wi->head;
 
-		if (f->at > now || rte_ring_sp_enqueue(wi->rx, f->m) != 0)
-			break;
-		wi->head++;
-		n++;
+		for (k = 0; k < VC_BURST && h != wi->tail &&
+		     wi->fifo[h & (VC_FIFO - 1)].at <= now; k++, h++)
+			m[k] = wi->fifo[h & (VC_FIFO - 1)].m;
+		put = rte_ring_sp_enqueue_burst(wi->rx, (void **)m, k, NULL);
+		wi->head += put;
+		n += put;
+		wi->head_at = wi->head != wi->tail ?
+			wi->fifo[wi->head & (VC_FIFO - 1)].at : UINT64_MAX;
+		if (put < k)
+			break;  /* the RX ring is full */
 	}
-	wi->rx_delivered = rte_ring_count(wi->rx);
+	wi->rx_in += n;
+	wi->rx_delivered = wi->rx_in;
 	return n;
 }
 
@@ -236,54 +386,93 @@ wire_deliver(struct vc_wire *wi, uint64_t now)
 static uint64_t
 wire_next(const struct app_vclock *vc, const struct vc_wire *wi)
 {
-	unsigned int left = rte_ring_count(wi->rx);
+	unsigned int left = wi->rx_in;
 	uint64_t t = UINT64_MAX;
 
 	if (left > 0)
 		t = left < wi->rx_delivered ? vc->now :
 			vc->now + vc->fallback_ns;
-	if (wi->head != wi->tail)
-		t = RTE_MIN(t, RTE_MAX(wi->fifo[wi->head & (VC_FIFO - 1)].at,
-				       vc->now + (left > 0 ? vc->fallback_ns :
-						  0)));
+	if (wi->head_at != UINT64_MAX)
+		t = RTE_MIN(t, RTE_MAX(wi->head_at, vc->now +
+				       (left > 0 ? vc->fallback_ns : 0)));
 	return t;
 }
 
+/*
+ * The next instant: the earliest wire event and next_event() of every
+ * slot. A slot whose next_event() said never (only a frame wakes it) and
+ * that was not polled since says never again; the others are asked.
+ */
 static uint64_t
-vc_next(const struct app_vclock *vc)
+vc_next(struct app_vclock *vc)
 {
-	uint64_t t = UINT64_MAX;
-	unsigned int i;
+	uint64_t t = UINT64_MAX, m;
+	unsigned int i, k;
 
-	for (i = 0; i < vc->n_wires; i++)
-		t = RTE_MIN(t, wire_next(vc, vc->wire[i]));
+	for (k = 0; k < VC_WIRE_WORDS; k++)
+		for (m = vc->busy[k]; m != 0; m &= m - 1)
+			t = RTE_MIN(t, wire_next(vc, &vc->wire[k * 64 +
+						 __builtin_ctzll(m)]));
 	for (i = 0; i < vc->n_slots; i++) {
-		const struct vc_slot *s = &vc->slot[i];
+		struct vc_slot *s = &vc->slot[i];
 
-		t = RTE_MIN(t, s->ops->next_event != NULL ?
-			    s->ops->next_event(s->st, s->w, vc->now) :
-			    vc->now + vc->fallback_ns);
+		if (s->ops->next_event == NULL)
+			s->next = vc->now + vc->fallback_ns;
+		else if (s->polled || s->next != UINT64_MAX)
+			s->next = s->ops->next_event(s->st, s->w, vc->now);
+		t = RTE_MIN(t, s->next);
 	}
 	return t;
 }
 
+/*
+ * One step. The slots polled are those with something to do (the header
+ * comment): a frame in one of their RX rings, a next_event() that is not
+ * never, no next_event op, or a counter mirror due (VC_SYNC_NS). Wires
+ * are visited only when they hold frames, or when their sender was
+ * polled.
+ */
 bool
 app_vclock_step(struct app_vclock *vc)
 {
-	uint64_t t = vc_next(vc), start, c, k = 0;
-	unsigned int i, n;
+	uint64_t t, start, c, k = 0, m;
+	struct vc_slots poll;
+	unsigned int i, n, j;
 
+	if (unlikely(!vc->mapped))
+		vc_map(vc);
+	t = vc_next(vc);
 	if (t == UINT64_MAX)
 		return false;
 	vc->now = RTE_MAX(t, vc->now);
 	vc->steps++;
-	for (i = 0; i < vc->n_wires; i++)
-		vc->hops += wire_deliver(vc->wire[i], vc->now);
+	poll = vc->every;
+	for (j = 0; j < VC_WIRE_WORDS; j++)
+		for (m = vc->busy[j]; m != 0; m &= m - 1) {
+			struct vc_wire *wi =
+				&vc->wire[j * 64 + __builtin_ctzll(m)];
+
+			vc->hops += wire_deliver(wi, vc->now);
+			if (wi->rx_in > 0)
+				slots_or(&poll, &wi->readers);
+		}
+	for (i = 0; i < vc->n_slots; i++) {
+		struct vc_slot *s = &vc->slot[i];
+
+		if (s->next != UINT64_MAX ||
+		    vc->now - s->synced >= VC_SYNC_NS)
+			set_add(poll.b, i);
+	}
 	start = c = rte_rdtsc();
 	for (i = 0; i < vc->n_slots; i++) {
-		const struct vc_slot *s = &vc->slot[i];
+		struct vc_slot *s = &vc->slot[i];
 		uint64_t e;
 
+		s->polled = set_has(poll.b, i);
+		if (!s->polled)
+			continue;
+		if (vc->now - s->synced >= VC_SYNC_NS)
+			s->synced = vc->now;
 		n = s->ops->poll(s->st, s->w, vc->now);
 		e = rte_rdtsc();
 		if (s->blk != NULL)
@@ -293,8 +482,17 @@ app_vclock_step(struct app_vclock *vc)
 	}
 	if (vc->lblk != NULL)
 		aifab_stats_account(vc->lblk, c - start, k);
-	for (i = 0; i < vc->n_wires; i++)
-		wire_take(vc->wire[i], vc->now);
+	memset(vc->busy, 0, sizeof(vc->busy));
+	for (i = 0; i < vc->n_wires; i++) {
+		struct vc_wire *wi = &vc->wire[i];
+
+		if (wi->rx_in > 0 && slots_meet(&wi->readers, &poll))
+			wi->rx_in = rte_ring_count(wi->rx);
+		if (wi->tx_left || slots_meet(&wi->writers, &poll))
+			wire_take(wi, vc->now);
+		if (wi->rx_in > 0 || wi->head != wi->tail)
+			set_add(vc->busy, i);
+	}
 	return true;
 }
 
@@ -320,12 +518,12 @@ app_vclock_free(struct app_vclock *vc)
 	if (vc == NULL)
 		return;
 	for (i = 0; i < vc->n_wires; i++) {
-		struct vc_wire *wi = vc->wire[i];
+		struct vc_wire *wi = &vc->wire[i];
 
 		while (wi->head != wi->tail)
 			rte_pktmbuf_free(wi->fifo[wi->head++ &
 						  (VC_FIFO - 1)].m);
-		free(wi);
+		free(wi->fifo);
 	}
 	free(vc);
 }

@@ -13,6 +13,8 @@
 #                                  (the whole suite), then the same in a second build
 #                                  with clang, ASan+UBSan (-Dsanitize=true) and libFuzzer
 #                                  (-Dfuzz=true: suite 'fuzz' fuzzes each target)
+#   tools/setup.sh bench-deps      install what bench/ needs beyond the build (ns-3 for
+#                                  bench/ns3.sh); never part of deps/test (CI)
 #   tools/setup.sh deb             build the Debian package (debian/) from a copy of
 #                                  this tree into $AIFAB_DEB_DIR or ./build-deb:
 #                                  dpdk-aifab_<version>_<arch>.deb (+ .dsc, .changes)
@@ -47,6 +49,10 @@ test_pkgs+=(clang libclang-rt-14-dev)
 # The Debian package (tools/setup.sh deb, tests/integration/test_package.py).
 deb_pkgs=(dpkg-dev debhelper fakeroot lintian)
 test_pkgs+=("${deb_pkgs[@]}")
+# Benchmarks only (bench/ns3.sh: ns-3 3.37 beside the virtual clock; its
+# pkg-config files require gsl). Not for CI: no test needs them, and ns-3
+# is large; bench/ns3.sh prints this line's command when they are missing.
+bench_pkgs=(libns3-dev libgsl-dev g++)
 
 log() { printf '[setup] %s\n' "$*" >&2; }
 
@@ -158,6 +164,9 @@ deb)
 	deps "${build_pkgs[@]}" "${deb_pkgs[@]}"
 	deb
 	;;
+bench-deps)
+	deps "${bench_pkgs[@]}"
+	;;
 test)
 	deps "${build_pkgs[@]}" "${test_pkgs[@]}"
 	# From scratch, as on a new machine.
@@ -178,7 +187,7 @@ test)
 	fi
 	;;
 *)
-	echo "usage: $0 deps|build|run [ARGS...]|test [ARGS...]|deb" >&2
+	echo "usage: $0 deps|build|run [ARGS...]|test [ARGS...]|deb|bench-deps" >&2
 	exit 2
 	;;
 esac

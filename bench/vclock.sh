@@ -1,0 +1,122 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# bench/vclock.sh: simulated frame-hops per wall second of the in-memory
+# fabric on the whole-process virtual clock ([general] clock = virtual),
+# and the real-time in-memory path's frame rate on the same traffic. One
+# core runs everything in virtual time (the main lcore); in real time the
+# switch and the generator share lcore 1. Prints a Markdown table. A
+# figure, not a test.
+#
+#   bench/vclock.sh [-r ROUNDS] [-c CASES] [-s SCENARIO] [-w WORKDIR]
+#
+#   -r  runs per case; the fastest loop (report elapsed_s) is kept (default 3)
+#   -c  cases, comma-separated (default all): demo100 (8 x 100G, 4 MiB
+#       ring AllReduce), demo400 (8 x 400G, 64 MiB), demo400-noicrc (the
+#       same, [generator] rx_check_icrc = off), scenario (-s), clos
+#       (profiles/clos.ini), rt400 and rt400-noicrc (demo400 on the
+#       real-time clock)
+#   -s  the scenario (profiles/scenarios/NAME.ini; default incast-lossless)
+#   -w  where reports and logs go (default /tmp/aifab-vclock)
+#
+# Frame-hops: frames delivered over a link (one cable direction), summed
+# over every link: the report's virtual_clock.frame_hops; in real time the
+# ports' rx_packets (equal in virtual time). Wall: the report's elapsed_s,
+# the run loop only (not EAL start-up or pool set-up).
+#
+# Environment: AIFAB (default build-rel/app/dpdk-aifab, built with
+# tools/setup.sh build if missing). VCLOCK_ROWS=FILE also appends
+# "case clock frame_hops model_ms best_s" lines to FILE (bench/ns3.sh uses it).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BENCH=$ROOT/bench
+PY=/usr/bin/python3
+AIFAB=${AIFAB:-$ROOT/build-rel/app/dpdk-aifab}
+REPS=3
+CASES=demo100,demo400,demo400-noicrc,scenario,clos,rt400,rt400-noicrc
+SCEN=incast-lossless
+WORK=/tmp/aifab-vclock
+
+# shellcheck source=bench/common.sh
+. "$BENCH/common.sh"
+bench_options "r:REPS c:CASES s:SCEN w:WORK" 29 "$@"
+mkdir -p "$WORK"
+
+if [ ! -x "$AIFAB" ]; then
+	echo "bench: building $AIFAB" >&2
+	AIFAB_BUILD=$(dirname "$(dirname "$AIFAB")") "$ROOT/tools/setup.sh" build
+fi
+
+speed() {	# gbps: --set for the demo's 16 ports
+	local i
+	for i in 0 1 2 3 4 5 6 7; do
+		printf -- '--set port.s%d.speed_gbps=%s --set port.g%d.speed_gbps=%s ' \
+			"$i" "$1" "$i" "$1"
+	done
+}
+
+case_args() {	# case: the dpdk-aifab options after --
+	case $1 in
+	demo100) echo "--set general.clock=virtual $(speed 100) --set generator.size_bytes=4194304" ;;
+	demo400) echo "--set general.clock=virtual $(speed 400) --set generator.size_bytes=67108864" ;;
+	demo400-noicrc) echo "$(case_args demo400) --set generator.rx_check_icrc=off" ;;
+	scenario) echo "--profile $ROOT/profiles/scenarios/$SCEN.ini --set general.clock=virtual" ;;
+	clos) echo "--profile $ROOT/profiles/clos.ini --set general.clock=virtual" ;;
+	rt400) echo "--set general.clock=realtime $(speed 400) --set generator.size_bytes=67108864" ;;
+	rt400-noicrc) echo "$(case_args rt400) --set generator.rx_check_icrc=off" ;;
+	*) echo "bench: unknown case $1" >&2; exit 2 ;;
+	esac
+}
+
+# One run: prints "frame_hops model_ms elapsed_s" (model_ms "-" in real time).
+run_one() {	# case round
+	local rep=$WORK/$1.$2.json
+	# shellcheck disable=SC2046  # case_args is split on purpose
+	if ! "$AIFAB" --file-prefix "aifab-vclock-$$" -- $(case_args "$1") \
+		--report-json "$rep" --quiet >"$WORK/$1.$2.log" 2>&1; then
+		echo "fail"
+		return
+	fi
+	"$PY" - "$rep" <<'PYEOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+vc = r.get("virtual_clock")
+hops = vc["frame_hops"] if vc else sum(p["rx_packets"] for p in r["ports"].values())
+model = "%.3f" % (vc["model_time_ns"] / 1e6) if vc else "-"
+print(hops, model, r["elapsed_s"])
+PYEOF
+}
+
+# shellcheck disable=SC2034  # read by the header
+HOST=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)
+printf '# bench/vclock.sh, %s; %s, %s cores, load %s; %s; best of %s\n\n' \
+	"$(date -u +%Y-%m-%dT%H:%MZ)" "${HOST:-cpu}" "$(nproc)" \
+	"$(cut -d' ' -f1-3 /proc/loadavg)" "$("$AIFAB" --version 2>/dev/null | head -1)" "$REPS"
+printf '| case | clock | model ms | frame-hops | wall s (best) | frame-hops / wall s |\n'
+printf '|---|---|---:|---:|---:|---:|\n'
+IFS=, read -ra cs <<<"$CASES"
+for c in "${cs[@]}"; do
+	best=
+	for ((k = 0; k < REPS; k++)); do
+		r=$(run_one "$c" "$k")
+		[ "$r" = fail ] && continue
+		if [ -z "$best" ] || awk -v a="$r" -v b="$best" \
+			'BEGIN { split(a, x); split(b, y); exit !(x[3] < y[3]) }'; then
+			best=$r
+		fi
+	done
+	if [ -z "$best" ]; then
+		printf '| %s | | | | failed (%s) | |\n' "$c" "$WORK/$c.0.log"
+		continue
+	fi
+	read -r hops model el <<<"$best"
+	clk=virtual
+	case $c in rt*) clk=realtime ;; esac
+	[ "$c" = scenario ] && c="scenario $SCEN"
+	printf '| %s | %s | %s | %s | %.3f | %s |\n' "$c" "$clk" "$model" "$hops" \
+		"$el" "$(awk -v h="$hops" -v e="$el" 'BEGIN { printf "%.0f", h / e }')"
+	if [ -n "${VCLOCK_ROWS:-}" ]; then
+		echo "${c// /:} $clk $hops $model $el" >>"$VCLOCK_ROWS"
+	fi
+done
