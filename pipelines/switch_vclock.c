@@ -155,6 +155,31 @@ sw_vclock_link(const struct aifab_link *l, uint64_t now)
 	return t;
 }
 
+/* An RX storm re-applies its XOFF the instant the pause it asked for
+ * lapses (sw_link_storms(): `now_due`), not only at its refresh period:
+ * that instant, while the storm window is open. */
+static uint64_t
+sw_vclock_storm_lapse(const struct sw *sw, const struct aifab_link *l,
+		      uint16_t p, uint64_t now)
+{
+	uint64_t t = UINT64_MAX, u;
+	unsigned int i;
+
+	if (l == NULL || !l->started || l->p.storm_prio == 0 ||
+	    now < l->origin + l->p.storm_at_ns ||
+	    (l->p.storm_for_ns != 0 &&
+	     l->origin + l->p.storm_at_ns + l->p.storm_for_ns <= now))
+		return UINT64_MAX;
+	for (i = 0; i < AIFAB_PFC_NUM_PRIO; i++)
+		if ((l->p.storm_prio >> i) & 1) {
+			u = __atomic_load_n(&sw->pfc_share[p].until[i],
+					    __ATOMIC_RELAXED);
+			if (u > now)
+				t = RTE_MIN(t, u);
+		}
+	return t;
+}
+
 /*
  * The earliest instant, at or after @p now, at which an egress run of
  * @p wk does something: @p now itself if something is due already (an
@@ -190,6 +215,9 @@ sw_egress_next(const struct sw *sw, const struct sw_worker *wk, uint64_t now)
 			if (wk->link[p][d] != NULL)
 				t = RTE_MIN(t, sw_vclock_link(wk->link[p][d],
 							      now));
+		if (wk->n_links != 0)
+			t = RTE_MIN(t, sw_vclock_storm_lapse(sw,
+					wk->link[p][AIFAB_FAULT_DIR_RX], p, now));
 		if (t == now)
 			return now;
 	}
