@@ -364,6 +364,7 @@ app_start(struct app *app, char *err, size_t errlen)
 	app->env.link_down = app->link_down;
 	if (app->clock == APP_CLOCK_WHOLE) {
 		app->env.tsc_hz = APP_VCLOCK_HZ; /* every `now` is model ns */
+		app->env.stats_sync = APP_VCLOCK_HZ / 1000000; /* 1 us */
 		app->vc = app_vclock_new(&app->env, prof, err, errlen);
 		if (app->vc == NULL)
 			return -1;

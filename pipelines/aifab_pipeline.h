@@ -124,6 +124,12 @@ struct aifab_env {
 	 * ports by these indices, which the app maps back. */
 	struct aifab_port_rt *ports;
 	uint64_t tsc_hz;
+	/** Cycles of `now` between a worker's counter mirrors into lib/stats
+	 * (0: tsc_hz / 1000, a millisecond). The whole-process virtual clock
+	 * asks for a microsecond of model time: its runs last milliseconds,
+	 * and a worker mirrors only at its polls, which happen when
+	 * something changes. */
+	uint64_t stats_sync;
 	/** lcore of each worker, for stats labels; valid during init() only
 	 * (NULL: workers are labelled 0, 1, ...). */
 	const unsigned int *worker_lcores;

@@ -110,7 +110,8 @@ gen_stats_create(struct gen *g, char *err, size_t errlen)
 		g->wk[i].blk = aifab_stats_block(g->stats, i);
 		g->wk[i].rate_min = -1;
 	}
-	g->sync_cycles = RTE_MAX(sp.tsc_hz / 1000, (uint64_t)1);
+	g->sync_cycles = g->env.stats_sync != 0 ? g->env.stats_sync :
+		RTE_MAX(sp.tsc_hz / 1000, (uint64_t)1);
 	return 0;
 }
 

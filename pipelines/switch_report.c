@@ -75,7 +75,8 @@ sw_stats_setup(struct sw *sw, char *err, size_t errlen)
 			wk->cb[id] = &wk->blk->v[wk->blk->off[id]];
 	}
 	/* Mirror lib counters and levels about every millisecond. */
-	sw->sync_cycles = RTE_MAX(sw->env.tsc_hz / 1000, (uint64_t)1);
+	sw->sync_cycles = sw->env.stats_sync != 0 ? sw->env.stats_sync :
+		RTE_MAX(sw->env.tsc_hz / 1000, (uint64_t)1);
 	return 0;
 }
 
