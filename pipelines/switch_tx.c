@@ -284,6 +284,25 @@ sw_pfc_poll(struct sw *sw, struct sw_worker *wk, uint16_t port, uint64_t now)
 
 /* ---- scheduler ---------------------------------------------------------- */
 
+/* The head of @p port's TC @p tc leaves its queue (the buffer released);
+ * NULL if ECN at dequeue dropped it (counted). Both egress passes. */
+static __rte_always_inline struct rte_mbuf *
+sw_take(struct sw *sw, struct sw_worker *wk, uint16_t port, uint8_t tc)
+{
+	struct sw_egress *eg = &wk->eg[port];
+	struct rte_mbuf *m = aifab_qos_fifo_dequeue(eg->q[tc]);
+
+	if (aifab_qos_fifo_count(eg->q[tc]) == 0)
+		eg->nonempty &= (uint8_t)~(1u << tc);
+	sw_release(sw, wk, port, m);
+	if (sw->ecn_at_dequeue &&
+	    !sw_ecn(sw, wk, port, tc, m, eg->q[tc]->bytes)) {
+		sw_drop(wk, port, SW_DROP(egress_queue), m);
+		return NULL;
+	}
+	return m;
+}
+
 static void
 sw_port_dequeue(struct sw *sw, struct sw_worker *wk, uint16_t port,
 		uint8_t eligible, uint64_t now)
@@ -313,17 +332,11 @@ sw_port_dequeue(struct sw *sw, struct sw_worker *wk, uint16_t port,
 		if (pick < 0)
 			break;
 		tc = (uint8_t)pick;
-		m = aifab_qos_fifo_dequeue(eg->q[tc]);
+		m = sw_take(sw, wk, port, tc);
 		head[tc] = aifab_qos_fifo_head_len(eg->q[tc]) +
 			AIFAB_QOS_WIRE_OVERHEAD;
-		if (aifab_qos_fifo_count(eg->q[tc]) == 0)
-			eg->nonempty &= (uint8_t)~(1u << tc);
-		sw_release(sw, wk, port, m);
-		if (sw->ecn_at_dequeue &&
-		    !sw_ecn(sw, wk, port, tc, m, eg->q[tc]->bytes)) {
-			sw_drop(wk, port, SW_DROP(egress_queue), m);
+		if (m == NULL)
 			continue;
-		}
 		aifab_qos_shaper_consume(shc, &eg->shaper, m->pkt_len);
 #if AIFAB_SW_STATS
 		tc_pkts[tc]++;
@@ -363,15 +376,9 @@ sw_port_depart(struct sw *sw, struct sw_worker *wk, uint16_t port,
 		if (pick < 0)
 			return;
 		tc = (uint8_t)pick;
-		m = aifab_qos_fifo_dequeue(eg->q[tc]);
-		if (aifab_qos_fifo_count(eg->q[tc]) == 0)
-			eg->nonempty &= (uint8_t)~(1u << tc);
-		sw_release(sw, wk, port, m);
-		if (sw->ecn_at_dequeue &&
-		    !sw_ecn(sw, wk, port, tc, m, eg->q[tc]->bytes)) {
-			sw_drop(wk, port, SW_DROP(egress_queue), m);
+		m = sw_take(sw, wk, port, tc);
+		if (m == NULL)
 			continue;
-		}
 		aifab_qos_shaper_consume(shc, &eg->shaper, m->pkt_len);
 		SW_ADD_TC(wk, sw_st_tc_tx_pkts, port, tc, 1);
 		SW_ADD_TC(wk, sw_st_tc_tx_bytes, port, tc, m->pkt_len);

@@ -1191,3 +1191,19 @@ def check_xon_hysteresis(ck, what, port, episodes, deps, offset=20000,
              "%d pauses too short, e.g. (XOFF ns, XON ns, bytes out) %s" %
              (len(bad), [(a - VT_EPOCH_NS, b - VT_EPOCH_NS, n)
                          for a, b, n in bad[:4]]))
+
+
+def chromium_dom(exe, prof, page, timeout=120):
+    """Chromium's own DOM of @p page after its scripts ran (headless
+    --dump-dom, profile dir @p prof), or None (no SVG: not rendered)."""
+    cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu",
+           "--disable-quic", "--no-first-run",
+           "--disable-background-networking", "--disable-component-update",
+           "--disable-sync", "--user-data-dir=" + prof, "--dump-dom",
+           "file://" + page]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True,
+                           timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+    return r.stdout if "<svg" in r.stdout else None

@@ -192,17 +192,6 @@ def per_iteration_us(rep):
             if "time_us" in it]
 
 
-def chromium_dom(exe, prof, page):
-    cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu",
-           "--disable-quic", "--no-first-run",
-           "--disable-background-networking", "--disable-component-update",
-           "--disable-sync", "--user-data-dir=" + prof, "--dump-dom",
-           "file://" + page]
-    try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    except subprocess.TimeoutExpired:
-        return None
-    return r.stdout if "<svg" in r.stdout else None
 
 
 class Ck:
@@ -240,7 +229,7 @@ def check_scenario(ck, exe, chromium, tmp, ini):
     ck.check(rep.get("clock") == "virtual", "%s: on the virtual clock" % name,
              rep.get("clock"))
     prof = tempfile.mkdtemp(prefix="chromium-", dir=tmp)
-    dom = chromium_dom(chromium, prof, html)
+    dom = lib_aifab.chromium_dom(chromium, prof, html)
     if not ck.check(dom is not None, "%s: Chromium loads the page and "
                     "dumps its DOM" % name):
         return

@@ -43,7 +43,8 @@ import subprocess
 import tempfile
 import time
 
-from lib_aifab import (NBR_IP4, NBR_MAC, PORT_MAC, Checks, exe_path,
+from lib_aifab import (NBR_IP4, NBR_MAC, PORT_MAC, Checks, chromium_dom,
+                       exe_path,
                        file_prefix, leaf_profile, pfc_frame, write_pcap,
                        _remove_runtime_dir)
 from scapy.all import IP, UDP, Ether, Raw
@@ -528,24 +529,12 @@ def chromium_check(ck, tmp, page):
     chromium_dom_check(ck, exe, prof, page)
 
 
-def chromium_dom(exe, prof, page):
-    """Chromium's own DOM of @p page (--dump-dom), or None."""
-    cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu",
-           "--disable-quic", "--no-first-run",
-           "--disable-background-networking", "--disable-component-update",
-           "--disable-sync", "--user-data-dir=" + prof, "--dump-dom",
-           "file://" + page]
-    try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=90)
-    except subprocess.TimeoutExpired:
-        return None
-    return r.stdout if "<svg" in r.stdout else None
 
 
 def chromium_dom_check(ck, exe, prof, page):
     """The SVG elements our parser sees are in Chromium's DOM too: same
     number of <svg>, same series polylines with the same points."""
-    dom = chromium_dom(exe, prof, page)
+    dom = chromium_dom(exe, prof, page, timeout=90)
     if not ck.check(dom is not None, "chromium --dump-dom serializes the "
                     "report's DOM"):
         return None
