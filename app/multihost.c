@@ -162,18 +162,29 @@ static uint64_t
 tsc_at(const struct app_mh *mh, int64_t wall)
 {
 	double d = (double)(wall - mh->wall0) * (double)mh->hz / 1e9;
+	double x;
+	uint64_t t;
 
 	if (d <= -(double)mh->tsc0)
 		return 1;
-	return RTE_MAX((uint64_t)((double)mh->tsc0 + d), (uint64_t)1);
+	/* Rounded up: the first tick at or after @p wall, so a start armed
+	 * at it is never reported before the instant (wall_at() of it). */
+	x = (double)mh->tsc0 + d;
+	t = (uint64_t)x;
+	if ((double)t < x)
+		t++;
+	return RTE_MAX(t, (uint64_t)1);
 }
 
 /* The wall clock at TSC @p tsc. */
 static int64_t
 wall_at(const struct app_mh *mh, uint64_t tsc)
 {
-	return mh->wall0 + (int64_t)((double)(int64_t)(tsc - mh->tsc0) *
-				     1e9 / (double)mh->hz);
+	double ns = (double)(int64_t)(tsc - mh->tsc0) * 1e9 / (double)mh->hz;
+
+	/* to the nearest ns: truncating made a start at tsc_at(T) read as
+	 * T - 1 ns (skew_ns -1 in test_multihost) */
+	return mh->wall0 + (int64_t)(ns >= 0 ? ns + 0.5 : ns - 0.5);
 }
 
 static int
