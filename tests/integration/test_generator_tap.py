@@ -49,8 +49,8 @@ import time
 
 from lib_aifab import Checks, _remove_runtime_dir, file_prefix, icrc_zlib, \
     read_pcap_ns
-from test_generator_lcores import delivered_per_rank, expected_delivery, \
-    roce_fields
+from test_generator_lcores import RING_PROFILE, delivered_per_rank, \
+    expected_delivery, roce_fields
 
 SKIP = 77
 TAG = "%d" % os.getpid()
@@ -58,32 +58,14 @@ NS = "aftap" + TAG
 IF = "aftap0"                 # inside NS only
 PROBE = "afprobe0"
 RANKS = 8
-PROFILE = """[general]
-name = generator-tap
-seed = 1
-[switch]
-enabled = false
-[port.p0]
-device = net_tap0
-speed_gbps = 100
-mtu = 1500
-[generator]
-enabled = true
-ports = p0
-collective = allreduce_ring
-ranks = %d
-size_bytes = 262144
-ib_mtu = 1024
-iterations = 2
-warmup = 1
-rate_gbps = 2
-closed_loop = true
-window = 16
-ack_every = 4
-retx_timeout_us = 20000
-dcqcn = false
-lcores = 1-2
-""" % RANKS
+# test_generator_lcores' ring case (8 ranks, ring AllReduce, closed loop,
+# 2 workers) on the tap
+PROFILE = RING_PROFILE
+for _a, _b in (("lcores-ring", "generator-tap"), ("net_ring0", "net_tap0"),
+               ("mtu = 9000", "mtu = 1500")):
+    assert _a in PROFILE
+    PROFILE = PROFILE.replace(_a, _b)
+assert "\nranks = %d\n" % RANKS in PROFILE and "\nlcores = 1-2\n" in PROFILE
 # main lcore and the two workers on this machine's two CPUs
 EAL_LCORES = "0@0,1@0,2@1"
 
