@@ -30,7 +30,9 @@ rank gets every byte exactly once (rc.delivered_bytes, and the payload
 over distinct dest QP/PSN of the data frames in the capture), each TX
 queue's capture holds only its worker's ranks' frames (source IPv4 index
 % 2 = queue), every RoCEv2 frame there has a right ICRC (zlib, per
-PROTOCOLS.md), no ICRC is bad on receive, no mbuf is left. Nothing timed
+PROTOCOLS.md), no ICRC is bad on receive, every data frame gives a
+latency sample (rx_no_tag 0: a tag the other worker stamped after this
+worker read its clock once counted there), no mbuf is left. Nothing timed
 is asserted (real threads on a shared 2-core VM; the tap's flow-hash
 spreading reorders some frames, which RC recovers).
 
@@ -230,6 +232,11 @@ def judge_common(ck, what, rep, cap):
           "%s: rc.delivered_bytes: every byte exactly once" % what)
     gp = rep["ports"]["p0"]["generator"]
     ck.eq(gp.get("rx_bad_icrc"), 0, what + ": no bad ICRC received")
+    # Each data frame's payload tag gives a latency sample: a tag stamped
+    # by the other worker after this one read its clock is not "no tag"
+    # (the TSC is read again; it is one clock on every CPU here).
+    ck.eq(gp.get("rx_no_tag"), 0, what + ": rx_no_tag: every data frame's "
+          "tag read, none stamped past the receiver's clock")
     ck.check(gp.get("rx_roce", 0) > 0, what + ": RoCEv2 frames received")
     files = {w: os.path.join(cap, "tx_p0_q%d.pcap" % w) for w in (0, 1)}
     frames = {w: [fr for _t, fr in read_pcap_ns(f) or []]
