@@ -319,7 +319,7 @@ port_configure(const struct aifab_port_params *pp, struct aifab_port_rt *rt,
 	struct rte_eth_conf conf = { 0 };
 	struct rte_eth_dev_info di;
 	uint32_t frame, room;
-	uint16_t q, rxd = pp->rx_desc, txd = pp->tx_desc;
+	uint16_t q, rxd = pp->rx_desc, txd = pp->tx_desc, max_mtu;
 	int rc, sock = rte_eth_dev_socket_id(rt->port_id);
 
 	rc = rte_eth_dev_info_get(rt->port_id, &di);
@@ -342,11 +342,20 @@ port_configure(const struct aifab_port_params *pp, struct aifab_port_rt *rt,
 			RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP) &
 			di.flow_type_rss_offloads;
 	}
-	conf.rxmode.mtu = RTE_MIN((uint32_t)pp->mtu, di.max_mtu);
+	/* A PMD that leaves max_mtu at ethdev's UINT16_MAX bounds the frame
+	 * by max_rx_pktlen alone (net_tap: 1522), and ethdev then refuses an
+	 * MTU whose frame (MTU + 18) is longer: clamp as ethdev checks. */
+	max_mtu = di.max_mtu;
+	if (max_mtu == UINT16_MAX &&
+	    di.max_rx_pktlen > RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN)
+		max_mtu = (uint16_t)RTE_MIN((uint32_t)max_mtu, di.max_rx_pktlen -
+					    RTE_ETHER_HDR_LEN -
+					    RTE_ETHER_CRC_LEN);
+	conf.rxmode.mtu = RTE_MIN((uint32_t)pp->mtu, max_mtu);
 	if (conf.rxmode.mtu < pp->mtu)
 		printf("warning: port %s (%s): [port.%s] mtu %u is above the "
 		       "NIC's max_mtu %u: using %u\n", pp->name, rt->device,
-		       pp->name, pp->mtu, di.max_mtu, conf.rxmode.mtu);
+		       pp->name, pp->mtu, max_mtu, conf.rxmode.mtu);
 	rt->mtu = (uint16_t)conf.rxmode.mtu;
 	frame = conf.rxmode.mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN +
 		2 * 4 /* two VLAN tags */;

@@ -23,12 +23,31 @@
  *                     point (generator_cl.c)
  */
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
 #include "aifab_pkt.h"
+#include "aifab_profile.h"
 #include "aifab_roce.h"
 #include "generator_priv.h"
+
+/*
+ * Several workers on the TSC: `now` is read once per poll, and another
+ * worker may stamp a frame after that and its frame come back during this
+ * poll (a worker descheduled mid-poll sees it often). Such a departure
+ * stamp is past this poll's clock but not past the TSC: read the TSC
+ * again then (rarely: only for a stamp ahead of `now`). Virtual clocks
+ * are one clock for every worker.
+ */
+static bool
+rx_clock_rereads(const struct gen *g)
+{
+	const struct aifab_profile *pr = g->env.prof;
+
+	return g->n_wk > 1 && g->p.virtual_tick_ns == 0 && pr != NULL &&
+	       pr->clock == AIFAB_CLOCK_REALTIME && !pr->virtual_time;
+}
 
 /* Latency from the tag of a data packet (both loops). */
 static void
@@ -39,13 +58,16 @@ rx_latency(struct gen *g, struct gen_port *gp, struct rte_mbuf *m,
 	uint8_t tagbuf[AIFAB_ROCE_TAG_LEN];
 	const uint8_t *t;
 	uint32_t off;
+	bool ok;
 
 	off = pi->bth_off + AIFAB_BTH_LEN + aifab_bth_data_ext_len(
 		pi->bth_opcode);
 	t = off + AIFAB_ROCE_TAG_LEN + AIFAB_ICRC_LEN <= m->pkt_len ?
 		rte_pktmbuf_read(m, off, AIFAB_ROCE_TAG_LEN, tagbuf) : NULL;
-	if (t == NULL || !aifab_roce_tag_read(t, AIFAB_ROCE_TAG_LEN, &ti) ||
-	    ti.tx_tsc > now) {
+	ok = t != NULL && aifab_roce_tag_read(t, AIFAB_ROCE_TAG_LEN, &ti);
+	if (ok && ti.tx_tsc > now && rx_clock_rereads(g))
+		now = rte_rdtsc();
+	if (!ok || ti.tx_tsc > now) {
 		gp->ctr[GEN_RX_NO_TAG]++;
 		return;
 	}

@@ -19,6 +19,7 @@
 #include <rte_errno.h>
 #include <rte_flow.h>
 #include <rte_lcore.h>
+#include <rte_log.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
@@ -740,11 +741,31 @@ build_steering(struct gen *g)
 		memset(&spec, 0, sizeof(spec));
 		spec.hdr.dst_addr = rte_cpu_to_be_32(ip);
 		q.index = (uint16_t)(g->p.rxq + g->rank_wk[r]);
-		if (rte_flow_create(pr->port_id, &attr, pattern, act, &fe) ==
-		    NULL)
-			refused[p] = true;  /* the rest of it: hand-off */
-		else
+		memset(&fe, 0, sizeof(fe));
+		if (rte_flow_create(pr->port_id, &attr, pattern, act, &fe) !=
+		    NULL) {
 			g->flow_rules[p]++;
+			continue;
+		}
+		refused[p] = true;  /* the rest of it: hand-off */
+		RTE_LOG(NOTICE, USER1, "generator: port %s (%s): rte_flow "
+			"refused rule %u (IPv4 dst of rank %u -> RX queue "
+			"%u): %s (%s); the port's frames of other lcores' "
+			"ranks are handed over in software\n", pr->name,
+			pr->device, g->flow_rules[p] + 1, r, q.index,
+			fe.message != NULL ? fe.message : "no reason given",
+			rte_strerror(rte_errno));
+	}
+	for (i = 0; i < g->n_used_ports; i++) {
+		uint16_t p = g->used_ports[i];
+
+		if (g->flow_rules[p] > 0)
+			RTE_LOG(NOTICE, USER1, "generator: port %s (%s): %u "
+				"rte_flow rules steer its ranks' IPv4 "
+				"destinations to their lcores' RX queues%s\n",
+				g->env.ports[p].name, g->env.ports[p].device,
+				g->flow_rules[p], refused[p] ?
+				" (the rest are handed over)" : "");
 	}
 }
 

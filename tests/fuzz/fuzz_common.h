@@ -172,6 +172,7 @@ fail:
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_ring.h>
 
 #include "aifab_pipeline.h"
@@ -218,6 +219,44 @@ fuzz_ring_ports(unsigned int n, const char *tag, struct rte_mempool *pool,
 		}
 		port_id[p] = (uint16_t)id;
 	}
+}
+
+/*
+ * The ring-port targets' set-up, once: a private EAL (@p mem_mb MB of
+ * no-huge memory; 0: lib/eal's default), a pool of @p n_mbufs mbufs, the
+ * RX timestamp field registered as the app does (departure stamps use
+ * it), and @p n ring ports (fuzz_ring_ports()). Aborts on any failure.
+ */
+static inline struct rte_mempool *
+fuzz_setup(const char *name, unsigned int mem_mb, unsigned int n_mbufs,
+	   unsigned int n, const char *tag, unsigned int ring_sz,
+	   struct rte_ring **rxr, struct rte_ring **txr, uint16_t *port_id)
+{
+	struct rte_mempool *mp;
+	char pool_name[RTE_MEMPOOL_NAMESIZE];
+	uint64_t ts_flag;
+	int ts_off;
+
+	if (mem_mb != 0)
+		fuzz_eal_mem(name, mem_mb);
+	else
+		fuzz_eal(name);
+	snprintf(pool_name, sizeof(pool_name), "%s_pool", tag);
+	mp = rte_pktmbuf_pool_create(pool_name, n_mbufs, 32, 0,
+				     RTE_MBUF_DEFAULT_BUF_SIZE,
+				     (int)rte_socket_id());
+	if (mp == NULL) {
+		fprintf(stderr, "%s: pool: %s\n", name,
+			rte_strerror(rte_errno));
+		abort();
+	}
+	if (rte_mbuf_dyn_rx_timestamp_register(&ts_off, &ts_flag) != 0) {
+		fprintf(stderr, "%s: timestamp field: %s\n", name,
+			rte_strerror(rte_errno));
+		abort();
+	}
+	fuzz_ring_ports(n, tag, mp, ring_sz, rxr, txr, port_id);
+	return mp;
 }
 
 /* True when none of the @p n rings holds a frame. */

@@ -165,23 +165,11 @@ profiles_load(void)
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	int ts_off;
-	uint64_t ts_flag;
-
 	RTE_SET_USED(argc);
 	RTE_SET_USED(argv);
 	profiles_load();
-	fuzz_eal("fz_gen");
-	pool = rte_pktmbuf_pool_create("fz_gen", 8191, 32, 0,
-				       RTE_MBUF_DEFAULT_BUF_SIZE,
-				       (int)rte_socket_id());
-	if (pool == NULL)
-		die("pool", rte_strerror(rte_errno));
-	/* As the app does: departure stamps use the RX timestamp field. */
-	if (rte_mbuf_dyn_rx_timestamp_register(&ts_off, &ts_flag) != 0)
-		die("timestamp field", rte_strerror(rte_errno));
-	fuzz_ring_ports(N_PORTS, "fg", pool, RING_SZ, rxr, txr,
-			port_id);
+	pool = fuzz_setup("fz_gen", 0, 8191, N_PORTS, "fg", RING_SZ, rxr, txr,
+			  port_id);
 	devnull = fopen("/dev/null", "w");
 	return 0;
 }

@@ -45,45 +45,10 @@
 #include "switch_ref.h"
 #define FUZZ_RING_PORTS
 #include "fuzz_common.h"
+#include "fuzz_switch_variants.h"
 
-#define N_PORTS 4
-#define RING_SZ 1024
-#define MAX_FRAME 9300
-#define FAKE_HZ 1000000000ull
-
-/* fuzz_switch.c's variants, and one with ECN at enqueue on a ramp that
- * starts at 0 (marks at enqueue) and small dynamic limits. */
-static const char *const variant_sets[][16] = {
-	/* 0: the profile as shipped */
-	{ NULL },
-	/* 1: tiny static queues, ECN at dequeue, static PFC thresholds a
-	 * few frames deep, slow uplinks */
-	{ "qos.buffer_bytes=262144", "qos.limit_mode=static",
-	  "qos.ecn_at=dequeue", "tc.0.queue_limit_bytes=4096",
-	  "tc.0.ecn=true", "tc.0.ecn_kmin_bytes=0", "tc.0.ecn_kmax_bytes=3000",
-	  "tc.3.ecn_kmin_bytes=0", "tc.3.ecn_kmax_bytes=3000",
-	  "tc.3.pfc_xoff_bytes=4096", "tc.3.pfc_xon_offset_bytes=1024",
-	  "tc.3.pfc_headroom_bytes=4096", "port.p2.speed_gbps=0.01",
-	  "port.p3.speed_gbps=0.01", "pfc.detection_ms=100", NULL },
-	/* 2: PCP trust, Toeplitz over every field, plain ECMP groups,
-	 * watchdog forwards, jumbo uplinks, no checksum check, tiny bursts */
-	{ "port.p0.trust=pcp", "port.p1.trust=pcp", "ecmp.hash=toeplitz",
-	  "ecmp.fields=sip,dip,proto,sport,dport,dqpn", "ecmp.resilient=false",
-	  "pfc.action=forward", "port.p2.mtu=9000", "port.p3.mtu=9000",
-	  "switch.check_ipv4_checksum=false", "general.burst=4",
-	  "tc.3.pfc_pause_quanta=2", "port.p1.speed_gbps=0.01", NULL },
-	/* 3: several lossless TCs with dynamic thresholds, watchdog alert,
-	 * jhash, static limits */
-	{ "tc.0.lossless=true", "tc.5.lossless=true", "tc.5.alpha=0.015",
-	  "pfc.action=alert", "ecmp.hash=jhash", "qos.buffer_bytes=262144",
-	  "port.p0.speed_gbps=0.01", "port.p3.speed_gbps=0.01", NULL },
-	/* 4: ECN at enqueue from an empty queue, small dynamic limits */
-	{ "qos.buffer_bytes=131072", "qos.ecn_at=enqueue",
-	  "tc.0.ecn=true", "tc.0.ecn_kmin_bytes=0", "tc.0.ecn_kmax_bytes=2000",
-	  "tc.3.ecn_kmin_bytes=0", "tc.3.ecn_kmax_bytes=2000",
-	  "port.p2.speed_gbps=0.01", "port.p3.speed_gbps=0.01", NULL },
-};
-#define N_VARIANTS RTE_DIM(variant_sets)
+/* fuzz_switch.c's variants and the one with ECN at enqueue */
+#define N_VARIANTS RTE_DIM(fuzz_sw_variants)
 
 enum { REF, FAST, N_PATHS };
 static const char *const path_name[N_PATHS] = { "reference", "fast" };
@@ -112,17 +77,6 @@ die(const char *what, const char *detail)
 	abort();
 }
 
-static const char *
-leaf_profile(void)
-{
-	static char path[PATH_MAX];
-	const char *root = getenv("AIFAB_SOURCE_ROOT");
-
-	snprintf(path, sizeof(path), "%s/profiles/pcap-leaf.ini",
-		 root != NULL ? root : AIFAB_SOURCE_ROOT);
-	return path;
-}
-
 static void
 fini_all(void)
 {
@@ -140,31 +94,13 @@ int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	char err[AIFAB_ERR_LEN];
-	int ts_off;
-	uint64_t ts_flag;
-	unsigned int v, n, k, p;
+	unsigned int v, k, p;
 
 	RTE_SET_USED(argc);
 	RTE_SET_USED(argv);
-	for (v = 0; v < N_VARIANTS; v++) {
-		for (n = 0; variant_sets[v][n] != NULL; n++)
-			;
-		if (aifab_profile_load(&prof[v], leaf_profile(),
-				       variant_sets[v], n, err,
-				       sizeof(err)) != 0)
-			die("profile", err);
-		if (prof[v].n_ports != N_PORTS)
-			die("profile", "pcap-leaf.ini must have four ports");
-	}
-	fuzz_eal_mem("fz_swdiff", 2048);
-	pool = rte_pktmbuf_pool_create("fz_swd", 16383, 32, 0,
-				       RTE_MBUF_DEFAULT_BUF_SIZE,
-				       (int)rte_socket_id());
-	if (pool == NULL)
-		die("pool", rte_strerror(rte_errno));
-	if (rte_mbuf_dyn_rx_timestamp_register(&ts_off, &ts_flag) != 0)
-		die("timestamp field", rte_strerror(rte_errno));
-	fuzz_ring_ports(N_PORTS, "fd", pool, RING_SZ, rxr, txr, port_id);
+	fuzz_sw_profiles(prof, N_VARIANTS, "fuzz_switch_diff");
+	pool = fuzz_setup("fz_swdiff", 2048, 16383, N_PORTS, "fd", RING_SZ,
+			  rxr, txr, port_id);
 	for (v = 0; v < N_VARIANTS; v++)
 		for (k = 0; k < N_PATHS; k++) {
 			struct inst *in = &inst[v][k];

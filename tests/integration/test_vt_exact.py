@@ -55,6 +55,22 @@ def tc_departures(cap, flow):
             if RoceFlow.key(fr)[0] == flow.dqpn]
 
 
+def run_flow(ck, exe, what, f, n, inputs, judge, tag, sets=(),
+             frames="every frame"):
+    """Run `inputs` in virtual time, check that flow f's n frames all
+    leave p1 (roce_match), then judge(run, departures): departures is
+    tc_departures() of p1's capture. The run's files are kept if a check
+    failed."""
+    run = VRun(exe, inputs, sets=sets, tag=tag)
+    with run.kept_if_failed(ck):
+        if not run_ok(ck, run, what):
+            return
+        cap = run.captures[1] or []
+        m = roce_match(ck, what, [f], 1, cap, {f.dqpn: n})
+        ck.eq(m.count[f.dqpn], n, "%s: %s leaves" % (what, frames))
+        judge(run, tc_departures(cap, f))
+
+
 def first_diff(got, want):
     for i, (g, w) in enumerate(zip(got, want)):
         if g != w:
@@ -70,17 +86,10 @@ def check_train(ck, exe):
         f = RoceFlow(0, DST, 0x300, 0xC300, paylen=paylen, dscp=dscp, ecn=2)
         what = "%d-byte train p0 (100G) -> p1 (%dG)" % (f.len, gbps)
         ck.section(what)
-        run = VRun(exe, {0: [(f.frame(k), VT_EPOCH_NS) for k in range(n)]},
-                   sets=["port.p1.speed_gbps=%d" % gbps], tag="vt-train")
-        with run.kept_if_failed(ck):
-            if not run_ok(ck, run, what):
-                continue
-            cap = run.captures[1] or []
-            m = roce_match(ck, what, [f], 1, cap, {f.dqpn: n})
-            ck.eq(m.count[f.dqpn], n, "%s: every frame leaves" % what)
-            got = tc_departures(cap, f)
-            # Arrivals: the 100G link into p0; departures: p1's transmitter,
-            # from the first arrival (instant 0) on.
+
+        def judge(_run, got, f=f, n=n, gbps=gbps, what=what):
+            # Arrivals: the 100G link into p0; departures: p1's
+            # transmitter, from the first arrival (instant 0) on.
             want = [(serial(k, f.len, gbps * 1000), k) for k in range(n)]
             ck.check(got == want, "%s: frame k leaves at floor(k x %d x "
                      "8000 / %d) ns exactly (back to back, none late, no "
@@ -88,6 +97,10 @@ def check_train(ck, exe):
                      first_diff(got, want))
             gaps = sorted({b[0] - a[0] for a, b in zip(got, got[1:])})
             print("%s: departure gaps %s ns" % (what, gaps))
+
+        run_flow(ck, exe, what, f, n,
+                 {0: [(f.frame(k), VT_EPOCH_NS) for k in range(n)]}, judge,
+                 "vt-train", sets=["port.p1.speed_gbps=%d" % gbps])
 
 
 # ---- pause -----------------------------------------------------------------
@@ -106,14 +119,8 @@ def check_pause(ck, exe):
               1: [(fr, VT_EPOCH_NS + t) for fr, t in pfc]}
     ck.section("%s: XOFF %d quanta at %d ns, XOFF 65535 at %d ns, XON at "
                "%d ns" % (what, q1, t1, t2, t3))
-    run = VRun(exe, inputs, tag="vt-pause")
-    with run.kept_if_failed(ck):
-        if not run_ok(ck, run, what):
-            return
-        cap = run.captures[1] or []
-        m = roce_match(ck, what, [f], 1, cap, {f.dqpn: n})
-        ck.eq(m.count[f.dqpn], n, "%s: every TC3 frame leaves" % what)
-        got = tc_departures(cap, f)
+
+    def judge(run, got):
         times = [t for t, _psn in got]
         # Before the first pause: at the arrivals, 84 ns apart.
         pre = [t for t in times if t < t1]
@@ -131,6 +138,9 @@ def check_pause(ck, exe):
                      first_diff(after, want))
         ck.eq(run.tc(1, 3).get("paused_ns"), pause1 + (t3 - t2),
               "%s: p1 tc.3.paused_ns" % what)
+
+    run_flow(ck, exe, what, f, n, inputs, judge, "vt-pause",
+             frames="every TC3 frame")
 
 
 # ---- watchdog --------------------------------------------------------------
@@ -160,16 +170,8 @@ def check_watchdog(ck, exe):
     ck.section("%s: XOFF c3 every %d us from %d ms, detection at %d ns; %d "
                "frames held" % (what, period // US, start // MS, detect,
                                 len(held)))
-    run = VRun(exe, inputs, tag="vt-wd",
-               sets=["pfc.detection_ms=100", "pfc.restoration_ms=100",
-                     "pfc.action=forward"])
-    with run.kept_if_failed(ck):
-        if not run_ok(ck, run, what):
-            return
-        cap = run.captures[1] or []
-        m = roce_match(ck, what, [f], 1, cap, {f.dqpn: n})
-        ck.eq(m.count[f.dqpn], n, "%s: every TC3 frame leaves" % what)
-        got = tc_departures(cap, f)
+
+    def judge(run, got):
         ck.check(got == want, "%s: frames before the storm and after the "
                  "detection leave at their arrival, those held in it back "
                  "to back from exactly %d ns" % (what, detect),
@@ -177,6 +179,10 @@ def check_watchdog(ck, exe):
         r3 = run.tc(1, 3)
         ck.eq((r3.get("pfcwd_storms"), r3.get("pfcwd_drops")), (1, 0),
               "%s: p1 tc.3 pfcwd_storms, pfcwd_drops" % what)
+
+    run_flow(ck, exe, what, f, n, inputs, judge, "vt-wd",
+             sets=["pfc.detection_ms=100", "pfc.restoration_ms=100",
+                   "pfc.action=forward"], frames="every TC3 frame")
 
 
 SCENARIOS = {"train": check_train, "pause": check_pause,
