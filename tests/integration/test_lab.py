@@ -816,13 +816,16 @@ try:
         ck.check(a["bytes_to_first_xoff"] >= 65536,
                  "pfc: no XOFF before the 64 KB threshold could be reached",
                  str(a))
-        # Paused from the XOFF it acted on to the XON it acted on: late
-        # processing (a descheduled lcore on a loaded CI box) only moves
-        # the XON later, so the bound above is loose; below, our own
-        # refreshes keep it paused for the whole hold.
-        ck.check(40 <= d1["paused_ns"] / 1e6 <= 50 + 60,
-                 "pfc: the DUT's egress was paused for our 50 ms hold "
-                 "(its own count: 40..110 ms)", str(d1))
+        # Paused from the XOFF it acted on to the XON it acted on. A
+        # descheduled DUT lcore on a loaded 2-core box acts late on either
+        # (34 ms was seen against the 50 ms hold: the XOFF read ~16 ms
+        # late; it sent nothing meanwhile, which the 802.3 bound below
+        # judges), so its count only says it paused, and not for longer
+        # than our hold plus a late XON: 65535 quanta at 20 Mb/s is 1.7 s,
+        # so a DUT that ignored our XON would show far more.
+        ck.check(0 < d1["paused_ns"] / 1e6 <= 50 + 60,
+                 "pfc: the DUT's egress was paused, ended by our XON after "
+                 "the 50 ms hold (its own count: 0..110 ms)", str(d1))
         ck.check(b["frames_before"] > 0 and
                  b["bytes_after_xoff"] <= b["bound_bytes"] and
                  b["bound_quanta"] == 67,
