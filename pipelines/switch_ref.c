@@ -6,7 +6,9 @@
  * that tests/fuzz/fuzz_switch_diff.c can run the same bursts through both
  * and require the same frames, marks and counters. Chosen per switch at
  * run time (aifab_switch_use_reference(), tests only): sw_ingress()
- * tests the flag once per burst. Egress is shared by both.
+ * tests the flag once per burst. The same flag makes the real-time
+ * egress pass dequeue per packet (switch_tx.c sw_port_dequeue_ref(),
+ * the loop before runs of packets); the rest of egress is shared.
  *
  * Change it only to follow a deliberate change of the switch's
  * behaviour, made the same way in the fast path.

@@ -236,7 +236,8 @@ sw_pfc_gen_send(struct sw *sw, struct sw_worker *wk, uint16_t port,
 	struct aifab_pfc_frame tcf, f;
 
 	if (sw->pfc_gen[port].enabled &&
-	    aifab_pfc_gen_poll(&wk->eg[port].pfc_gen, sw_free(wk), now, &tcf) &&
+	    aifab_pfc_gen_poll_inline(&wk->eg[port].pfc_gen, sw_free(wk), now,
+				      &tcf) &&
 	    sw_pfc_to_prios(sw, &tcf, &f))
 		sw_pfc_send(sw, wk, port, &f);
 }
@@ -259,7 +260,8 @@ sw_pfc_pause(struct sw *sw, struct sw_worker *wk, uint16_t port, uint64_t now)
 		if (sw_wd_owner(sw, wk)) {
 			if (sw->n_workers > 1)
 				aifab_pfc_share_wd_feed(sh, &eg->wd, now);
-			if (aifab_pfc_wd_poll(&eg->wd, now, paused, NULL) > 0)
+			if (aifab_pfc_wd_poll_inline(&eg->wd, now, paused,
+						     NULL) > 0)
 				aifab_pfc_share_set_stormed(sh, eg->wd.stormed);
 		}
 		stormed = aifab_pfc_share_stormed(sh);
