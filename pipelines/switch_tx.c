@@ -377,7 +377,7 @@ sw_take_run(struct sw *sw, struct sw_worker *wk, uint16_t port, uint8_t tc,
 	struct aifab_qos_shaper sh = eg->shaper;
 	struct sw_txbuf *tb = &wk->tx[port];
 	struct rte_mbuf **out = &tb->pkts[tb->n];
-	int32_t *deficit = &eg->sched.deficit[tc];
+	int32_t deficit = eg->sched.deficit[tc];
 	bool strict = (sw->sched.strict_mask >> tc) & 1;
 	uint32_t h = f->head, max, n = 0, len, bytes = 0, cells = 0;
 	struct rte_mbuf *m = f->slot[h & f->mask];
@@ -398,11 +398,12 @@ sw_take_run(struct sw *sw, struct sw_worker *wk, uint16_t port, uint8_t tc,
 		if (!strict) {
 			uint32_t next = m->pkt_len + AIFAB_QOS_WIRE_OVERHEAD;
 
-			if ((int64_t)*deficit < next)
+			if ((int64_t)deficit < next)
 				break;
-			*deficit -= (int32_t)next;
+			deficit -= (int32_t)next;
 		}
 	}
+	eg->sched.deficit[tc] = deficit;
 	eg->shaper = sh;
 	f->head = h + n;
 	f->bytes -= bytes;
