@@ -379,6 +379,7 @@ sw_take_run(struct sw *sw, struct sw_worker *wk, uint16_t port, uint8_t tc,
 	struct rte_mbuf **out = &tb->pkts[tb->n];
 	int32_t deficit = eg->sched.deficit[tc];
 	bool strict = (sw->sched.strict_mask >> tc) & 1;
+	int ts_off = sw->ts_off;
 	uint32_t h = f->head, max, n = 0, len, bytes = 0, cells = 0;
 	struct rte_mbuf *m = f->slot[h & f->mask];
 	uint32_t meta = m->hash.usr;
@@ -387,6 +388,10 @@ sw_take_run(struct sw *sw, struct sw_worker *wk, uint16_t port, uint8_t tc,
 	max = RTE_MIN(f->tail - h, (uint32_t)(SW_TXBUF - tb->n));
 	for (;;) {
 		len = m->pkt_len;
+		if (ts_off >= 0) { /* the departure stamp (captures read it) */
+			*RTE_MBUF_DYNFIELD(m, ts_off, uint64_t *) = wk->now_ns;
+			m->ol_flags |= sw->ts_flag;
+		}
 		out[n++] = m;
 		bytes += len;
 		cells += SW_CELLS(len);
@@ -413,15 +418,6 @@ sw_take_run(struct sw *sw, struct sw_worker *wk, uint16_t port, uint8_t tc,
 	sw_release_run(sw, wk, port, out, n, one_meta, bytes, cells);
 	SW_ADD_TC(wk, sw_st_tc_tx_pkts, port, tc, n);
 	SW_ADD_TC(wk, sw_st_tc_tx_bytes, port, tc, bytes);
-	if (sw->ts_off >= 0) {
-		uint32_t i;
-
-		for (i = 0; i < n; i++) {
-			*RTE_MBUF_DYNFIELD(out[i], sw->ts_off, uint64_t *) =
-				wk->now_ns;
-			out[i]->ol_flags |= sw->ts_flag;
-		}
-	}
 #if AIFAB_SW_STATS
 	tb->bytes += bytes;
 #endif
