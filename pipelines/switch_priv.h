@@ -238,8 +238,9 @@ struct sw {
 	struct sw_worker *w;           /* n_workers of them */
 	struct aifab_stats_set *stats; /* "sw": one block per worker */
 	uint64_t sync_cycles;          /* TSC between stats mirrors */
-	/* ingress (switch_parse.c): tests may ask for the reference path */
-	bool reference;                /* switch_ref.c, per burst */
+	/* tests may ask for the reference paths: ingress (switch_ref.c,
+	 * per burst) and the real-time egress (switch_tx.c, per packet) */
+	bool reference;
 };
 
 /*
@@ -394,6 +395,40 @@ sw_release(struct sw *sw, struct sw_worker *wk, uint16_t out_port,
 	if (sw->lossless & (1u << tc))
 		aifab_pfc_gen_sub(&wk->eg[SW_META_PORT(m->hash.usr)].pfc_gen,
 				  tc, m->pkt_len, sw_free(wk));
+}
+
+/*
+ * sw_release() of @p n packets just dequeued, in order, from one queue
+ * of @p out_port (@p bytes, @p cells: their sums). When they all came
+ * from one ingress port (@p one_meta, the usual run), the first is
+ * released as sw_release() does and the rest at once, ending in the
+ * state the per-packet releases would leave: the buffer gives headroom
+ * back first and PFC's bytes and headroom stop at 0, one subtraction or
+ * several; and PFC's XOFF wish (aifab_pfc_gen_update_want()) only sees
+ * its thresholds rise (the buffer frees) and bytes and headroom fall
+ * over the run, so XOFF cannot newly start after the first update and
+ * the XON condition, once met, stays met: the first update and the last
+ * decide the outcome. Mixed ingress ports: per packet.
+ */
+static inline void
+sw_release_run(struct sw *sw, struct sw_worker *wk, uint16_t out_port,
+	       struct rte_mbuf *const *pkts, uint32_t n, bool one_meta,
+	       uint32_t bytes, uint32_t cells)
+{
+	uint32_t meta = pkts[0]->hash.usr, len0 = pkts[0]->pkt_len, i;
+	uint8_t tc = SW_META_TC(meta);
+
+	if (!one_meta || n == 1) {
+		for (i = 0; i < n; i++)
+			sw_release(sw, wk, out_port, pkts[i]);
+		return;
+	}
+	sw_release(sw, wk, out_port, pkts[0]);
+	aifab_qos_buf_release(wk->buf, sw_queue(out_port, tc),
+			      cells - SW_CELLS(len0));
+	if (sw->lossless & (1u << tc))
+		aifab_pfc_gen_sub(&wk->eg[SW_META_PORT(meta)].pfc_gen, tc,
+				  bytes - len0, sw_free(wk));
 }
 
 #endif /* SWITCH_PRIV_H */

@@ -6,10 +6,14 @@
  * that tests/fuzz/fuzz_switch_diff.c can run the same bursts through both
  * and require the same frames, marks and counters. Chosen per switch at
  * run time (aifab_switch_use_reference(), tests only): sw_ingress()
- * tests the flag once per burst. Egress is shared by both.
+ * tests the flag once per burst. The same flag makes the real-time
+ * egress pass dequeue per packet (switch_tx.c sw_port_dequeue_ref(),
+ * the loop before runs of packets); the rest of egress is shared.
  *
  * Change it only to follow a deliberate change of the switch's
- * behaviour, made the same way in the fast path.
+ * behaviour, made the same way in the fast path. One step is shared
+ * rather than copied: buffer and PFC admission (sw_admit(),
+ * switch_enqueue.h), which the two had line for line.
  */
 #include <string.h>
 
@@ -17,6 +21,7 @@
 #include <rte_ip.h>
 #include <rte_prefetch.h>
 
+#include "switch_enqueue.h"
 #include "switch_priv.h"
 #include "switch_ref.h"
 
@@ -342,59 +347,12 @@ ref_enqueue(struct sw *sw, struct sw_worker *wk, uint16_t out_port,
 	   uint8_t tc, struct rte_mbuf *m, uint32_t l3_off)
 {
 	struct sw_egress *eg = &wk->eg[out_port];
-	uint16_t in_port = SW_META_PORT(m->hash.usr);
-	bool lossless = sw->lossless & (1u << tc);
-	/* PFC thresholds are in bytes; the buffer is accounted in cells. */
-	uint32_t len = m->pkt_len, q = sw_queue(out_port, tc);
-	enum aifab_pfc_verdict v = AIFAB_PFC_ADMIT;
-	int r;
 
 	m->l2_len = l3_off;
-	if (sw->tcs_of_prios[aifab_pfc_share_stormed(&sw->pfc_share[out_port]) &
-			     sw->wd.drop] & (1u << tc)) {
-		SW_ADD_TC(wk, sw_st_pfcwd_drops, out_port, tc, 1);
-		sw_drop(wk, out_port, SW_DROP(pfcwd), m);
+	/* Admission: the fast path's own (switch_enqueue.h), not a copy. */
+	if (!sw_admit(sw, wk, SW_META_PORT(m->hash.usr), out_port, tc, m,
+		      m->pkt_len))
 		return;
-	}
-	if (lossless && (v = aifab_pfc_gen_add(&wk->eg[in_port].pfc_gen, tc,
-				len, sw_free(wk))) == AIFAB_PFC_DROP) {
-		sw_drop(wk, in_port, SW_DROP(headroom_overflow), m);
-		return;
-	}
-	r = aifab_qos_buf_admit(wk->buf, q, SW_CELLS(len));
-	if (r < 0) {
-		if (lossless)
-			aifab_pfc_gen_sub(&wk->eg[in_port].pfc_gen, tc, len,
-					  sw_free(wk));
-		SW_ADD_TC(wk, sw_st_qos(aifab_qos_drop_ctr(
-			(enum aifab_qos_drop)-r)), out_port, tc, 1);
-		sw_drop(wk, out_port, SW_DROP(egress_queue), m);
-		return;
-	}
-	if (r == AIFAB_QOS_ADMIT_HEADROOM) {
-		/* Lossless into the headroom reserve (shared pool full): it
-		 * is headroom for PFC too, which pauses the sender; past
-		 * the port's headroom it is an overflow. An ingress port
-		 * without PFC ([port.X] pfc = false) has no headroom. */
-		if (v == AIFAB_PFC_ADMIT)
-			v = aifab_pfc_gen_spill(&wk->eg[in_port].pfc_gen, tc,
-						len);
-		if (v != AIFAB_PFC_ADMIT_HEADROOM) {
-			aifab_qos_buf_release(wk->buf, q, SW_CELLS(len));
-			if (v == AIFAB_PFC_DROP) {
-				sw_drop(wk, in_port, SW_DROP(headroom_overflow),
-					m);
-				return;
-			}
-			aifab_pfc_gen_sub(&wk->eg[in_port].pfc_gen, tc, len,
-					  sw_free(wk));
-			SW_ADD_TC(wk, sw_st_qos(aifab_qos_drop_ctr(
-				AIFAB_QOS_DROP_BUFFER_FULL)), out_port, tc, 1);
-			sw_drop(wk, out_port, SW_DROP(egress_queue), m);
-			return;
-		}
-		SW_ADD_TC(wk, sw_st_headroom_admits, out_port, tc, 1);
-	}
 	/* A full FIFO drops first: ECN counts only frames that are queued. */
 	if (aifab_qos_fifo_count(eg->q[tc]) > eg->q[tc]->mask) {
 		SW_ADD_TC(wk, sw_st_tail_drop_fifo_full, out_port, tc, 1);

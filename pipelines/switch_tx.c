@@ -236,7 +236,8 @@ sw_pfc_gen_send(struct sw *sw, struct sw_worker *wk, uint16_t port,
 	struct aifab_pfc_frame tcf, f;
 
 	if (sw->pfc_gen[port].enabled &&
-	    aifab_pfc_gen_poll(&wk->eg[port].pfc_gen, sw_free(wk), now, &tcf) &&
+	    aifab_pfc_gen_poll_inline(&wk->eg[port].pfc_gen, sw_free(wk), now,
+				      &tcf) &&
 	    sw_pfc_to_prios(sw, &tcf, &f))
 		sw_pfc_send(sw, wk, port, &f);
 }
@@ -259,7 +260,8 @@ sw_pfc_pause(struct sw *sw, struct sw_worker *wk, uint16_t port, uint64_t now)
 		if (sw_wd_owner(sw, wk)) {
 			if (sw->n_workers > 1)
 				aifab_pfc_share_wd_feed(sh, &eg->wd, now);
-			if (aifab_pfc_wd_poll(&eg->wd, now, paused, NULL) > 0)
+			if (aifab_pfc_wd_poll_inline(&eg->wd, now, paused,
+						     NULL) > 0)
 				aifab_pfc_share_set_stormed(sh, eg->wd.stormed);
 		}
 		stormed = aifab_pfc_share_stormed(sh);
@@ -303,8 +305,13 @@ sw_take(struct sw *sw, struct sw_worker *wk, uint16_t port, uint8_t tc)
 	return m;
 }
 
+/*
+ * The reference real-time egress (tests: aifab_switch_use_reference(),
+ * and ECN at dequeue, which decides each frame from the depth the one
+ * before it left): one scheduler call and one dequeue per packet.
+ */
 static void
-sw_port_dequeue(struct sw *sw, struct sw_worker *wk, uint16_t port,
+sw_port_dequeue_ref(struct sw *sw, struct sw_worker *wk, uint16_t port,
 		uint8_t eligible, uint64_t now)
 {
 	struct sw_egress *eg = &wk->eg[port];
@@ -343,6 +350,109 @@ sw_port_dequeue(struct sw *sw, struct sw_worker *wk, uint16_t port,
 		tc_bytes[tc] += m->pkt_len;
 #endif
 		sw_tx(sw, wk, port, m, wk->now_ns);
+	}
+}
+
+/*
+ * Real time, a run of packets: the scheduler picked @p tc (and charged
+ * its head to DWRR); take that head and those behind it for as long as
+ * the scheduler would pick @p tc again with nothing else changed: a
+ * strict TC (the highest ready one stays so while it has packets), or a
+ * DWRR TC whose deficit covers its next head (charged here as
+ * dwrr_next() would); while the shaper is ready and the TX buffer has
+ * room. Whatever ends the run leaves the scheduler and shaper as the
+ * per-packet loop (sw_port_dequeue_ref()) would have them there, so the
+ * caller's next aifab_qos_sched_next() goes on exactly. The pointers go
+ * from the FIFO's ring straight into the TX buffer; the FIFO's bytes,
+ * the buffer's cells, the ingress port's PFC bytes and the counters are
+ * accounted once per run (see sw_release_run()).
+ */
+static __rte_always_inline void
+sw_take_run(struct sw *sw, struct sw_worker *wk, uint16_t port, uint8_t tc,
+	    uint32_t head[AIFAB_QOS_N_TC])
+{
+	struct sw_egress *eg = &wk->eg[port];
+	struct aifab_qos_fifo *f = eg->q[tc];
+	const struct aifab_qos_shaper_cfg *shc = &sw->shaper[port];
+	struct aifab_qos_shaper sh = eg->shaper;
+	struct sw_txbuf *tb = &wk->tx[port];
+	struct rte_mbuf **out = &tb->pkts[tb->n];
+	int32_t deficit = eg->sched.deficit[tc];
+	bool strict = (sw->sched.strict_mask >> tc) & 1;
+	int ts_off = sw->ts_off;
+	uint32_t h = f->head, max, n = 0, len, bytes = 0, cells = 0;
+	struct rte_mbuf *m = f->slot[h & f->mask];
+	uint32_t meta = m->hash.usr;
+	bool one_meta = true;
+
+	max = RTE_MIN(f->tail - h, (uint32_t)(SW_TXBUF - tb->n));
+	for (;;) {
+		len = m->pkt_len;
+		if (ts_off >= 0) { /* the departure stamp (captures read it) */
+			*RTE_MBUF_DYNFIELD(m, ts_off, uint64_t *) = wk->now_ns;
+			m->ol_flags |= sw->ts_flag;
+		}
+		out[n++] = m;
+		bytes += len;
+		cells += SW_CELLS(len);
+		one_meta &= m->hash.usr == meta;
+		aifab_qos_shaper_consume(shc, &sh, len);
+		if (n == max || !aifab_qos_shaper_ready(shc, &sh))
+			break;
+		m = f->slot[(h + n) & f->mask];
+		if (!strict) {
+			uint32_t next = m->pkt_len + AIFAB_QOS_WIRE_OVERHEAD;
+
+			if ((int64_t)deficit < next)
+				break;
+			deficit -= (int32_t)next;
+		}
+	}
+	eg->sched.deficit[tc] = deficit;
+	eg->shaper = sh;
+	f->head = h + n;
+	f->bytes -= bytes;
+	if (f->head == f->tail)
+		eg->nonempty &= (uint8_t)~(1u << tc);
+	head[tc] = aifab_qos_fifo_head_len(f) + AIFAB_QOS_WIRE_OVERHEAD;
+	sw_release_run(sw, wk, port, out, n, one_meta, bytes, cells);
+	SW_ADD_TC(wk, sw_st_tc_tx_pkts, port, tc, n);
+	SW_ADD_TC(wk, sw_st_tc_tx_bytes, port, tc, bytes);
+#if AIFAB_SW_STATS
+	tb->bytes += bytes;
+#endif
+	tb->n = (uint16_t)(tb->n + n);
+	if (tb->n == SW_TXBUF)
+		sw_tx_flush(sw, wk, port);
+}
+
+/* Real time: the port's scheduler and shaper, a run of packets a pick. */
+static void
+sw_port_dequeue(struct sw *sw, struct sw_worker *wk, uint16_t port,
+		uint8_t eligible, uint64_t now)
+{
+	struct sw_egress *eg = &wk->eg[port];
+	const struct aifab_qos_shaper_cfg *shc = &sw->shaper[port];
+	uint32_t head[AIFAB_QOS_N_TC];
+	uint8_t tc;
+	int pick;
+
+	if (unlikely(sw->reference || sw->ecn_at_dequeue)) {
+		sw_port_dequeue_ref(sw, wk, port, eligible, now);
+		return;
+	}
+	aifab_qos_shaper_update(shc, &eg->shaper, now);
+	/* The queues' head lengths, read once per pass: a dequeue changes
+	 * only its own TC's head (nothing is enqueued during the pass). */
+	for (tc = 0; tc < AIFAB_QOS_N_TC; tc++)
+		head[tc] = aifab_qos_fifo_head_len(eg->q[tc]) +
+			AIFAB_QOS_WIRE_OVERHEAD;
+	while (eg->nonempty != 0 && aifab_qos_shaper_ready(shc, &eg->shaper)) {
+		pick = aifab_qos_sched_next(&sw->sched, &eg->sched,
+					    eg->nonempty, eligible, head);
+		if (pick < 0)
+			break;
+		sw_take_run(sw, wk, port, (uint8_t)pick, head);
 	}
 }
 

@@ -28,6 +28,7 @@
 #define AIFAB_PFC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -322,6 +323,29 @@ void aifab_pfc_gen_sub(struct aifab_pfc_gen *g, unsigned int prio,
 bool aifab_pfc_gen_poll(struct aifab_pfc_gen *g, uint64_t free, uint64_t now,
 			struct aifab_pfc_frame *f);
 
+/**
+ * aifab_pfc_gen_poll() for datapaths that poll every port on every pass:
+ * without the call when it could not do anything (no XOFF wished for or
+ * told, nothing buffered in a lossless priority: no threshold can be
+ * reached, no refresh or XON is due). Same result and state otherwise
+ * (@p f is only written when it returns true).
+ */
+static inline bool
+aifab_pfc_gen_poll_inline(struct aifab_pfc_gen *g, uint64_t free,
+			  uint64_t now, struct aifab_pfc_frame *f)
+{
+	uint8_t en = g->cfg->enabled;
+	uint64_t any = g->want | g->told;
+	unsigned int i;
+
+	for (i = 0; i < AIFAB_PFC_NUM_PRIO; i++)
+		if (en & (1u << i))
+			any |= g->bytes[i];
+	if (any == 0)
+		return false;
+	return aifab_pfc_gen_poll(g, free, now, f);
+}
+
 /* ---- headroom ----------------------------------------------------------- */
 
 /**
@@ -492,6 +516,26 @@ void aifab_pfc_wd_feed(struct aifab_pfc_wd *wd, unsigned int prio,
 unsigned int aifab_pfc_wd_poll(struct aifab_pfc_wd *wd, uint64_t now,
 			       uint8_t paused_mask,
 			       struct aifab_pfc_wd_events *ev);
+
+/**
+ * aifab_pfc_wd_poll() without the call in the usual case (no enabled
+ * priority paused or stormed: each only leaves its pause episode, no
+ * transition); the same result and state.
+ */
+static inline unsigned int
+aifab_pfc_wd_poll_inline(struct aifab_pfc_wd *wd, uint64_t now,
+			 uint8_t paused_mask, struct aifab_pfc_wd_events *ev)
+{
+	uint8_t en = wd->cfg->enabled;
+
+	if (((paused_mask | wd->stormed) & en) == 0) {
+		wd->active &= (uint8_t)~en;
+		if (ev != NULL)
+			*ev = (struct aifab_pfc_wd_events){ 0, 0 };
+		return 0;
+	}
+	return aifab_pfc_wd_poll(wd, now, paused_mask, ev);
+}
 
 /** State of @p prio. */
 static inline enum aifab_pfc_wd_state

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Differential fuzz target: the switch's fast ingress against its
- * reference (pipelines/switch_ref.c, the ingress before the burst-vector
- * datapath). The same input (bursts, ports, segmentation, clock steps) is
+ * Differential fuzz target: the switch's fast ingress and real-time
+ * egress against their references (pipelines/switch_ref.c, the ingress
+ * before the burst-vector datapath; switch_tx.c sw_port_dequeue_ref(),
+ * the egress dequeue per packet before runs of packets). The same input (bursts, ports, segmentation, clock steps) is
  * run through two switches built from the same profile, one of each
  * datapath; they must send the same frames (bytes, segment count, port,
  * order, poll by poll: ECN marks and PFC frames included) and report the

@@ -1134,6 +1134,169 @@ test_share_wd_owner_fed(void **state)
 	assert_int_equal(r.wd.last_feed[3], 5 * MS + 40);
 }
 
+/* Two generators' whole state (the frame too when @p fa / @p fb). */
+static void
+gen_same(const struct aifab_pfc_gen *a, const struct aifab_pfc_gen *b)
+{
+	assert_memory_equal(a->bytes, b->bytes, sizeof(a->bytes));
+	assert_memory_equal(a->headroom, b->headroom, sizeof(a->headroom));
+	assert_memory_equal(a->next_refresh, b->next_refresh,
+			    sizeof(a->next_refresh));
+	assert_int_equal(a->want, b->want);
+	assert_int_equal(a->told, b->told);
+	assert_memory_equal(&a->stats, &b->stats, sizeof(a->stats));
+}
+
+/*
+ * What the switch's egress does with a run of packets leaving one queue
+ * from one ingress port (pipelines/switch_priv.h sw_release_run()): the
+ * first released alone, the rest as one aifab_pfc_gen_sub() with the
+ * buffer's free bytes after all of them. It must end where releasing
+ * them one by one (free growing by each packet's cells) ends: bytes,
+ * headroom and the XOFF wish, whatever the thresholds (dynamic alpha 1,
+ * XON an offset; static, XON absolute), including runs that start above
+ * XOFF without the wish (the buffer filled since the last add). And
+ * aifab_pfc_gen_poll_inline() must act as aifab_pfc_gen_poll() (it skips
+ * the call when nothing is buffered, wished for or told).
+ */
+static void
+test_gen_release_run_and_inline_poll(void **state)
+{
+	const uint64_t size = 200000;
+	struct aifab_pfc_gen_params p = { .speed_mbps = 100000,
+					  .tsc_hz = NS_HZ };
+	struct aifab_pfc_gen_config cfg;
+	struct aifab_pfc_gen a, b;
+	struct aifab_pfc_frame fa, fb;
+	struct aifab_rng r;
+	uint64_t used = 0, now = 0, ran = 0, cross = 0;
+	unsigned int ep, i;
+
+	(void)state;
+	p.prio[3] = (struct aifab_pfc_gen_prio_params){ .enabled = true,
+		.xoff_mode = AIFAB_PFC_XOFF_DYNAMIC, .alpha_log2 = -2,
+		.xon_mode = AIFAB_PFC_XON_OFFSET, .xon_bytes = 3000,
+		.headroom_bytes = 20000 };
+	p.prio[5] = (struct aifab_pfc_gen_prio_params){ .enabled = true,
+		.xoff_mode = AIFAB_PFC_XOFF_STATIC, .xoff_bytes = 30000,
+		.xon_mode = AIFAB_PFC_XON_ABS, .xon_bytes = 20000,
+		.headroom_bytes = 20000 };
+	gen_setup(&cfg, &a, &p);
+	gen_setup(&cfg, &b, &p);
+	aifab_rng_seed(&r, 7, 0);
+	for (ep = 0; ep < 20000; ep++) {
+		unsigned int prio = aifab_rng_below(&r, 2) ? 3 : 5;
+		unsigned int n = 1 + aifab_rng_below(&r, 12);
+		uint32_t len[12], sum = 0;
+
+		now += 1 + aifab_rng_below(&r, 20000);
+		if (aifab_rng_below(&r, 2)) {
+			/* arrivals (both alike), the buffer filling */
+			for (i = 0; i < n; i++) {
+				uint32_t l = 60 + aifab_rng_below(&r, 9000);
+
+				if (used + l > size)
+					break;
+				if (aifab_pfc_gen_add(&a, prio, l, size - used) !=
+				    AIFAB_PFC_DROP) {
+					used += l;
+					aifab_pfc_gen_add(&b, prio, l,
+						size - (used - l));
+				} else {
+					aifab_pfc_gen_add(&b, prio, l,
+							  size - used);
+				}
+			}
+		} else {
+			/* a run leaving: the buffer also holds others' */
+			for (i = 0; i < n; i++) {
+				len[i] = 60 + aifab_rng_below(&r, 9000);
+				sum += len[i];
+			}
+			if (sum > a.bytes[prio])
+				continue;
+			used = RTE_MAX(used, (uint64_t)sum);
+			if (aifab_rng_below(&r, 4) == 0)
+				used = sum + aifab_rng_below(&r,
+					(uint32_t)(size - sum));
+			if (!(a.want & (1u << prio)) && a.bytes[prio] >=
+			    (size - used + len[0]) / 4)
+				cross++;
+			used -= len[0];
+			aifab_pfc_gen_sub(&a, prio, len[0], size - used);
+			aifab_pfc_gen_sub(&b, prio, len[0], size - used);
+			for (i = 1; i < n; i++) {
+				used -= len[i];
+				aifab_pfc_gen_sub(&a, prio, len[i],
+						  size - used);
+			}
+			if (n > 1) {
+				aifab_pfc_gen_sub(&b, prio, sum - len[0],
+						  size - used);
+				ran++;
+			}
+			gen_same(&a, &b);
+		}
+		if (aifab_rng_below(&r, 3) == 0) {
+			bool sa = aifab_pfc_gen_poll(&a, size - used, now, &fa);
+			bool sb = aifab_pfc_gen_poll_inline(&b, size - used,
+							    now, &fb);
+
+			assert_int_equal(sa, sb);
+			if (sa)
+				assert_memory_equal(&fa, &fb, sizeof(fa));
+		}
+		gen_same(&a, &b);
+	}
+	/* the cases meant: runs, and runs starting above XOFF unwished */
+	assert_true(ran > 1000);
+	assert_true(cross > 0);
+}
+
+/* aifab_pfc_wd_poll_inline() acts as aifab_pfc_wd_poll(), pauses on and
+ * off, storms detected and restored. */
+static void
+test_wd_poll_inline(void **state)
+{
+	struct aifab_pfc_wd_params wp = { .tsc_hz = NS_HZ };
+	struct aifab_pfc_wd_config wc;
+	struct aifab_pfc_wd a, b;
+	struct aifab_pfc_wd_events ea, eb;
+	struct aifab_rng r;
+	uint64_t t = 0;
+	unsigned int i, storms = 0, restores = 0;
+
+	(void)state;
+	wp.prio[3] = (struct aifab_pfc_wd_prio_params){ .enabled = true,
+		.detection_ms = 100, .restoration_ms = 100 };
+	wp.prio[6] = (struct aifab_pfc_wd_prio_params){ .enabled = true,
+		.detection_ms = 100, .restoration_ms = 200 };
+	assert_int_equal(aifab_pfc_wd_config_init(&wc, &wp), 0);
+	aifab_pfc_wd_init(&a, &wc);
+	aifab_pfc_wd_init(&b, &wc);
+	aifab_rng_seed(&r, 9, 0);
+	for (i = 0; i < 20000; i++) {
+		/* long paused stretches (storms) and quiet ones */
+		static const uint8_t stretch[4] = { 0, 0x08, 0, 0x48 };
+		uint8_t paused = stretch[(i / 500) % 4];
+
+		t += aifab_rng_below(&r, 2 * MS);
+		if (paused != 0 && aifab_rng_below(&r, 2)) {
+			unsigned int prio = paused & 0x08 ? 3 : 6;
+
+			aifab_pfc_wd_feed(&a, prio, t);
+			aifab_pfc_wd_feed(&b, prio, t);
+		}
+		assert_int_equal(aifab_pfc_wd_poll(&a, t, paused, &ea),
+				 aifab_pfc_wd_poll_inline(&b, t, paused, &eb));
+		assert_memory_equal(&ea, &eb, sizeof(ea));
+		assert_memory_equal(&a, &b, sizeof(a));
+		storms += ea.stormed != 0;
+		restores += ea.restored != 0;
+	}
+	assert_true(storms > 0 && restores > 0);
+}
+
 int
 main(void)
 {
@@ -1158,6 +1321,8 @@ main(void)
 		cmocka_unit_test(test_share_refresh_once_per_interval),
 		cmocka_unit_test(test_share_rx_pause_seen_by_all),
 		cmocka_unit_test(test_share_wd_owner_fed),
+		cmocka_unit_test(test_gen_release_run_and_inline_poll),
+		cmocka_unit_test(test_wd_poll_inline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
