@@ -258,7 +258,7 @@ report_ecmp(const struct sw *sw, const struct aifab_report_sink *sink)
 	/* Route groups follow the neighbour groups, in profile order. */
 	for (r = 0; r < prof->n_routes; r++) {
 		const struct aifab_route_params *rt = &prof->routes[r];
-		uint32_t g = prof->n_neighs + r;
+		const struct sw_target *t = &sw->tgt[prof->n_neighs + r];
 
 		inet_ntop(rt->family, rt->prefix, a, sizeof(a));
 		snprintf(name, sizeof(name), "%s/%u", a, rt->depth);
@@ -270,13 +270,16 @@ report_ecmp(const struct sw *sw, const struct aifab_report_sink *sink)
 			/* Each worker follows every link event itself: the
 			 * events are the most any worker saw, not a sum. */
 			for (w = 0; w < sw->n_workers; w++) {
-				const struct sw_ecmp_ctr *c = &sw->w[w].ecmp[g];
+				const uint64_t *ct =
+					&sw->w[w].ectr[2 * (t->ctr + k)];
+				const struct sw_ecmp_link *lk =
+					&sw->w[w].elink[t->group];
 
-				pk += c->packets[k];
-				by += c->bytes[k];
-				down = RTE_MAX(down, c->down_events[k]);
-				rm = RTE_MAX(rm, c->remaps);
-				rb = RTE_MAX(rb, c->remap_buckets);
+				pk += ct[0];
+				by += ct[1];
+				down = RTE_MAX(down, lk->down_events[k]);
+				rm = RTE_MAX(rm, lk->remaps);
+				rb = RTE_MAX(rb, lk->remap_buckets);
 			}
 			inet_ntop(n->family, n->addr, a, sizeof(a));
 			snprintf(member, sizeof(member), "%s via %s",

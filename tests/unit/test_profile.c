@@ -96,6 +96,8 @@ teardown(void **state)
 
 	if (fx->path[0] != '\0')
 		unlink(fx->path);
+	aifab_profile_free(&fx->p);
+	aifab_profile_free(&fx->q);
 	free(fx);
 	return 0;
 }
