@@ -14,8 +14,10 @@
 #   -d  length of one measuring window (default 2)
 #   -r  windows per run; best and median are printed (default 5)
 #   -c  cases as SIZE:FLOWS[:ROUTES], comma-separated; ROUTES adds that
-#       many /24 routes and addresses the flows over them (default
-#       64:1,64:1000,64:1000000,64:1000:10,64:1000:1000,4154:1,4154:1000,4154:1000000)
+#       many /24 routes (a routes file, bench/gen_routes.py) and addresses
+#       the flows over them, spread over the table (default
+#       64:1,64:1000,64:1000000,64:1000:10,64:1000:1000,64:1000:100000,
+#       4154:1,4154:1000,4154:1000000)
 #   -w  where pcaps, logs and reports go (default /tmp/aifab-bench; pcaps
 #       are kept and reused while gen_flows.py is unchanged)
 #   -W  switch workers (default 1): with 2, dpdk-aifab runs two worker
@@ -42,7 +44,7 @@ L3FWD_DIR=${L3FWD_DIR:-$ROOT/build-l3fwd}
 L3FWD=$L3FWD_DIR/l3fwd/build/l3fwd
 DUR=2
 REPS=5
-CASES=64:1,64:1000,64:1000000,64:1000:10,64:1000:1000,4154:1,4154:1000,4154:1000000
+CASES=64:1,64:1000,64:1000000,64:1000:10,64:1000:1000,64:1000:100000,4154:1,4154:1000,4154:1000000
 WORK=/tmp/aifab-bench
 WORKERS=1
 LCORES=0,1          # main + one forwarding/worker core (l3fwd: -l 1, see run_l3fwd)
@@ -178,20 +180,25 @@ human() {	# flows -> 1, 1k, 1M
 	esac
 }
 
-# Routes of a case: the profile (bench/leaf-800g.ini, plus ROUTES /24s from
-# 64.0.0.0 over the same ECMP pair as the default route) and l3fwd's rule
-# files (10.100.0.0/16 and the same /24s to port 2; one IPv6 rule).
+# Routes of a case: the profile (bench/leaf-800g.ini; with ROUTES, its
+# [routes] plus `file = ` a routes file of ROUTES /24s from 64.0.0.0 over
+# the same ECMP pair as the default route, bench/gen_routes.py) and l3fwd's
+# rule files (10.100.0.0/16 and the same /24s to port 2; one IPv6 rule).
+# Files are kept in WORK and remade when gen_routes.py changes.
 routes_files() {	# base routes
 	local base=$1 n=$2
 	cp "$PROFILE" "$base.ini"
 	printf 'R10.100.0.0/16 2\n' >"$base.l3fwd4"
 	printf 'R2001:db8::/32 3\n' >"$base.l3fwd6"
 	[ "$n" -gt 0 ] || return 0
-	awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++)
-		printf "64.%d.%d.0/24 = 10.0.2.2 10.0.3.2\n", int(i / 256), i % 256 }' \
-		>>"$base.ini"
-	awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++)
-		printf "R64.%d.%d.0/24 2\n", int(i / 256), i % 256 }' >>"$base.l3fwd4"
+	if [ ! -s "$base.txt" ] || [ "$BENCH/gen_routes.py" -nt "$base.txt" ]; then
+		"$PY" "$BENCH/gen_routes.py" --routes "$n" -o "$base.txt"
+		"$PY" "$BENCH/gen_routes.py" --routes "$n" --l3fwd 2 -o "$base.l3fwd4r"
+	fi
+	sed -i "s|^\[routes\]\$|[routes]\nfile = $base.txt|" "$base.ini"
+	grep -q "^file = $base.txt\$" "$base.ini" ||
+		{ echo "bench: $PROFILE has no [routes] line" >&2; return 1; }
+	cat "$base.l3fwd4r" >>"$base.l3fwd4"
 }
 
 # DPDK's l3fwd example from Debian's dpdk-doc (a bench dependency, installed
