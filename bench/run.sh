@@ -321,7 +321,32 @@ for c in "${case_list[@]}"; do
 		else printf "%s (>= %d%%)", (100 * a / l >= w) ? "met" : "missed", w }')
 	rc=$(awk -v a="$a_cpu" -v l="$l_cpu" 'BEGIN { if (a + 0 > 0 && l + 0 > 0) printf "%.0f%%", 100 * l / a; else print "-" }')
 	echo "| $label | $(col "$a") | $(col "$l") | $(col "$t") | $(cpp "${am:-0}") / $(cpp "${lm:-0}") / $(cpp "${tm:-0}") | $a_cpu / $l_cpu / $t_cpu | $r | $rc | $aim |"
+	echo "$size $flows $routes $a_cpu $l_cpu $t_cpu $label" >>"$WORK/scale.$$"
 done
+# Flow and route scale (issue 14: "cost within 10% of each other apart
+# from the vdev's own memory cost, which testpmd's column shows"): within
+# each group (one size; flows: the cases without routes, against the
+# fewest flows; routes: one flow count, against the fewest routes), each
+# case's on-CPU cost over the reference's, for dpdk-aifab and l3fwd, and
+# the same over macswap's (the vdev's own change taken out).
+if [ -s "$WORK/scale.$$" ]; then
+	echo
+	echo "| scale case | vs | on-CPU aifab | l3fwd | macswap (vdev) | aifab / macswap | l3fwd / macswap | aim |"
+	echo "|---|---|---:|---:|---:|---:|---:|---|"
+	sort -n -k1,1 -k3,3 -k2,2 "$WORK/scale.$$" | awk '
+	function rel(x, y) { return (x + 0 > 0 && y + 0 > 0) ? x / y : 0 }
+	function pct(x) { return x > 0 ? sprintf("%+.0f%%", 100 * (x - 1)) : "-" }
+	{
+		key = $3 == 0 ? $1 " flows" : $1 " " $2 " routes"
+		lab = $7; for (i = 8; i <= NF; i++) lab = lab " " $i
+		if (!(key in ref)) { ref[key] = lab; ra[key] = $4; rl[key] = $5; rt[key] = $6; next }
+		a = rel($4, ra[key]); l = rel($5, rl[key]); t = rel($6, rt[key])
+		ea = (a > 0 && t > 0) ? a / t : 0; el = (l > 0 && t > 0) ? l / t : 0
+		aim = ea > 0 ? ((ea <= 1.10 && ea >= 0.90) ? "met (within 10%)" : "missed (within 10%)") : "-"
+		printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", lab, ref[key], pct(a), pct(l), pct(t), pct(ea), pct(el), aim
+	}'
+	rm -f "$WORK/scale.$$"
+fi
 if [ ${#notes[@]} -gt 0 ]; then
 	echo
 	printf '%s\n' "${notes[@]}" | awk '!seen[$0]++' | sed 's/^/* /'
@@ -333,4 +358,8 @@ echo "time); on-CPU cycles/pkt: the forwarding threads' run time (schedstat) x T
 echo "packets, median window (what the core spent per packet while it ran, whatever"
 echo "else the machine ran); on-CPU l3fwd / aifab: the Mpps ratio that cost gives on"
 echo "an idle core. The aim is judged on the wall ratio. TSC $TSC_HZ Hz. Logs: $WORK"
+echo "Scale table: on-CPU cycles/pkt of a case over its group's first case; aifab /"
+echo "macswap takes out what the vdev's memory (the pcap's mbufs) costs every tool."
+echo "Route cases: l3fwd loads the same /24s (its rule file) into its own LPM, so"
+echo "its column is the same table in DPDK's reference code."
 exit $status
