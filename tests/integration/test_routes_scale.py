@@ -91,11 +91,14 @@ def check_scale(ck, exe, n):
         by_depth[depth][net] = port
     cs = CaseSet(first_tag=900)
     deep = 0
+    hit = set()
     for s in range(N_SAMPLES):
         net, depth = keys[rnd.randrange(len(keys))]
         addr = net | (rnd.getrandbits(32 - depth) if depth < 32 else 0)
         port, got_depth = lpm(by_depth, addr)
         deep += got_depth > depth
+        mask = (0xFFFFFFFF << (32 - got_depth)) & 0xFFFFFFFF
+        hit.add("%s/%d" % (ip(addr & mask), got_depth))
         cs.add(0, lambda t, a=addr, k=s: udp4(0, NBR_IP4[0], ip(a), t,
                                                sport=40000 + k),
                "IPv4 UDP -> %s (/%d)" % (ip(addr), got_depth), "fwd",
@@ -112,6 +115,12 @@ def check_scale(ck, exe, n):
         run.run(timeout=240)
         ck.eq(run.rc, 0, "exit status (stderr: %s)" % run.stderr[-300:])
         verify_outputs(ck, run, cs, "%d routes" % len(routes))
+        # Past 1024 routes the report lists the routes that carried a
+        # frame: exactly the ones the model says the samples hit.
+        listed = set((run.report or {}).get("ecmp", {}))
+        ck.eq(len(listed), len(hit), "report: one ECMP entry per route hit")
+        ck.check(listed == hit, "report: the routes hit, by the model",
+                 "%s" % sorted(listed ^ hit)[:5])
 
 
 BAD = [
