@@ -330,9 +330,6 @@ done
 # case's on-CPU cost over the reference's, for dpdk-aifab and l3fwd, and
 # the same over macswap's (the vdev's own change taken out).
 if [ -s "$WORK/scale.$$" ]; then
-	echo
-	echo "| scale case | vs | on-CPU aifab | l3fwd | macswap (vdev) | aifab / macswap | l3fwd / macswap | aim |"
-	echo "|---|---|---:|---:|---:|---:|---:|---|"
 	sort -n -k1,1 -k3,3 -k2,2 "$WORK/scale.$$" | awk '
 	function rel(x, y) { return (x + 0 > 0 && y + 0 > 0) ? x / y : 0 }
 	function pct(x) { return x > 0 ? sprintf("%+.0f%%", 100 * (x - 1)) : "-" }
@@ -343,6 +340,7 @@ if [ -s "$WORK/scale.$$" ]; then
 		a = rel($4, ra[key]); l = rel($5, rl[key]); t = rel($6, rt[key])
 		ea = (a > 0 && t > 0) ? a / t : 0; el = (l > 0 && t > 0) ? l / t : 0
 		aim = ea > 0 ? ((ea <= 1.10 && ea >= 0.90) ? "met (within 10%)" : "missed (within 10%)") : "-"
+		if (!hdr++) printf "\n| scale case | vs | on-CPU aifab | l3fwd | macswap (vdev) | aifab / macswap | l3fwd / macswap | aim |\n|---|---|---:|---:|---:|---:|---:|---|\n"
 		printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", lab, ref[key], pct(a), pct(l), pct(t), pct(ea), pct(el), aim
 	}'
 	rm -f "$WORK/scale.$$"
