@@ -159,7 +159,10 @@ ecmp_groups_build(struct sw *sw, int socket)
 		goto out;
 	for (t = 0; t < n; t++) {
 		const struct aifab_fib_group *fg = aifab_fib_group(fib, t);
-		uint32_t h = rte_jhash(fg->nh, sizeof(fg->nh), fg->n) & mask;
+		uint32_t key[(sizeof(*fg) + 3) / 4] = { 0 }, h;
+
+		memcpy(key, fg, sizeof(*fg)); /* 4-byte words for jhash */
+		h = rte_jhash_32b(key, RTE_DIM(key), 0) & mask;
 
 		while (idx[h] != 0 &&
 		       memcmp(aifab_fib_group(fib, first[idx[h] - 1]), fg,
