@@ -445,7 +445,7 @@ profile_load_routes(struct profile_loader *l, const char *sect, uint8_t sw,
 		r.sw = sw;
 		memset(&src, 0, sizeof(src));
 		strlcpy(src.key, e[j].name, sizeof(src.key));
-		if (route_put(l, l->file, sect, e[j].name, e[j].value,
+		if (route_put(l, file, sect, e[j].name, e[j].value,
 			      profile_from_set(l, sect, e[j].name), &r,
 			      &src) != 0)
 			return -1;
