@@ -61,8 +61,10 @@ extern "C" {
 #define AIFAB_SW_MAX_NEIGHS 256 /**< neighbours of one switch instance */
 /** Routes of every switch together. The route table is allocated to the
  * profile's count (a `[routes] file` of a million lines loads); the
- * limit keeps group ids below the FIB's (AIFAB_FIB_MAX_GROUPS). */
-#define AIFAB_MAX_ROUTES 1000000
+ * limit keeps a switch's group ids (one per neighbour and per route)
+ * below the FIB's AIFAB_FIB_MAX_GROUPS (0xFFFF0) with AIFAB_MAX_NEIGHS
+ * neighbours. */
+#define AIFAB_MAX_ROUTES 1040000
 #define AIFAB_MAX_ECMP 16
 #define AIFAB_MAX_WORKERS 64
 #define AIFAB_NAME_LEN 32
