@@ -284,7 +284,7 @@ app_start_switches(struct app *app, const unsigned int *ids, unsigned int n,
 
 		if (!switch_wanted(prof, gen, k))
 			continue;
-		app->sw_prof[k] = malloc(sizeof(*app->sw_prof[k]));
+		app->sw_prof[k] = calloc(1, sizeof(*app->sw_prof[k]));
 		if (app->sw_prof[k] == NULL ||
 		    aifab_profile_switch_view(prof, k, app->sw_prof[k]) != 0) {
 			snprintf(err, errlen, "out of memory for switch %s",
@@ -651,6 +651,7 @@ app_pipes_fini(struct app *app)
 		app->pipe[i].ops->fini(app->pipe[i].st);
 	app->n_pipes = 0;
 	for (i = 0; i < AIFAB_MAX_SWITCHES; i++) {
+		aifab_profile_free(app->sw_prof[i]);
 		free(app->sw_prof[i]);
 		app->sw_prof[i] = NULL;
 		free(app->sw_ports[i]);

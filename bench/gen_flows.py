@@ -77,12 +77,21 @@ def layout(size):
     return pay, 0, trailer
 
 
-def dst_of(k, routes):
+def route_of(k, routes, flows):
+    """The route flow k is addressed to: spread evenly over the table
+    (k * N // flows) when there are fewer flows than routes, so 1000 flows
+    over 100k routes touch 1000 routes 100 apart (far apart in the LPM's
+    tbl24, as a real table's destinations are), else k % N."""
+    return k * routes // flows if flows < routes else k % routes
+
+
+def dst_of(k, routes, flows=1):
     """Flow k's destination: 10.100.0.2 + k // 16384, or with --routes N the
-    host .2 of route k % N (64.0.0.0/24 + 256 * (k % N), the route-scale
-    case's /24s)."""
+    host .2 of route route_of(k) (64.0.0.0/24 + 256 * i: the route-scale
+    case's /24s, bench/gen_routes.py)."""
     if routes:
-        return struct.pack("!I", (64 << 24) + ((k % routes) << 8) + 2)
+        return struct.pack("!I", (64 << 24) +
+                           (route_of(k, routes, flows) << 8) + 2)
     return struct.pack("!I", (10 << 24 | 100 << 16) + (k >> 14) + 2)
 
 
@@ -100,7 +109,7 @@ def write(path, flows, size, port, ts_step_ns=0, routes=0):
         f.write(PCAP_GLOBAL)
         chunk = []
         for k in range(flows):
-            dst_ip = dst_of(k, routes)
+            dst_ip = dst_of(k, routes, flows)
             sport = 0xC000 | (k & 0x3FFF)
             ip = ip_fmt.pack(0x45, DSCP_ROCE << 2 | ECT0, ip_total,
                              k & 0xFFFF, 0x4000, 64, 17, 0, src_ip, dst_ip)
@@ -129,8 +138,9 @@ def main():
     ap.add_argument("--port", type=int, default=0, choices=range(4),
                     help="ingress port of pcap-leaf (default 0)")
     ap.add_argument("--routes", type=int, default=0,
-                    help="address flow k to route k %% N of N /24s from "
-                    "64.0.0.0 (bench/run.sh's route-scale case; default 0: "
+                    help="address the flows over N /24s from 64.0.0.0 "
+                    "(bench/gen_routes.py's; spread evenly when N > flows, "
+                    "else flow k to route k %% N; default 0: "
                     "10.100.0.0/16, the default route)")
     ap.add_argument("-o", "--output", required=True)
     a = ap.parse_args()
@@ -138,8 +148,8 @@ def main():
         sys.exit("ICRC self-check against PROTOCOLS.md's vector failed")
     if a.flows < 1:
         sys.exit("--flows: at least 1")
-    if not 0 <= a.routes <= 1 << 16:
-        sys.exit("--routes: 0 to 65536")
+    if not 0 <= a.routes <= 1 << 20:
+        sys.exit("--routes: 0 to 1048576")
     write(a.output, a.flows, a.size, a.port, routes=a.routes)
 
 

@@ -14,8 +14,10 @@
 #   -d  length of one measuring window (default 2)
 #   -r  windows per run; best and median are printed (default 5)
 #   -c  cases as SIZE:FLOWS[:ROUTES], comma-separated; ROUTES adds that
-#       many /24 routes and addresses the flows over them (default
-#       64:1,64:1000,64:1000000,64:1000:10,64:1000:1000,4154:1,4154:1000,4154:1000000)
+#       many /24 routes (a routes file, bench/gen_routes.py) and addresses
+#       the flows over them, spread over the table (default
+#       64:1,64:1000,64:1000000,64:1000:10,64:1000:1000,64:1000:100000,
+#       4154:1,4154:1000,4154:1000000)
 #   -w  where pcaps, logs and reports go (default /tmp/aifab-bench; pcaps
 #       are kept and reused while gen_flows.py is unchanged)
 #   -W  switch workers (default 1): with 2, dpdk-aifab runs two worker
@@ -42,7 +44,7 @@ L3FWD_DIR=${L3FWD_DIR:-$ROOT/build-l3fwd}
 L3FWD=$L3FWD_DIR/l3fwd/build/l3fwd
 DUR=2
 REPS=5
-CASES=64:1,64:1000,64:1000000,64:1000:10,64:1000:1000,4154:1,4154:1000,4154:1000000
+CASES=64:1,64:1000,64:1000000,64:1000:10,64:1000:1000,64:1000:100000,4154:1,4154:1000,4154:1000000
 WORK=/tmp/aifab-bench
 WORKERS=1
 LCORES=0,1          # main + one forwarding/worker core (l3fwd: -l 1, see run_l3fwd)
@@ -178,20 +180,25 @@ human() {	# flows -> 1, 1k, 1M
 	esac
 }
 
-# Routes of a case: the profile (bench/leaf-800g.ini, plus ROUTES /24s from
-# 64.0.0.0 over the same ECMP pair as the default route) and l3fwd's rule
-# files (10.100.0.0/16 and the same /24s to port 2; one IPv6 rule).
+# Routes of a case: the profile (bench/leaf-800g.ini; with ROUTES, its
+# [routes] plus `file = ` a routes file of ROUTES /24s from 64.0.0.0 over
+# the same ECMP pair as the default route, bench/gen_routes.py) and l3fwd's
+# rule files (10.100.0.0/16 and the same /24s to port 2; one IPv6 rule).
+# Files are kept in WORK and remade when gen_routes.py changes.
 routes_files() {	# base routes
 	local base=$1 n=$2
 	cp "$PROFILE" "$base.ini"
 	printf 'R10.100.0.0/16 2\n' >"$base.l3fwd4"
 	printf 'R2001:db8::/32 3\n' >"$base.l3fwd6"
 	[ "$n" -gt 0 ] || return 0
-	awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++)
-		printf "64.%d.%d.0/24 = 10.0.2.2 10.0.3.2\n", int(i / 256), i % 256 }' \
-		>>"$base.ini"
-	awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++)
-		printf "R64.%d.%d.0/24 2\n", int(i / 256), i % 256 }' >>"$base.l3fwd4"
+	if [ ! -s "$base.txt" ] || [ "$BENCH/gen_routes.py" -nt "$base.txt" ]; then
+		"$PY" "$BENCH/gen_routes.py" --routes "$n" -o "$base.txt"
+		"$PY" "$BENCH/gen_routes.py" --routes "$n" --l3fwd 2 -o "$base.l3fwd4r"
+	fi
+	sed -i "s|^\[routes\]\$|[routes]\nfile = $base.txt|" "$base.ini"
+	grep -q "^file = $base.txt\$" "$base.ini" ||
+		{ echo "bench: $PROFILE has no [routes] line" >&2; return 1; }
+	cat "$base.l3fwd4r" >>"$base.l3fwd4"
 }
 
 # DPDK's l3fwd example from Debian's dpdk-doc (a bench dependency, installed
@@ -314,7 +321,30 @@ for c in "${case_list[@]}"; do
 		else printf "%s (>= %d%%)", (100 * a / l >= w) ? "met" : "missed", w }')
 	rc=$(awk -v a="$a_cpu" -v l="$l_cpu" 'BEGIN { if (a + 0 > 0 && l + 0 > 0) printf "%.0f%%", 100 * l / a; else print "-" }')
 	echo "| $label | $(col "$a") | $(col "$l") | $(col "$t") | $(cpp "${am:-0}") / $(cpp "${lm:-0}") / $(cpp "${tm:-0}") | $a_cpu / $l_cpu / $t_cpu | $r | $rc | $aim |"
+	echo "$size $flows $routes $a_cpu $l_cpu $t_cpu $label" >>"$WORK/scale.$$"
 done
+# Flow and route scale (issue 14: "cost within 10% of each other apart
+# from the vdev's own memory cost, which testpmd's column shows"): within
+# each group (one size; flows: the cases without routes, against the
+# fewest flows; routes: one flow count, against the fewest routes), each
+# case's on-CPU cost over the reference's, for dpdk-aifab and l3fwd, and
+# the same over macswap's (the vdev's own change taken out).
+if [ -s "$WORK/scale.$$" ]; then
+	sort -n -k1,1 -k3,3 -k2,2 "$WORK/scale.$$" | awk '
+	function rel(x, y) { return (x + 0 > 0 && y + 0 > 0) ? x / y : 0 }
+	function pct(x) { return x > 0 ? sprintf("%+.0f%%", 100 * (x - 1)) : "-" }
+	{
+		key = $3 == 0 ? $1 " flows" : $1 " " $2 " routes"
+		lab = $7; for (i = 8; i <= NF; i++) lab = lab " " $i
+		if (!(key in ref)) { ref[key] = lab; ra[key] = $4; rl[key] = $5; rt[key] = $6; next }
+		a = rel($4, ra[key]); l = rel($5, rl[key]); t = rel($6, rt[key])
+		ea = (a > 0 && t > 0) ? a / t : 0; el = (l > 0 && t > 0) ? l / t : 0
+		aim = ea > 0 ? ((ea <= 1.10 && ea >= 0.90) ? "met (within 10%)" : "missed (within 10%)") : "-"
+		if (!hdr++) printf "\n| scale case | vs | on-CPU aifab | l3fwd | macswap (vdev) | aifab / macswap | l3fwd / macswap | aim |\n|---|---|---:|---:|---:|---:|---:|---|\n"
+		printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", lab, ref[key], pct(a), pct(l), pct(t), pct(ea), pct(el), aim
+	}'
+	rm -f "$WORK/scale.$$"
+fi
 if [ ${#notes[@]} -gt 0 ]; then
 	echo
 	printf '%s\n' "${notes[@]}" | awk '!seen[$0]++' | sed 's/^/* /'
@@ -326,4 +356,8 @@ echo "time); on-CPU cycles/pkt: the forwarding threads' run time (schedstat) x T
 echo "packets, median window (what the core spent per packet while it ran, whatever"
 echo "else the machine ran); on-CPU l3fwd / aifab: the Mpps ratio that cost gives on"
 echo "an idle core. The aim is judged on the wall ratio. TSC $TSC_HZ Hz. Logs: $WORK"
+echo "Scale table: on-CPU cycles/pkt of a case over its group's first case; aifab /"
+echo "macswap takes out what the vdev's memory (the pcap's mbufs) costs every tool."
+echo "Route cases: l3fwd loads the same /24s (its rule file) into its own LPM, so"
+echo "its column is the same table in DPDK's reference code."
 exit $status

@@ -33,12 +33,12 @@ sw_link_watch_setup(struct sw *sw, int socket, char *err, size_t errlen)
 	unsigned int g, p;
 
 	sw->multi = rte_zmalloc_socket("aifab_sw_multi",
-		sizeof(*sw->multi) * RTE_MAX(sw->n_groups, 1u), 0, socket);
+		sizeof(*sw->multi) * RTE_MAX(sw->n_egroups, 1u), 0, socket);
 	if (sw->multi == NULL) {
 		snprintf(err, errlen, "switch: out of memory (raise -m)");
 		return -1;
 	}
-	for (g = 0; g < sw->n_groups; g++)
+	for (g = 0; g < sw->n_egroups; g++)
 		if (sw->groups[g].n_members > 1)
 			sw->multi[sw->n_multi++] = g;
 	for (p = 0; p < sw->env.n_ports; p++)
@@ -100,10 +100,10 @@ sw_link_state(struct sw *sw, struct sw_worker *wk)
 
 			if (slots == 0)
 				continue;
-			wk->ecmp[g].remaps++;
-			wk->ecmp[g].remap_buckets += (uint64_t)RTE_MAX(moved, 0);
+			wk->elink[g].remaps++;
+			wk->elink[g].remap_buckets += (uint64_t)RTE_MAX(moved, 0);
 			for (s = 0; down && s < AIFAB_FIB_MAX_MEMBERS; s++)
-				wk->ecmp[g].down_events[s] += (slots >> s) & 1;
+				wk->elink[g].down_events[s] += (slots >> s) & 1;
 		}
 	}
 }

@@ -53,6 +53,7 @@ sw_fini(void *st)
 	aifab_fib_free(sw->fib);
 	aifab_stats_free(sw->stats);
 	rte_free(sw->groups);
+	rte_free(sw->tgt);
 	rte_free(sw->multi);
 	rte_free(sw->pfc_share);
 	rte_free(sw->w);
@@ -99,14 +100,12 @@ sw_init(const struct aifab_env *env, unsigned int n_workers, char *err,
 	sw->ts_flag = flag >= 0 ? RTE_BIT64(flag) : 0;
 	if (sw->virtual_time && sw_vt_setup(sw, err, errlen) != 0)
 		goto fail;
-	sw->groups = rte_zmalloc_socket("aifab_sw_grp",
-		sizeof(*sw->groups) * SW_MAX_GROUPS, 0, socket);
 	sw->w = rte_zmalloc_socket("aifab_switch_w", sizeof(*sw->w) * n_workers,
 				   RTE_CACHE_LINE_SIZE, socket);
 	sw->pfc_share = rte_zmalloc_socket("aifab_sw_pfc_share",
 		sizeof(*sw->pfc_share) * AIFAB_SW_MAX_PORTS, RTE_CACHE_LINE_SIZE,
 		socket);
-	if (sw->w == NULL || sw->groups == NULL || sw->pfc_share == NULL)
+	if (sw->w == NULL || sw->pfc_share == NULL)
 		goto nomem;
 	for (w = 0; w < AIFAB_SW_MAX_PORTS; w++)
 		aifab_pfc_share_init(&sw->pfc_share[w]);

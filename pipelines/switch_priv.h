@@ -78,7 +78,6 @@
  */
 #define SW_HR_CELLS(bytes, frame) \
 	(((uint64_t)(bytes) + (frame) - 1) / (frame) * SW_CELLS(frame))
-#define SW_MAX_GROUPS (AIFAB_SW_MAX_NEIGHS + AIFAB_MAX_ROUTES + 1)
 #define SW_VT_HZ 1000000000ull /* virtual clock: nanoseconds */
 
 /* Metadata carried in mbuf->hash.usr between enqueue and dequeue. */
@@ -102,10 +101,19 @@
 #endif
 #define SW_INC(wk, id, port) SW_ADD(wk, id, port, 1)
 
-/* Per-member ECMP counters of one group, and its link events. */
-struct sw_ecmp_ctr {
-	uint64_t packets[AIFAB_FIB_MAX_MEMBERS];
-	uint64_t bytes[AIFAB_FIB_MAX_MEMBERS];
+/*
+ * A FIB target (group id: one per neighbour, then one per route, in
+ * profile order): its ECMP group (routes with the same next hops, in the
+ * same order, share one: the same choice, the same link events) and its
+ * per-member counters, packets and bytes, at ectr[2 * (ctr + slot)].
+ */
+struct sw_target {
+	uint32_t group;          /* index into groups[] */
+	uint32_t ctr;            /* first member's counter slot */
+};
+
+/* Link events of one ECMP group (shared by its targets). */
+struct sw_ecmp_link {
 	uint64_t down_events[AIFAB_FIB_MAX_MEMBERS]; /* member's port went down */
 	uint64_t remaps;         /* link events that changed the group */
 	uint64_t remap_buckets;  /* buckets those moved */
@@ -171,9 +179,10 @@ struct sw_worker {
 	struct sw_egress eg[AIFAB_SW_MAX_PORTS];
 	struct aifab_qos_buf *buf;    /* this worker's share */
 	struct sw_peer peer[AIFAB_SW_MAX_PORTS];
-	struct sw_ecmp_ctr *ecmp;     /* [n_groups] */
+	uint64_t *ectr;               /* [2 * n_ctr]: sw_target */
+	struct sw_ecmp_link *elink;   /* [n_egroups] */
 	/* This worker's copy of the groups: its link events change it. */
-	struct aifab_ecmp_group *groups; /* [n_groups] */
+	struct aifab_ecmp_group *groups; /* [n_egroups] */
 	uint8_t port_down[AIFAB_SW_MAX_PORTS]; /* as this worker last saw it */
 	uint64_t port_down_events[AIFAB_SW_MAX_PORTS];
 	struct aifab_rng rng;
@@ -195,14 +204,18 @@ struct sw {
 	struct aifab_env env;
 	struct aifab_fib *fib;
 	struct aifab_ecmp_cfg ecmp_cfg;
-	struct aifab_ecmp_group *groups; /* parallel to the FIB's groups;
-					  * workers select from their copy */
-	uint32_t n_groups;
+	struct sw_target *tgt;         /* [n_groups]: per FIB group */
+	uint32_t n_groups;             /* FIB groups (targets) */
+	struct aifab_ecmp_group *groups; /* [n_egroups]: distinct member
+					  * lists; workers select from their
+					  * copy */
+	uint32_t n_egroups;
+	uint32_t n_ctr;                /* member counters of all targets */
 	/* Link state into ECMP (sw_link_state): next hop -> port, the groups
 	 * of several members, and the ports whose state is watched. */
 	uint16_t nh_port[AIFAB_SW_MAX_NEIGHS];
 	uint32_t n_nh;
-	uint32_t *multi;               /* group ids with n_members > 1 */
+	uint32_t *multi;               /* groups[] ids with n_members > 1 */
 	uint32_t n_multi;
 	uint16_t watch[AIFAB_SW_MAX_PORTS];
 	uint16_t n_watch;

@@ -224,7 +224,8 @@ static int
 ref_member(const struct sw *sw, struct sw_worker *wk, uint32_t target,
 	  uint32_t len, const uint32_t *hash, const uint8_t *ok)
 {
-	const struct aifab_ecmp_group *g = &wk->groups[target];
+	const struct sw_target *t = &sw->tgt[target];
+	const struct aifab_ecmp_group *g = &wk->groups[t->group];
 	unsigned int slot;
 
 	if (aifab_fib_group(sw->fib, target)->n == 1)
@@ -236,8 +237,8 @@ ref_member(const struct sw *sw, struct sw_worker *wk, uint32_t target,
 		if (slot == AIFAB_ECMP_NONE)
 			return -1;
 	}
-	wk->ecmp[target].packets[slot]++;
-	wk->ecmp[target].bytes[slot] += len;
+	wk->ectr[2 * (t->ctr + slot)]++;
+	wk->ectr[2 * (t->ctr + slot) + 1] += len;
 	return (int)aifab_ecmp_member(g, slot);
 }
 

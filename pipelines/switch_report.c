@@ -248,6 +248,29 @@ report_tc(const struct sw *sw, unsigned int p,
 	}
 }
 
+/*
+ * Routes the report lists one by one: all of them up to this many (every
+ * table the INI keys could hold before route files); past it, only those
+ * that carried a frame or saw a link event (a 100k-route table would
+ * otherwise print 100k idle rows).
+ */
+#define SW_REPORT_ALL_ROUTES 1024
+
+static bool
+route_used(const struct sw *sw, const struct sw_target *t, unsigned int n)
+{
+	unsigned int w, k;
+
+	for (w = 0; w < sw->n_workers; w++) {
+		if (sw->w[w].elink[t->group].remaps != 0)
+			return true;
+		for (k = 0; k < n; k++)
+			if (sw->w[w].ectr[2 * (t->ctr + k)] != 0)
+				return true;
+	}
+	return false;
+}
+
 static void
 report_ecmp(const struct sw *sw, const struct aifab_report_sink *sink)
 {
@@ -258,8 +281,11 @@ report_ecmp(const struct sw *sw, const struct aifab_report_sink *sink)
 	/* Route groups follow the neighbour groups, in profile order. */
 	for (r = 0; r < prof->n_routes; r++) {
 		const struct aifab_route_params *rt = &prof->routes[r];
-		uint32_t g = prof->n_neighs + r;
+		const struct sw_target *t = &sw->tgt[prof->n_neighs + r];
 
+		if (prof->n_routes > SW_REPORT_ALL_ROUTES &&
+		    !route_used(sw, t, rt->n_nh))
+			continue;
 		inet_ntop(rt->family, rt->prefix, a, sizeof(a));
 		snprintf(name, sizeof(name), "%s/%u", a, rt->depth);
 		for (k = 0; k < rt->n_nh; k++) {
@@ -270,13 +296,16 @@ report_ecmp(const struct sw *sw, const struct aifab_report_sink *sink)
 			/* Each worker follows every link event itself: the
 			 * events are the most any worker saw, not a sum. */
 			for (w = 0; w < sw->n_workers; w++) {
-				const struct sw_ecmp_ctr *c = &sw->w[w].ecmp[g];
+				const uint64_t *ct =
+					&sw->w[w].ectr[2 * (t->ctr + k)];
+				const struct sw_ecmp_link *lk =
+					&sw->w[w].elink[t->group];
 
-				pk += c->packets[k];
-				by += c->bytes[k];
-				down = RTE_MAX(down, c->down_events[k]);
-				rm = RTE_MAX(rm, c->remaps);
-				rb = RTE_MAX(rb, c->remap_buckets);
+				pk += ct[0];
+				by += ct[1];
+				down = RTE_MAX(down, lk->down_events[k]);
+				rm = RTE_MAX(rm, lk->remaps);
+				rb = RTE_MAX(rb, lk->remap_buckets);
 			}
 			inet_ntop(n->family, n->addr, a, sizeof(a));
 			snprintf(member, sizeof(member), "%s via %s",

@@ -73,16 +73,16 @@ sw_hash1(const struct sw *sw, const struct aifab_pkt_info *pi,
 
 /* Add a run's ECMP counters (slots in @p used) and clear them. */
 static inline void
-sw_ecmp_add(struct sw_worker *wk, uint32_t target, uint64_t *pk,
-	    uint64_t *by, uint16_t *used)
+sw_ecmp_add(const struct sw *sw, struct sw_worker *wk, uint32_t target,
+	    uint64_t *pk, uint64_t *by, uint16_t *used)
 {
-	struct sw_ecmp_ctr *c = &wk->ecmp[target];
+	uint64_t *c = &wk->ectr[2 * sw->tgt[target].ctr];
 
 	while (*used != 0) {
 		unsigned int s = (unsigned int)rte_bsf32(*used);
 
-		c->packets[s] += pk[s];
-		c->bytes[s] += by[s];
+		c[2 * s] += pk[s];
+		c[2 * s + 1] += by[s];
 		pk[s] = by[s] = 0;
 		*used &= (uint16_t)(*used - 1);
 	}
@@ -122,8 +122,8 @@ sw_resolve(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 			sw_drop(wk, in_port, reason, pkts[pos[i]]);
 			continue;
 		}
-		g = &wk->groups[target[i]];
-		if (aifab_fib_group(sw->fib, target[i])->n != 1) {
+		g = &wk->groups[sw->tgt[target[i]].group];
+		if (g->n_members != 1) {
 			if (unlikely(!sw_hash1(sw, pi, a->hdr[pos[i]], &hash)) ||
 			    unlikely((slot = aifab_ecmp_select(g, hash)) ==
 				     AIFAB_ECMP_NONE)) {
@@ -134,7 +134,8 @@ sw_resolve(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 		}
 		if (unlikely(target[i] != c_target)) {
 			if (c_target != UINT32_MAX)
-				sw_ecmp_add(wk, c_target, c_pk, c_by, &used);
+				sw_ecmp_add(sw, wk, c_target, c_pk, c_by,
+					    &used);
 			c_target = target[i];
 		}
 		c_pk[slot]++;
@@ -153,7 +154,7 @@ sw_resolve(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 		r->pos[k++] = pos[i];
 	}
 	if (c_target != UINT32_MAX)
-		sw_ecmp_add(wk, c_target, c_pk, c_by, &used);
+		sw_ecmp_add(sw, wk, c_target, c_pk, c_by, &used);
 	r->n = k;
 }
 

@@ -7,10 +7,13 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
 #include <rte_errno.h>
+#include <rte_jhash.h>
+#include <rte_malloc.h>
 
 #include "switch_priv.h"
 
@@ -58,22 +61,140 @@ fib_add_route(struct aifab_fib *fib, uint8_t family, const uint8_t *addr,
 	return aifab_fib_route6_add(fib, addr, depth, target);
 }
 
-/* A FIB group and its ECMP group, built together so their ids agree. */
 static int
-group_add(struct sw *sw, const uint16_t *nh, unsigned int n)
+cmp_u32(const void *a, const void *b)
 {
-	const struct aifab_ecmp_profile *ep = &sw->env.prof->ecmp;
-	int g = aifab_fib_group_add(sw->fib, nh, n);
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
-	if (g < 0 || (uint32_t)g >= SW_MAX_GROUPS ||
-	    aifab_ecmp_group_init(&sw->groups[g], nh, n, ep->buckets,
-				  ep->resilient) != 0)
-		return -1;
-	sw->n_groups = (uint32_t)g + 1;
-	return g;
+	return x < y ? -1 : x > y;
 }
 
-/* Port @p p belongs to another switch instance (not the generator). */
+/*
+ * The FIB's sizes from what this switch holds: its entries per family
+ * (port subnets and addresses, neighbours, routes) and the LPM's tbl8
+ * groups. An IPv4 entry longer than /24 takes the group of its /24, so
+ * the distinct /24s under such entries are all rte_lpm needs (the
+ * default, one per route, takes 1 KiB per route: 100 MB for 100k
+ * routes). IPv6 keeps the bound of 16 groups per entry of its own family.
+ */
+static int
+fib_sizes(const struct sw *sw, struct aifab_fib_params *fp)
+{
+	const struct aifab_profile *prof = sw->env.prof;
+	uint32_t n4 = 0, n6 = 0, n24 = 0, cap, i, u;
+	uint32_t *s24;
+
+	cap = prof->n_routes + prof->n_neighs + 2u * prof->n_ports;
+	s24 = malloc(sizeof(*s24) * RTE_MAX(cap, 1u));
+	if (s24 == NULL)
+		return -1;
+	for (i = 0; i < prof->n_ports; i++) {
+		const struct aifab_port_params *pp = &prof->ports[i];
+
+		if (sw_other_switch(&sw->env, i))
+			continue;
+		if (pp->has_ip4) {
+			n4 += 2;
+			s24[n24++] = pp->ip4 >> 8; /* its /32 */
+		}
+		n6 += pp->has_ip6 ? 2 : 0;
+	}
+	for (i = 0; i < prof->n_neighs; i++) {
+		const struct aifab_neigh_params *n = &prof->neighs[i];
+
+		if (n->family == AF_INET) {
+			n4++;
+			s24[n24++] = v4_host(n->addr) >> 8;
+		} else {
+			n6++;
+		}
+	}
+	for (i = 0; i < prof->n_routes; i++) {
+		const struct aifab_route_params *r = &prof->routes[i];
+
+		if (r->family != AF_INET) {
+			n6++;
+			continue;
+		}
+		n4++;
+		if (r->depth > 24)
+			s24[n24++] = v4_host(r->prefix) >> 8;
+	}
+	qsort(s24, n24, sizeof(*s24), cmp_u32);
+	for (i = 0, u = 0; i < n24; i++)
+		u += i == 0 || s24[i] != s24[i - 1];
+	free(s24);
+	fp->max_routes4 = n4 + 16;
+	fp->max_routes6 = n6 + 16;
+	fp->tbl8s4 = u + 256;
+	fp->tbl8s6 = RTE_MAX(fp->max_routes6 * 16, 256u);
+	return 0;
+}
+
+/*
+ * The ECMP groups: one per distinct member list of the FIB's groups
+ * (routes over the same next hops in the same order choose alike and
+ * see the same link events, so they share one; a 100k-route table over
+ * four uplinks has a handful), each target pointing at its group and at
+ * its own member counters.
+ */
+static int
+ecmp_groups_build(struct sw *sw, int socket)
+{
+	const struct aifab_ecmp_profile *ep = &sw->env.prof->ecmp;
+	const struct aifab_fib *fib = sw->fib;
+	uint32_t n = fib->n_groups, cap = 64, mask, t, eg;
+	uint32_t *idx = NULL, *first = NULL;
+	int rc = -1;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	mask = cap - 1;
+	sw->n_groups = n;
+	sw->tgt = rte_zmalloc_socket("aifab_sw_tgt", sizeof(*sw->tgt) *
+				     RTE_MAX(n, 1u), 0, socket);
+	idx = calloc(cap, sizeof(*idx));
+	first = malloc(sizeof(*first) * RTE_MAX(n, 1u));
+	if (sw->tgt == NULL || idx == NULL || first == NULL)
+		goto out;
+	for (t = 0; t < n; t++) {
+		const struct aifab_fib_group *fg = aifab_fib_group(fib, t);
+		uint32_t key[(sizeof(*fg) + 3) / 4] = { 0 }, h;
+
+		memcpy(key, fg, sizeof(*fg)); /* 4-byte words for jhash */
+		h = rte_jhash_32b(key, RTE_DIM(key), 0) & mask;
+
+		while (idx[h] != 0 &&
+		       memcmp(aifab_fib_group(fib, first[idx[h] - 1]), fg,
+			      sizeof(*fg)) != 0)
+			h = (h + 1) & mask;
+		if (idx[h] == 0) {
+			first[sw->n_egroups] = t;
+			idx[h] = ++sw->n_egroups;
+		}
+		sw->tgt[t].group = idx[h] - 1;
+		sw->tgt[t].ctr = sw->n_ctr;
+		sw->n_ctr += fg->n;
+	}
+	sw->groups = rte_zmalloc_socket("aifab_sw_grp", sizeof(*sw->groups) *
+					RTE_MAX(sw->n_egroups, 1u), 0, socket);
+	if (sw->groups == NULL)
+		goto out;
+	for (eg = 0; eg < sw->n_egroups; eg++) {
+		const struct aifab_fib_group *fg =
+			aifab_fib_group(fib, first[eg]);
+
+		if (aifab_ecmp_group_init(&sw->groups[eg], fg->nh, fg->n,
+					  ep->buckets, ep->resilient) != 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(idx);
+	free(first);
+	return rc;
+}
+
 int
 sw_fib_build(struct sw *sw, int socket, char *err, size_t errlen)
 {
@@ -82,12 +203,9 @@ sw_fib_build(struct sw *sw, int socket, char *err, size_t errlen)
 	struct aifab_fib_params fp = {
 		.name = fib_name, /* LPM names are process-wide: one per instance */
 		.socket_id = socket,
-		.max_routes4 = prof->n_routes + prof->n_neighs +
-			2u * prof->n_ports + 16,
-		.max_routes6 = prof->n_routes + prof->n_neighs +
-			2u * prof->n_ports + 16,
 		.max_nh = RTE_MAX(prof->n_neighs, 1u),
-		.max_groups = SW_MAX_GROUPS,
+		/* a group per neighbour and per route (their counters) */
+		.max_groups = prof->n_neighs + prof->n_routes + 1,
 	};
 	uint16_t nh_of[AIFAB_MAX_NEIGHS];
 	uint16_t members[AIFAB_MAX_ECMP];
@@ -95,10 +213,16 @@ sw_fib_build(struct sw *sw, int socket, char *err, size_t errlen)
 	int rc, g;
 
 	snprintf(fib_name, sizeof(fib_name), "aifab_sw%u", sw->env.sw_index);
+	if (fib_sizes(sw, &fp) != 0) {
+		snprintf(err, errlen, "switch: out of memory sizing the FIB");
+		return -1;
+	}
 	sw->fib = aifab_fib_create(&fp);
 	if (sw->fib == NULL) {
-		snprintf(err, errlen, "switch: cannot create FIB: %s",
-			 rte_strerror(rte_errno));
+		snprintf(err, errlen, "switch: cannot create the FIB for %u "
+			 "IPv4 and %u IPv6 entries (%u IPv4 tbl8 groups): %s "
+			 "(raise -m)", fp.max_routes4, fp.max_routes6,
+			 fp.tbl8s4, rte_strerror(rte_errno));
 		return -1;
 	}
 	for (i = 0; i < prof->n_ports; i++)
@@ -114,7 +238,7 @@ sw_fib_build(struct sw *sw, int socket, char *err, size_t errlen)
 		nh_of[i] = (uint16_t)rc;
 		sw->nh_port[rc] = n->port;
 		sw->n_nh = RTE_MAX(sw->n_nh, (uint32_t)rc + 1);
-		g = group_add(sw, &nh_of[i], 1);
+		g = aifab_fib_group_add(sw->fib, &nh_of[i], 1);
 		if (g < 0 || fib_add_route(sw->fib, n->family, n->addr,
 			     n->family == AF_INET ? 32 : 128, (uint32_t)g) != 0)
 			goto fail;
@@ -124,10 +248,15 @@ sw_fib_build(struct sw *sw, int socket, char *err, size_t errlen)
 
 		for (k = 0; k < r->n_nh; k++)
 			members[k] = nh_of[r->nh_neigh[k]];
-		g = group_add(sw, members, r->n_nh);
+		g = aifab_fib_group_add(sw->fib, members, r->n_nh);
 		if (g < 0 || fib_add_route(sw->fib, r->family, r->prefix,
 					   r->depth, (uint32_t)g) != 0)
 			goto fail;
+	}
+	if (ecmp_groups_build(sw, socket) != 0) {
+		snprintf(err, errlen, "switch: out of memory for %u ECMP "
+			 "targets (raise -m)", sw->fib->n_groups);
+		return -1;
 	}
 	return 0;
 fail:

@@ -185,15 +185,16 @@ sw_worker_setup(struct sw *sw, struct sw_worker *wk, unsigned int w,
 	wk->buf = rte_zmalloc_socket("aifab_sw_buf",
 				     aifab_qos_buf_memsize(bp.n_queues), 0,
 				     socket);
-	wk->ecmp = rte_zmalloc_socket("aifab_sw_ecmp",
-				      sizeof(*wk->ecmp) * SW_MAX_GROUPS, 0,
-				      socket);
+	wk->ectr = rte_zmalloc_socket("aifab_sw_ectr", sizeof(*wk->ectr) * 2 *
+				      RTE_MAX(sw->n_ctr, 1u), 0, socket);
+	wk->elink = rte_zmalloc_socket("aifab_sw_elink", sizeof(*wk->elink) *
+				       RTE_MAX(sw->n_egroups, 1u), 0, socket);
 	wk->groups = rte_malloc_socket("aifab_sw_wgrp",
-		sizeof(*wk->groups) * RTE_MAX(sw->n_groups, 1u), 0, socket);
-	if (wk->buf == NULL || wk->ecmp == NULL || wk->groups == NULL ||
-	    aifab_qos_buf_init(wk->buf, &bp, &why) != 0)
+		sizeof(*wk->groups) * RTE_MAX(sw->n_egroups, 1u), 0, socket);
+	if (wk->buf == NULL || wk->ectr == NULL || wk->elink == NULL ||
+	    wk->groups == NULL || aifab_qos_buf_init(wk->buf, &bp, &why) != 0)
 		return -1;
-	memcpy(wk->groups, sw->groups, sizeof(*wk->groups) * sw->n_groups);
+	memcpy(wk->groups, sw->groups, sizeof(*wk->groups) * sw->n_egroups);
 	for (p = 0; p < sw->env.n_ports; p++) {
 		struct sw_egress *eg = &wk->eg[p];
 		/* Another instance's port is never routed to: smallest FIFOs. */
@@ -265,6 +266,7 @@ sw_worker_free(struct sw *sw, struct sw_worker *wk)
 	}
 	link_free(wk);
 	rte_free(wk->buf);
-	rte_free(wk->ecmp);
+	rte_free(wk->ectr);
+	rte_free(wk->elink);
 	rte_free(wk->groups);
 }

@@ -51,6 +51,12 @@ struct aifab_fib_params {
 	uint32_t max_routes6;
 	uint32_t max_nh;
 	uint32_t max_groups;
+	/** rte_lpm / rte_lpm6 tbl8 groups (256 entries each, 1 KiB of
+	 * IPv4 LPM per group); 0: derived from max_routes4 / max_routes6. An
+	 * IPv4 route longer than /24 takes its /24's group, so the number
+	 * of distinct /24s under such routes is enough. */
+	uint32_t tbl8s4;
+	uint32_t tbl8s6;
 };
 
 struct rte_lpm;

@@ -45,7 +45,8 @@ aifab_fib_create(const struct aifab_fib_params *prm)
 
 	struct rte_lpm_config c4 = {
 		.max_rules = RTE_MAX(prm->max_routes4, 1u),
-		.number_tbl8s = RTE_MAX(prm->max_routes4, 256u),
+		.number_tbl8s = prm->tbl8s4 != 0 ? prm->tbl8s4 :
+			RTE_MAX(prm->max_routes4, 256u),
 	};
 	snprintf(name, sizeof(name), "%s4", prm->name);
 	fib->lpm4 = rte_lpm_create(name, prm->socket_id, &c4);
@@ -54,7 +55,8 @@ aifab_fib_create(const struct aifab_fib_params *prm)
 
 	struct rte_lpm6_config c6 = {
 		.max_rules = RTE_MAX(prm->max_routes6, 1u),
-		.number_tbl8s = RTE_MAX(prm->max_routes6 * 16, 256u),
+		.number_tbl8s = prm->tbl8s6 != 0 ? prm->tbl8s6 :
+			RTE_MAX(prm->max_routes6 * 16, 256u),
 	};
 	snprintf(name, sizeof(name), "%s6", prm->name);
 	fib->lpm6 = rte_lpm6_create(name, prm->socket_id, &c6);

@@ -18,7 +18,9 @@
  *   [pfc]                PFC watchdog and hardware hand-off
  *   [generator]          RoCEv2 collective traffic of N emulated GPU ranks
  *   [neighbors]          <ip> = <mac>            (static neighbours)
- *   [routes]             <prefix/len> = <next-hop ip> [<next-hop ip> ...]
+ *   [routes]             <prefix/len> = <next-hop ip> [<next-hop ip> ...],
+ *                        or file = PATH: one "<prefix/len> <next hop> ..."
+ *                        line each (large tables)
  *   [neighbors.<name>], [routes.<name>]  the same for switch <name>
  *
  * Several switches: `[port.X] switch = <name>` gives port X to switch
@@ -57,7 +59,12 @@ extern "C" {
 #define AIFAB_MAX_SWITCHES 128 /**< switch instances, the default one included */
 #define AIFAB_MAX_NEIGHS 4096 /**< neighbours of every switch together */
 #define AIFAB_SW_MAX_NEIGHS 256 /**< neighbours of one switch instance */
-#define AIFAB_MAX_ROUTES 1024
+/** Routes of every switch together. The route table is allocated to the
+ * profile's count (a `[routes] file` of a million lines loads); the
+ * limit keeps a switch's group ids (one per neighbour and per route)
+ * below the FIB's AIFAB_FIB_MAX_GROUPS (0xFFFF0) with AIFAB_MAX_NEIGHS
+ * neighbours. */
+#define AIFAB_MAX_ROUTES 1040000
 #define AIFAB_MAX_ECMP 16
 #define AIFAB_MAX_WORKERS 64
 #define AIFAB_NAME_LEN 32
@@ -420,8 +427,10 @@ struct aifab_profile {
 	struct aifab_port_params ports[AIFAB_MAX_PORTS];
 	uint16_t n_neighs;
 	struct aifab_neigh_params neighs[AIFAB_MAX_NEIGHS];
-	uint16_t n_routes;
-	struct aifab_route_params routes[AIFAB_MAX_ROUTES];
+	/** Routes, allocated to their count (malloc; aifab_profile_free()). */
+	uint32_t n_routes;
+	uint32_t cap_routes;
+	struct aifab_route_params *routes;
 
 	/** Switch instances; switches[0] is the default one (may own no
 	 * port when every port is named or the generator's). */
@@ -446,13 +455,22 @@ struct aifab_pfc_eff {
 void aifab_profile_pfc_eff(const struct aifab_profile *p, unsigned int port,
 			   unsigned int tc, struct aifab_pfc_eff *out);
 
-/** Fill @p p with every key's default and no ports/neighbours/routes. */
+/** Fill @p p with every key's default and no ports/neighbours/routes
+ * (@p p's fields are overwritten: free a loaded profile first). */
 void aifab_profile_defaults(struct aifab_profile *p);
+
+/**
+ * Free what a loaded profile or a switch view allocated (its route
+ * table) and leave it with no routes. @p p NULL is fine.
+ */
+void aifab_profile_free(struct aifab_profile *p);
 
 /**
  * Load a profile, apply overrides, validate.
  *
- * @param p      filled in (defaults first).
+ * @param p      filled in (defaults first); zeroed, or a profile loaded
+ *               before (its route table is freed first). Free it with
+ *               aifab_profile_free(), also after a failed load.
  * @param path   INI file; NULL loads the embedded default profile.
  * @param sets   "section.key=value" strings applied in order after the file.
  * @param n_sets number of @p sets.
@@ -466,7 +484,8 @@ void aifab_profile_defaults(struct aifab_profile *p);
  * trimmed), lines sorted bytewise and each ended by '\n'. Host-local keys
  * are left out: `[general] host`, every `device` and every `lcores`, the
  * `[generator] fault_*` keys (the fault stage on this host's ports); the
- * `[generator] rank_table` path is replaced by `sha256:<hex>` of the
+ * `[generator] rank_table` path and each `[routes(.<name>)] file` path are
+ * replaced by `sha256:<hex>` of the
  * file's bytes (kept as is when it cannot be read). Two hosts running one
  * collective must have the same digest.
  */
@@ -480,8 +499,10 @@ int aifab_profile_port_index(const struct aifab_profile *p, const char *name);
 /**
  * The profile as switch instance @p sw sees it: only that switch's
  * neighbours and routes (route next hops re-indexed), its ECMP settings
- * as [ecmp]. Ports are unchanged (indices stay the app's).
- * @return 0, or -1 if @p sw is not a switch index.
+ * as [ecmp]. Ports are unchanged (indices stay the app's). @p out is
+ * zeroed or an earlier view or profile (its route table is freed); it
+ * gets its own route table: aifab_profile_free() it.
+ * @return 0, or -1 if @p sw is not a switch index or out of memory.
  */
 int aifab_profile_switch_view(const struct aifab_profile *p, unsigned int sw,
 			      struct aifab_profile *out);

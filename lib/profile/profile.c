@@ -255,6 +255,17 @@ embedded_open(char *path, size_t len, int *fdp, bool *unlink_it)
 /* ---- public ----------------------------------------------------------- */
 
 void
+aifab_profile_free(struct aifab_profile *p)
+{
+	if (p == NULL)
+		return;
+	free(p->routes);
+	p->routes = NULL;
+	p->n_routes = 0;
+	p->cap_routes = 0;
+}
+
+void
 aifab_profile_defaults(struct aifab_profile *p)
 {
 	char why[128];
@@ -295,6 +306,7 @@ aifab_profile_load(struct aifab_profile *p, const char *path,
 
 	if (err != NULL && errlen > 0)
 		err[0] = '\0';
+	aifab_profile_free(p);
 	aifab_profile_defaults(p);
 	strlcpy(p->path, path != NULL ? path : EMBEDDED_FILE, sizeof(p->path));
 	l = calloc(1, sizeof(*l));
@@ -353,6 +365,7 @@ aifab_profile_load(struct aifab_profile *p, const char *path,
 
 	if (l->cfg != NULL)
 		rte_cfgfile_close(l->cfg);
+	profile_routes_done(l);
 	free(l);
 	return rc;
 }

@@ -178,8 +178,11 @@ section_lines(struct rte_cfgfile *cfg, const char *sect, char **lines,
 		if (host_local(sect, e[i].name))
 			continue;
 		snprintf(val, sizeof(val), "%s", e[i].value);
-		if (strcmp(sect, "generator") == 0 &&
-		    strcmp(e[i].name, "rank_table") == 0 && val[0] != '\0')
+		if (((strcmp(sect, "generator") == 0 &&
+		      strcmp(e[i].name, "rank_table") == 0) ||
+		     ((strcmp(sect, "routes") == 0 ||
+		       strncmp(sect, "routes.", 7) == 0) &&
+		      strcmp(e[i].name, "file") == 0)) && val[0] != '\0')
 			file_digest(e[i].value, val, sizeof(val));
 		len = strlen(sect) + strlen(e[i].name) + strlen(val) + 8;
 		if (n >= max || (lines[n] = malloc(len)) == NULL) {

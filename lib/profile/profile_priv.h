@@ -182,6 +182,9 @@ bool profile_sw_name_ok(const char *s);
 	"switch.<name>, neighbors.<name>, routes.<name>"
 #define PROFILE_TC_INDEX_ALLOWED "tc.<n> with n one of 0..7"
 
+#define PROFILE_MAX_ROUTE_FILES 256 /* `[routes(.<name>)] file` keys */
+#define PROFILE_ROUTE_KEY_LEN 52     /* an IPv6 prefix fits */
+
 /** One load: the profile being filled, its text and where errors go. */
 struct profile_loader {
 	struct aifab_profile *p;
@@ -194,7 +197,21 @@ struct profile_loader {
 	/* The text each entry came from, for error messages. */
 	char port_sect[AIFAB_MAX_PORTS][CFG_NAME_LEN];
 	char neigh_key[AIFAB_MAX_NEIGHS][CFG_NAME_LEN];
-	char route_key[AIFAB_MAX_ROUTES][CFG_NAME_LEN];
+	/* Each route's origin (grown with p->routes): an INI entry, or a
+	 * line of a `[routes] file`. */
+	struct profile_route_src *route_src;
+	char *route_files[PROFILE_MAX_ROUTE_FILES]; /* paths, malloc'd */
+	unsigned int n_route_files;
+	/* Duplicate-prefix index: open addressing, route index + 1, 0 free */
+	uint32_t *route_idx;
+	uint32_t idx_cap;            /* power of two, > 2 x routes */
+};
+
+/** Where one route came from (profile_route_fail() names it). */
+struct profile_route_src {
+	char key[PROFILE_ROUTE_KEY_LEN]; /* INI key, or the prefix as written */
+	uint32_t line;               /* 0: an INI entry; else the file's line */
+	uint16_t file;               /* index into route_files (line != 0) */
 };
 
 /** One "--set section.key=value", split. */
@@ -254,6 +271,18 @@ int profile_load_neighbors(struct profile_loader *l, const char *sect,
 			   int ne);
 int profile_load_routes(struct profile_loader *l, const char *sect,
 			uint8_t sw, const struct rte_cfgfile_entry *e, int ne);
+
+/**
+ * profile_fail() for route @p i of section @p sect: names its INI entry
+ * (file or --set, key, value) or its routes file and line ("PATH:LINE",
+ * the prefix, the next hops).
+ */
+int profile_route_fail(const struct profile_loader *l, uint32_t i,
+		       const char *sect, const char *allowed,
+		       const char *fmt, ...) __rte_format_printf(5, 6);
+
+/** Free the loader's route bookkeeping (not the profile's routes). */
+void profile_routes_done(struct profile_loader *l);
 
 /* profile_sections.c, in this order. @return 0 or -1 with the error. */
 

@@ -253,35 +253,32 @@ check_routes(struct profile_loader *l)
 	struct aifab_profile *p = l->p;
 	char a[INET6_ADDRSTRLEN], sect[CFG_NAME_LEN], nsect[CFG_NAME_LEN];
 	char allowed[PROFILE_ALLOWED_LEN];
-	int i, j, idx;
+	uint32_t i;
+	int j, idx;
 
 	for (i = 0; i < p->n_routes; i++) {
 		struct aifab_route_params *r = &p->routes[i];
-		const char *key = l->route_key[i];
 
-		sw_sect(p, "routes", r->sw, sect, sizeof(sect));
-		sw_sect(p, "neighbors", r->sw, nsect, sizeof(nsect));
 		for (j = 0; j < r->n_nh; j++) {
 			idx = profile_neigh_find(p, r->sw, r->family,
 						 r->nh_addr[j]);
-			if (idx < 0) {
-				profile_fmt_addr(r->family, r->nh_addr[j], a,
-						 sizeof(a));
-				snprintf(allowed, sizeof(allowed),
-					 "next hops that are [%s] entries",
-					 nsect);
-				return profile_fail(l, profile_origin(l, sect,
-						    key), sect, key,
-						    text_of(l, sect, key),
-						    allowed, "route to "
-						    "nowhere: next hop %s is "
-						    "not a configured "
-						    "neighbour%s%s", a,
-						    r->sw != 0 ?
-						    " of switch " : "",
-						    p->switches[r->sw].name);
+			if (idx >= 0) {
+				r->nh_neigh[j] = (uint16_t)idx;
+				continue;
 			}
-			r->nh_neigh[j] = (uint16_t)idx;
+			sw_sect(p, "routes", r->sw, sect, sizeof(sect));
+			sw_sect(p, "neighbors", r->sw, nsect, sizeof(nsect));
+			profile_fmt_addr(r->family, r->nh_addr[j], a,
+					 sizeof(a));
+			snprintf(allowed, sizeof(allowed),
+				 "next hops that are [%s] entries", nsect);
+			return profile_route_fail(l, i, sect, allowed,
+						  "route to nowhere: next hop "
+						  "%s is not a configured "
+						  "neighbour%s%s", a,
+						  r->sw != 0 ?
+						  " of switch " : "",
+						  p->switches[r->sw].name);
 		}
 	}
 	return 0;

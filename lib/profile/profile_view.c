@@ -4,6 +4,7 @@
  * name, one switch instance's view, a neighbour by address. Calls nothing
  * else in lib/profile.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "profile_priv.h"
@@ -45,9 +46,20 @@ aifab_profile_switch_view(const struct aifab_profile *p, unsigned int sw,
 	uint16_t map[AIFAB_MAX_NEIGHS];
 	unsigned int i, k;
 
+	struct aifab_route_params *rt = NULL;
+	uint32_t n = 0;
+
 	if (sw >= p->n_switches)
 		return -1;
+	for (i = 0; i < p->n_routes; i++)
+		n += p->routes[i].sw == sw;
+	if (n > 0 && (rt = malloc(sizeof(*rt) * n)) == NULL)
+		return -1;
+	if (out != p)
+		free(out->routes); /* an earlier view's, or NULL */
 	*out = *p;
+	out->routes = rt;
+	out->cap_routes = n;
 	out->n_neighs = 0;
 	for (i = 0; i < p->n_neighs; i++) {
 		if (p->neighs[i].sw != sw)

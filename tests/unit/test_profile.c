@@ -96,6 +96,8 @@ teardown(void **state)
 
 	if (fx->path[0] != '\0')
 		unlink(fx->path);
+	aifab_profile_free(&fx->p);
+	aifab_profile_free(&fx->q);
 	free(fx);
 	return 0;
 }
@@ -805,6 +807,99 @@ test_set_overrides(void **state)
 	assert_int_equal(p->routes[1].n_nh, 2);
 }
 
+/* Write @p text to @p path (a routes file). */
+static void
+write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+/*
+ * [routes] file: routes from a file beside the INI keys (comments, blank
+ * lines, "=" allowed), the table grown past the old 1024, the digest
+ * following the file's bytes, a duplicate across file and INI named by
+ * file:line, a --set replacing a file route.
+ */
+static void
+test_routes_file(void **state)
+{
+	struct fixture *fx = *state;
+	struct aifab_profile *p = &fx->p;
+	char rpath[PATH_MAX + 8], set[PATH_MAX + 32], want[PATH_MAX + 64];
+	char digest[65], *text;
+	const char *sets[2] = { set, "routes.11.0.7.0/24=10.0.3.2" };
+	unsigned int i, n = 3000, found = 0;
+	size_t len = 0;
+	uint8_t a[16];
+
+	leaf_path(fx->path, sizeof(fx->path));
+	snprintf(rpath, sizeof(rpath), "%s/test_profile-routes-%d.txt",
+		 getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp",
+		 (int)getpid());
+	text = malloc(64 * (n + 4));
+	assert_non_null(text);
+	len += (size_t)sprintf(text + len, "# routes\n\n");
+	for (i = 0; i < n; i++)
+		len += (size_t)sprintf(text + len, "11.%u.%u.0/24 %s\n",
+				       i / 256, i % 256, i % 2 ? "10.0.2.2" :
+				       "10.0.2.2, 10.0.3.2");
+	sprintf(text + len, "12.0.0.0/8 = 10.0.1.2 # trailing comment\n");
+	write_file(rpath, text);
+	snprintf(set, sizeof(set), "routes.file=%s", rpath);
+	assert_int_equal(aifab_profile_load(p, fx->path, sets, 1, fx->err,
+					    sizeof(fx->err)), 0);
+	assert_int_equal(p->n_routes, 2 + n + 1); /* pcap-leaf's 2 */
+	for (i = 0; i < p->n_routes; i++) {
+		const struct aifab_route_params *r = &p->routes[i];
+
+		addr(AF_INET, "12.0.0.0", a);
+		if (r->depth == 8 && memcmp(r->prefix, a, 4) == 0) {
+			assert_int_equal(r->n_nh, 1);
+			assert_int_equal(p->neighs[r->nh_neigh[0]].port, 1);
+			found++;
+		}
+		addr(AF_INET, "11.0.7.0", a);
+		if (r->depth == 24 && memcmp(r->prefix, a, 4) == 0) {
+			assert_int_equal(r->n_nh, 1); /* 7 is odd: one hop */
+			found++;
+		}
+	}
+	assert_int_equal(found, 2);
+	strcpy(digest, p->digest);
+
+	/* A --set replaces a file route; the same bytes, the same digest. */
+	assert_int_equal(aifab_profile_load(p, fx->path, sets, 2, fx->err,
+					    sizeof(fx->err)), 0);
+	assert_int_equal(p->n_routes, 2 + n + 1);
+	assert_string_not_equal(p->digest, digest); /* the --set line */
+	assert_int_equal(aifab_profile_load(p, fx->path, sets, 1, fx->err,
+					    sizeof(fx->err)), 0);
+	assert_string_equal(p->digest, digest);
+	/* One byte of the file changed: another digest. */
+	text[strlen(text) - 2] = ' ';
+	write_file(rpath, text);
+	assert_int_equal(aifab_profile_load(p, fx->path, sets, 1, fx->err,
+					    sizeof(fx->err)), 0);
+	assert_string_not_equal(p->digest, digest);
+
+	/* The file's 0.0.0.0/0 duplicates pcap-leaf's INI key. */
+	write_file(rpath, "11.0.0.0/8 10.0.2.2\n0.0.0.0/0 10.0.2.2\n");
+	assert_int_equal(aifab_profile_load(p, fx->path, sets, 1, fx->err,
+					    sizeof(fx->err)), -1);
+	snprintf(want, sizeof(want), "%s:2: [routes] 0.0.0.0/0 = "
+		 "'10.0.2.2': duplicate route, also [routes] 0.0.0.0/0",
+		 rpath);
+	assert_non_null(strstr(fx->err, want));
+	printf("  %s\n", fx->err);
+	unlink(rpath);
+	free(text);
+	fx->path[0] = '\0'; /* pcap-leaf.ini is not ours to unlink */
+}
+
 /* A bad value in the file is fine if a --set replaces it. */
 static void
 test_set_fixes_file(void **state)
@@ -1211,6 +1306,8 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_set_overrides, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_set_fixes_file, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_routes_file, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_comments, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_port_defaults, setup,
