@@ -116,7 +116,9 @@ struct vc_wire {
 	bool tx_left;               /* the FIFO was full: the TX ring holds more */
 	uint16_t from, to;          /* port indices */
 	int from_owner, to_owner;   /* their owners (app_vclock_add()) */
-	struct vc_slots readers, writers; /* slots polling port `to`, `from` */
+	struct vc_slots readers;    /* slots polling port `to` */
+	struct aifab_port_tap *tap; /* port `from`'s, one per TX queue */
+	uint16_t n_tap;
 	struct vc_frame *fifo;      /* VC_FIFO frames */
 };
 
@@ -141,6 +143,9 @@ struct app_vclock {
 	bool mapped;                /* readers/writers known (first step) */
 	uint64_t busy[VC_WIRE_WORDS]; /* wires with a frame in the FIFO or RX
 				       ring */
+	uint64_t sent[VC_WIRE_WORDS]; /* wires whose TX ring was written to
+				       since the last take (the ports' TX
+				       taps mark them) */
 	struct vc_slots every;      /* slots without next_event: every step */
 	struct vc_wire wire[AIFAB_MAX_PORTS];
 	struct vc_slot slot[VC_MAX_SLOTS];
@@ -199,7 +204,7 @@ app_vclock_new(const struct aifab_env *env, const struct aifab_profile *prof,
 {
 	struct app_vclock *vc = calloc(1, sizeof(*vc));
 	uint32_t fastest = 0;
-	unsigned int i, peer;
+	unsigned int i, q, peer;
 
 	if (vc == NULL)
 		goto nomem;
@@ -224,6 +229,15 @@ app_vclock_new(const struct aifab_env *env, const struct aifab_profile *prof,
 		wi->to_owner = env->ports[peer].gen_owned ? APP_VC_OWNER_GEN :
 			(int)prof->ports[peer].sw;
 		wi->ser.mbps = RTE_MAX(env->ports[i].speed_mbps, 1u);
+		wi->tap = env->ports[i].tap;
+		wi->n_tap = wi->tap != NULL ? env->ports[i].nb_txq : 0;
+		for (q = 0; q < wi->n_tap; q++) {
+			wi->tap[q].mark = &vc->sent[(vc->n_wires - 1) >> 6];
+			wi->tap[q].mark_bit =
+				UINT64_C(1) << ((vc->n_wires - 1) & 63);
+		}
+		/* Whatever is in the TX ring before the first step. */
+		set_add(vc->sent, vc->n_wires - 1);
 		wi->prop_ns = (uint64_t)VC_NS_PER_M *
 			RTE_MAX(prof->ports[i].cable_m, prof->ports[peer].cable_m);
 		fastest = RTE_MAX(fastest, wi->ser.mbps);
@@ -321,11 +335,8 @@ vc_map(struct app_vclock *vc)
 {
 	unsigned int i;
 
-	for (i = 0; i < vc->n_wires; i++) {
+	for (i = 0; i < vc->n_wires; i++)
 		slots_of_owner(vc, vc->wire[i].to_owner, &vc->wire[i].readers);
-		slots_of_owner(vc, vc->wire[i].from_owner,
-			       &vc->wire[i].writers);
-	}
 	vc->mapped = true;
 }
 
@@ -482,16 +493,28 @@ app_vclock_step(struct app_vclock *vc)
 	}
 	if (vc->lblk != NULL)
 		aifab_stats_account(vc->lblk, c - start, k);
-	memset(vc->busy, 0, sizeof(vc->busy));
-	for (i = 0; i < vc->n_wires; i++) {
-		struct vc_wire *wi = &vc->wire[i];
+	/* The wires to look at: the busy ones (frames to read, frames on
+	 * the wire, a full FIFO) and those written to during the polls. */
+	for (j = 0; j < VC_WIRE_WORDS; j++) {
+		uint64_t sent = vc->sent[j];
 
-		if (wi->rx_in > 0 && slots_meet(&wi->readers, &poll))
-			wi->rx_in = rte_ring_count(wi->rx);
-		if (wi->tx_left || slots_meet(&wi->writers, &poll))
-			wire_take(wi, vc->now);
-		if (wi->rx_in > 0 || wi->head != wi->tail)
-			set_add(vc->busy, i);
+		m = vc->busy[j] | sent;
+		if (m == 0)
+			continue;
+		vc->busy[j] = 0;
+		vc->sent[j] = 0;
+		for (; m != 0; m &= m - 1) {
+			struct vc_wire *wi;
+
+			i = j * 64 + __builtin_ctzll(m);
+			wi = &vc->wire[i];
+			if (wi->rx_in > 0 && slots_meet(&wi->readers, &poll))
+				wi->rx_in = rte_ring_count(wi->rx);
+			if (wi->tx_left || ((sent >> (i & 63)) & 1))
+				wire_take(wi, vc->now);
+			if (wi->rx_in > 0 || wi->head != wi->tail)
+				set_add(vc->busy, i);
+		}
 	}
 	return true;
 }
@@ -519,7 +542,10 @@ app_vclock_free(struct app_vclock *vc)
 		return;
 	for (i = 0; i < vc->n_wires; i++) {
 		struct vc_wire *wi = &vc->wire[i];
+		unsigned int q;
 
+		for (q = 0; q < wi->n_tap; q++)
+			wi->tap[q].mark = NULL;
 		while (wi->head != wi->tail)
 			rte_pktmbuf_free(wi->fifo[wi->head++ &
 						  (VC_FIFO - 1)].m);
