@@ -14,7 +14,8 @@
  * clock jumps to the earliest of every wire's next arrival and every
  * pipeline's next_event(); arrivals due are delivered (wires in port
  * order, each in time order), the workers with something to do are polled
- * in their order, what they sent is taken onto the wires. A worker has
+ * in their order, what they sent (the wires whose TX ring a poll wrote
+ * to) is taken onto the wires. A worker has
  * something to do when a frame waits in one of its RX rings, when its
  * next_event() is not "never" (it may act at any poll: a token bucket,
  * a pace), or when it has no next_event op. A worker whose next_event()
@@ -32,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_common.h>
 #include <rte_cycles.h>
@@ -139,6 +141,7 @@ struct app_vclock {
 	uint64_t now;               /* ns of model time */
 	uint64_t fallback_ns;       /* step for a pipeline without next_event */
 	uint64_t steps, hops;       /* loop steps, frames delivered */
+	uint64_t cpu0, cpu1;        /* the thread's CPU ns: first step, stop */
 	unsigned int n_wires, n_slots;
 	bool mapped;                /* readers/writers known (first step) */
 	uint64_t busy[VC_WIRE_WORDS]; /* wires with a frame in the FIFO or RX
@@ -303,6 +306,17 @@ app_serial_start(struct app_serial *s, uint64_t t, uint32_t len)
 	return start;
 }
 
+/* CPU time of the calling thread, ns (bench figures only). */
+static uint64_t
+thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* Serialization of @p len bytes on @p wi, from @p t: the arrival. */
 static uint64_t
 wire_send(struct vc_wire *wi, uint64_t t, uint32_t len)
@@ -440,8 +454,10 @@ vc_next(struct app_vclock *vc)
  * One step. The slots polled are those with something to do (the header
  * comment): a frame in one of their RX rings, a next_event() that is not
  * never, no next_event op, or a counter mirror due (VC_SYNC_NS). Wires
- * are visited only when they hold frames, or when their sender was
- * polled.
+ * are visited only when they hold frames (in the FIFO or the RX ring),
+ * or when their TX ring was written to (the port's TX tap marks it,
+ * aifab_port_ring_tx()): a step costs what happens in it, not the
+ * number of wires.
  */
 bool
 app_vclock_step(struct app_vclock *vc)
@@ -450,8 +466,10 @@ app_vclock_step(struct app_vclock *vc)
 	struct vc_slots poll;
 	unsigned int i, n, j;
 
-	if (unlikely(!vc->mapped))
+	if (unlikely(!vc->mapped)) {
 		vc_map(vc);
+		vc->cpu0 = thread_cpu_ns();
+	}
 	t = vc_next(vc);
 	if (t == UINT64_MAX)
 		return false;
@@ -526,11 +544,19 @@ app_vclock_now(const struct app_vclock *vc)
 }
 
 void
+app_vclock_stop(struct app_vclock *vc)
+{
+	if (vc->mapped)
+		vc->cpu1 = thread_cpu_ns();
+}
+
+void
 app_vclock_counts(const struct app_vclock *vc, uint64_t *steps,
-		  uint64_t *hops)
+		  uint64_t *hops, uint64_t *cpu_ns)
 {
 	*steps = vc->steps;
 	*hops = vc->hops;
+	*cpu_ns = vc->cpu1 > vc->cpu0 ? vc->cpu1 - vc->cpu0 : 0;
 }
 
 void
