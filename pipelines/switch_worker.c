@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include <rte_eal.h>
 #include <rte_malloc.h>
 
 #include "switch_priv.h"
@@ -16,21 +17,27 @@
 
 /*
  * A (port, TC) FIFO holds a slot per cell of the whole buffer, so most
- * of it is never written: anonymous pages, faulted in as the queue
- * grows and unmapped at the end. In DPDK's heap (--no-huge memory
- * included) rte_free() zeroes what it frees, which touched every page
- * of every FIFO at teardown: the 1024-rank Clos peaked at 8 GB there.
- * They hold mbuf pointers only, nothing a device reads. The mapping's
- * size is kept in front of the FIFO.
+ * of it is never written. Without hugepages (--no-huge: the in-memory
+ * fabrics, tests) DPDK's heap is ordinary pages faulted in on first
+ * touch, and rte_free() zeroes what it frees, which touched every page
+ * of every FIFO at teardown (the 1024-rank Clos peaked at 8 GB there):
+ * there the FIFOs are anonymous pages of their own, unmapped at the
+ * end, never zeroed (they hold mbuf pointers only, nothing a device
+ * reads; the mapping's size is kept in front). With hugepages the heap
+ * is resident already and a datapath must not fault: DPDK's heap.
  */
 #define FIFO_HDR RTE_CACHE_LINE_SIZE
 
 static void *
-fifo_alloc(size_t sz)
+fifo_alloc(size_t sz, int socket)
 {
-	void *m = mmap(NULL, sz + FIFO_HDR, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	void *m;
 
+	if (rte_eal_has_hugepages())
+		return rte_zmalloc_socket("aifab_sw_q", sz, RTE_CACHE_LINE_SIZE,
+					  socket);
+	m = mmap(NULL, sz + FIFO_HDR, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m == MAP_FAILED)
 		return NULL;
 	*(size_t *)m = sz + FIFO_HDR;
@@ -44,6 +51,10 @@ fifo_free(void *f)
 
 	if (f == NULL)
 		return;
+	if (rte_eal_has_hugepages()) {
+		rte_free(f);
+		return;
+	}
 	m = (char *)f - FIFO_HDR;
 	munmap(m, *(size_t *)m);
 }
@@ -267,7 +278,7 @@ sw_worker_setup(struct sw *sw, struct sw_worker *wk, unsigned int w,
 			if (aifab_qos_buf_queue_config(wk->buf,
 					p * AIFAB_QOS_N_TC + tc, &qp, &why))
 				return -1;
-			eg->q[tc] = fifo_alloc(psz);
+			eg->q[tc] = fifo_alloc(psz, socket);
 			if (eg->q[tc] == NULL ||
 			    aifab_qos_fifo_init(eg->q[tc], pcap) != 0)
 				return -1;
