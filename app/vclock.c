@@ -14,7 +14,8 @@
  * clock jumps to the earliest of every wire's next arrival and every
  * pipeline's next_event(); arrivals due are delivered (wires in port
  * order, each in time order), the workers with something to do are polled
- * in their order, what they sent is taken onto the wires. A worker has
+ * in their order, what they sent (the wires whose TX ring a poll wrote
+ * to) is taken onto the wires. A worker has
  * something to do when a frame waits in one of its RX rings, when its
  * next_event() is not "never" (it may act at any poll: a token bucket,
  * a pace), or when it has no next_event op. A worker whose next_event()
@@ -32,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_common.h>
 #include <rte_cycles.h>
@@ -116,7 +118,9 @@ struct vc_wire {
 	bool tx_left;               /* the FIFO was full: the TX ring holds more */
 	uint16_t from, to;          /* port indices */
 	int from_owner, to_owner;   /* their owners (app_vclock_add()) */
-	struct vc_slots readers, writers; /* slots polling port `to`, `from` */
+	struct vc_slots readers;    /* slots polling port `to` */
+	struct aifab_port_tap *tap; /* port `from`'s, one per TX queue */
+	uint16_t n_tap;
 	struct vc_frame *fifo;      /* VC_FIFO frames */
 };
 
@@ -137,10 +141,14 @@ struct app_vclock {
 	uint64_t now;               /* ns of model time */
 	uint64_t fallback_ns;       /* step for a pipeline without next_event */
 	uint64_t steps, hops;       /* loop steps, frames delivered */
+	uint64_t cpu0, cpu1;        /* the thread's CPU ns: first step, stop */
 	unsigned int n_wires, n_slots;
 	bool mapped;                /* readers/writers known (first step) */
 	uint64_t busy[VC_WIRE_WORDS]; /* wires with a frame in the FIFO or RX
 				       ring */
+	uint64_t sent[VC_WIRE_WORDS]; /* wires whose TX ring was written to
+				       since the last take (the ports' TX
+				       taps mark them) */
 	struct vc_slots every;      /* slots without next_event: every step */
 	struct vc_wire wire[AIFAB_MAX_PORTS];
 	struct vc_slot slot[VC_MAX_SLOTS];
@@ -199,7 +207,7 @@ app_vclock_new(const struct aifab_env *env, const struct aifab_profile *prof,
 {
 	struct app_vclock *vc = calloc(1, sizeof(*vc));
 	uint32_t fastest = 0;
-	unsigned int i, peer;
+	unsigned int i, q, peer;
 
 	if (vc == NULL)
 		goto nomem;
@@ -224,6 +232,15 @@ app_vclock_new(const struct aifab_env *env, const struct aifab_profile *prof,
 		wi->to_owner = env->ports[peer].gen_owned ? APP_VC_OWNER_GEN :
 			(int)prof->ports[peer].sw;
 		wi->ser.mbps = RTE_MAX(env->ports[i].speed_mbps, 1u);
+		wi->tap = env->ports[i].tap;
+		wi->n_tap = wi->tap != NULL ? env->ports[i].nb_txq : 0;
+		for (q = 0; q < wi->n_tap; q++) {
+			wi->tap[q].mark = &vc->sent[(vc->n_wires - 1) >> 6];
+			wi->tap[q].mark_bit =
+				UINT64_C(1) << ((vc->n_wires - 1) & 63);
+		}
+		/* Whatever is in the TX ring before the first step. */
+		set_add(vc->sent, vc->n_wires - 1);
 		wi->prop_ns = (uint64_t)VC_NS_PER_M *
 			RTE_MAX(prof->ports[i].cable_m, prof->ports[peer].cable_m);
 		fastest = RTE_MAX(fastest, wi->ser.mbps);
@@ -289,6 +306,17 @@ app_serial_start(struct app_serial *s, uint64_t t, uint32_t len)
 	return start;
 }
 
+/* CPU time of the calling thread, ns (bench figures only). */
+static uint64_t
+thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* Serialization of @p len bytes on @p wi, from @p t: the arrival. */
 static uint64_t
 wire_send(struct vc_wire *wi, uint64_t t, uint32_t len)
@@ -321,11 +349,8 @@ vc_map(struct app_vclock *vc)
 {
 	unsigned int i;
 
-	for (i = 0; i < vc->n_wires; i++) {
+	for (i = 0; i < vc->n_wires; i++)
 		slots_of_owner(vc, vc->wire[i].to_owner, &vc->wire[i].readers);
-		slots_of_owner(vc, vc->wire[i].from_owner,
-			       &vc->wire[i].writers);
-	}
 	vc->mapped = true;
 }
 
@@ -429,8 +454,10 @@ vc_next(struct app_vclock *vc)
  * One step. The slots polled are those with something to do (the header
  * comment): a frame in one of their RX rings, a next_event() that is not
  * never, no next_event op, or a counter mirror due (VC_SYNC_NS). Wires
- * are visited only when they hold frames, or when their sender was
- * polled.
+ * are visited only when they hold frames (in the FIFO or the RX ring),
+ * or when their TX ring was written to (the port's TX tap marks it,
+ * aifab_port_ring_tx()): a step costs what happens in it, not the
+ * number of wires.
  */
 bool
 app_vclock_step(struct app_vclock *vc)
@@ -439,8 +466,10 @@ app_vclock_step(struct app_vclock *vc)
 	struct vc_slots poll;
 	unsigned int i, n, j;
 
-	if (unlikely(!vc->mapped))
+	if (unlikely(!vc->mapped)) {
 		vc_map(vc);
+		vc->cpu0 = thread_cpu_ns();
+	}
 	t = vc_next(vc);
 	if (t == UINT64_MAX)
 		return false;
@@ -482,16 +511,28 @@ app_vclock_step(struct app_vclock *vc)
 	}
 	if (vc->lblk != NULL)
 		aifab_stats_account(vc->lblk, c - start, k);
-	memset(vc->busy, 0, sizeof(vc->busy));
-	for (i = 0; i < vc->n_wires; i++) {
-		struct vc_wire *wi = &vc->wire[i];
+	/* The wires to look at: the busy ones (frames to read, frames on
+	 * the wire, a full FIFO) and those written to during the polls. */
+	for (j = 0; j < VC_WIRE_WORDS; j++) {
+		uint64_t sent = vc->sent[j];
 
-		if (wi->rx_in > 0 && slots_meet(&wi->readers, &poll))
-			wi->rx_in = rte_ring_count(wi->rx);
-		if (wi->tx_left || slots_meet(&wi->writers, &poll))
-			wire_take(wi, vc->now);
-		if (wi->rx_in > 0 || wi->head != wi->tail)
-			set_add(vc->busy, i);
+		m = vc->busy[j] | sent;
+		if (m == 0)
+			continue;
+		vc->busy[j] = 0;
+		vc->sent[j] = 0;
+		for (; m != 0; m &= m - 1) {
+			struct vc_wire *wi;
+
+			i = j * 64 + __builtin_ctzll(m);
+			wi = &vc->wire[i];
+			if (wi->rx_in > 0 && slots_meet(&wi->readers, &poll))
+				wi->rx_in = rte_ring_count(wi->rx);
+			if (wi->tx_left || ((sent >> (i & 63)) & 1))
+				wire_take(wi, vc->now);
+			if (wi->rx_in > 0 || wi->head != wi->tail)
+				set_add(vc->busy, i);
+		}
 	}
 	return true;
 }
@@ -503,11 +544,19 @@ app_vclock_now(const struct app_vclock *vc)
 }
 
 void
+app_vclock_stop(struct app_vclock *vc)
+{
+	if (vc->mapped)
+		vc->cpu1 = thread_cpu_ns();
+}
+
+void
 app_vclock_counts(const struct app_vclock *vc, uint64_t *steps,
-		  uint64_t *hops)
+		  uint64_t *hops, uint64_t *cpu_ns)
 {
 	*steps = vc->steps;
 	*hops = vc->hops;
+	*cpu_ns = vc->cpu1 > vc->cpu0 ? vc->cpu1 - vc->cpu0 : 0;
 }
 
 void
@@ -519,7 +568,10 @@ app_vclock_free(struct app_vclock *vc)
 		return;
 	for (i = 0; i < vc->n_wires; i++) {
 		struct vc_wire *wi = &vc->wire[i];
+		unsigned int q;
 
+		for (q = 0; q < wi->n_tap; q++)
+			wi->tap[q].mark = NULL;
 		while (wi->head != wi->tail)
 			rte_pktmbuf_free(wi->fifo[wi->head++ &
 						  (VC_FIFO - 1)].m);

@@ -7,7 +7,8 @@
 # 40 switch instances: generated here, not shipped), runs ring and
 # halving-doubling AllReduce on one core and prints, per collective: the
 # model time and busbw, the wall time, the frame-hops the wires delivered,
-# frame-hops per wall second and the peak RSS (/usr/bin/time).
+# frame-hops per wall second, the loop's CPU time (its console line) and
+# frame-hops per CPU second, and the peak RSS (/usr/bin/time).
 #
 #   bench/clos.sh                  # 1024 ranks, 1 MiB, ring and hd
 #   bench/clos.sh -n 128 -s 4194304
@@ -39,9 +40,9 @@ prof=$WORK/clos-$RANKS.ini
 	"$prof"
 echo "# $(wc -l < "$prof") lines, $(grep -c '^\[port\.' "$prof") ports;" \
 	"$EXE; --no-huge -m $MEM"
-printf '| %-15s | %6s | %9s | %10s | %7s | %11s | %17s | %11s |\n' \
+printf '| %-15s | %6s | %9s | %10s | %7s | %11s | %17s | %10s | %16s | %11s |\n' \
 	collective ranks "model us" "busbw GB/s" "wall s" "frame-hops" \
-	"frame-hops/wall s" "peak RSS MB"
+	"frame-hops/wall s" "loop CPU s" "frame-hops/CPU s" "peak RSS MB"
 for coll in ${COLLS//,/ }; do
 	tag=clos$RANKS-$coll
 	rep=$WORK/$tag.json
@@ -54,14 +55,15 @@ for coll in ${COLLS//,/ }; do
 		exit 1
 	}
 	read -r wall rss < "$WORK/$tag.time"
-	"$PY" - "$rep" "$coll" "$RANKS" "$wall" "$rss" <<'EOF'
-import json, sys
+	"$PY" - "$rep" "$coll" "$RANKS" "$wall" "$rss" "$WORK/$tag.log" <<'EOF'
+import json, re, sys
 r = json.load(open(sys.argv[1]))
+cpu = float(re.search(r"loop CPU ([0-9.]+) s", open(sys.argv[6]).read()).group(1))
 c = r["generator"]["collective"]
 hops = r["virtual_clock"]["frame_hops"]
 wall, rss = float(sys.argv[4]), int(sys.argv[5])
-print("| %-15s | %6s | %9.1f | %10.2f | %7.1f | %11d | %17.0f | %11.0f |" %
+print("| %-15s | %6s | %9.1f | %10.2f | %7.1f | %11d | %17.0f | %10.1f | %16.0f | %11.0f |" %
       (sys.argv[2], sys.argv[3], c["time_us"]["avg"], c["busbw_gbps"],
-       wall, hops, hops / wall, rss / 1024))
+       wall, hops, hops / wall, cpu, hops / cpu, rss / 1024))
 EOF
 done

@@ -56,12 +56,14 @@ if [ "$have_ns3" = 1 ] && { [ ! -x "$RING" ] || [ "$BENCH/ns3/ring.cc" -nt "$RIN
 		$(pkg-config --cflags --libs $NS3_MODS)
 fi
 
-# ns-3: the fastest of REPS runs; prints "frame_hops model_ms wall_s".
+# ns-3: the fastest of REPS runs; prints "frame_hops model_ms wall_s cpu_s"
+# (cpu_s: the least of the runs).
 ns3_best() {	# gbps ms
-	local best='' k line
+	local best='' k line cpu='' c
 	for ((k = 0; k < REPS; k++)); do
 		line=$("$RING" --hosts=8 --gbps="$1" --ms="$2" | tail -1)
-		# ns3: ... frame_hops H wall W s = R frame-hops/s
+		# ns3: ... frame_hops H wall W s = R frame-hops/s (cpu C s)
+		c=$(sed -n 's/.*(cpu \([0-9.]*\) s).*/\1/p' <<<"$line")
 		line=$(awk -v ms="$2" '{ for (i = 1; i <= NF; i++) {
 			if ($i == "frame_hops") h = $(i + 1);
 			if ($i == "wall") w = $(i + 1) } }
@@ -70,8 +72,11 @@ ns3_best() {	# gbps ms
 			'BEGIN { split(a, x); split(b, y); exit !(x[3] < y[3]) }'; then
 			best=$line
 		fi
+		if [ -z "$cpu" ] || awk -v a="$c" -v b="$cpu" 'BEGIN { exit !(a < b) }'; then
+			cpu=$c
+		fi
 	done
-	echo "$best"
+	echo "$best ${cpu:--}"
 }
 
 rows=$WORK/rows
@@ -89,19 +94,28 @@ fi
 
 rate() { awk -v h="$1" -v w="$2" 'BEGIN { printf "%.0f", h / w }'; }
 
-printf '| dpdk-aifab case | frame-hops / wall s | ns-3 (8 hosts, 1 router) | ns-3 frame-hops / wall s | ratio |\n'
-printf '|---|---:|---|---:|---:|\n'
-while read -r c clk hops _ el; do
+# Per wall second (one invocation: the same load for both) and per CPU
+# second (the loop's thread, ns-3's process: what a loaded machine
+# stretches least).
+printf '| dpdk-aifab case | frame-hops / wall s | ns-3 (8 hosts, 1 router) | ns-3 frame-hops / wall s | ratio (wall) | frame-hops / CPU s | ns-3 / CPU s | ratio (CPU) |\n'
+printf '|---|---:|---|---:|---:|---:|---:|---:|\n'
+while read -r c clk hops _ el cpu; do
 	ours=$(rate "$hops" "$el")
+	oc=-
+	[ "${cpu:--}" != - ] && oc=$(rate "$hops" "$cpu")
 	ref=$n100 refname="100G, $MS ms"
 	case $c in *400*) ref=$n400 refname="400G, $(awk -v m="$MS" 'BEGIN { print m / 4 }') ms" ;; esac
 	if [ -n "$ref" ]; then
-		read -r nh _ nw <<<"$ref"
+		read -r nh _ nw nc <<<"$ref"
 		theirs=$(rate "$nh" "$nw")
-		printf '| %s (%s) | %s | %s: %s hops in %.2f s | %s | %sx |\n' \
+		tc=-
+		[ "${nc:--}" != - ] && tc=$(rate "$nh" "$nc")
+		printf '| %s (%s) | %s | %s: %s hops in %.2f s | %s | %sx | %s | %s | %s |\n' \
 			"${c//:/ }" "$clk" "$ours" "$refname" "$nh" "$nw" "$theirs" \
-			"$(awk -v a="$ours" -v b="$theirs" 'BEGIN { printf "%.1f", a / b }')"
+			"$(awk -v a="$ours" -v b="$theirs" 'BEGIN { printf "%.1f", a / b }')" \
+			"$oc" "$tc" "$(awk -v a="$oc" -v b="$tc" 'BEGIN {
+				if (a + 0 > 0 && b + 0 > 0) printf "%.1fx", a / b; else printf "-" }')"
 	else
-		printf '| %s (%s) | %s | (no ns-3) | | |\n' "${c//:/ }" "$clk" "$ours"
+		printf '| %s (%s) | %s | (no ns-3) | | | %s | | |\n' "${c//:/ }" "$clk" "$ours" "$oc"
 	fi
 done <"$rows"

@@ -72,6 +72,11 @@ struct aifab_port_rt {
 struct aifab_port_tap {
 	aifab_port_tx_hook fn;
 	void *arg;
+	/** The whole-process virtual clock's mark (NULL: none): a burst that
+	 * put frames in the TX ring sets @c mark_bit in @c *mark, so the
+	 * clock visits the wires that were written to, not every wire. */
+	uint64_t *mark;
+	uint64_t mark_bit;
 };
 
 /** Port @p rt is an in-memory ring, not an ethdev. */

@@ -65,7 +65,7 @@ gen_next_event(const void *st, unsigned int w, uint64_t now)
 {
 	const struct gen *g = st;
 	const struct gen_wk *wk = &g->wk[w];
-	uint64_t next = UINT64_MAX;
+	uint64_t next = UINT64_MAX, step = 0;
 	uint32_t i;
 	uint16_t u;
 
@@ -85,9 +85,12 @@ gen_next_event(const void *st, unsigned int w, uint64_t now)
 
 		if (rk->state == RANK_SEND && !g->p.closed_loop)
 			return now + gen_vclock_step(g);
+		/* Once per call, not per rank: it reads every rank. */
+		if (rk->state == RANK_SEND && step == 0)
+			step = gen_vclock_step(g);
 		if (rk->state == RANK_SEND)
 			next = RTE_MIN(next, gen_vclock_cl_rank(g, rk, now,
-							gen_vclock_step(g)));
+								step));
 		if (rk->state == RANK_WAIT)
 			next = RTE_MIN(next, RTE_MAX(rk->next_start, now + 1));
 	}

@@ -31,9 +31,12 @@ aifab_port_ring_tx(const struct aifab_port_rt *rt, uint16_t q,
 		   struct rte_mbuf **pkts, uint16_t n)
 {
 	const struct aifab_port_tap *t = &rt->tap[q]; /* one per TX queue */
+	unsigned int k;
 
 	if (t->fn != NULL)
 		n = t->fn(rt->port_id, q, pkts, n, t->arg);
-	return (uint16_t)rte_ring_enqueue_burst(rt->tx_ring, (void **)pkts,
-						   n, NULL);
+	k = rte_ring_enqueue_burst(rt->tx_ring, (void **)pkts, n, NULL);
+	if (t->mark != NULL && k != 0)
+		*t->mark |= t->mark_bit;
+	return (uint16_t)k;
 }

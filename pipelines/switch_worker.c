@@ -6,10 +6,58 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 
+#include <rte_eal.h>
 #include <rte_malloc.h>
 
 #include "switch_priv.h"
+
+/* ---- queue FIFOs -------------------------------------------------------- */
+
+/*
+ * A (port, TC) FIFO holds a slot per cell of the whole buffer, so most
+ * of it is never written. Without hugepages (--no-huge: the in-memory
+ * fabrics, tests) DPDK's heap is ordinary pages faulted in on first
+ * touch, and rte_free() zeroes what it frees, which touched every page
+ * of every FIFO at teardown (the 1024-rank Clos peaked at 8 GB there):
+ * there the FIFOs are anonymous pages of their own, unmapped at the
+ * end, never zeroed (they hold mbuf pointers only, nothing a device
+ * reads; the mapping's size is kept in front). With hugepages the heap
+ * is resident already and a datapath must not fault: DPDK's heap.
+ */
+#define FIFO_HDR RTE_CACHE_LINE_SIZE
+
+static void *
+fifo_alloc(size_t sz, int socket)
+{
+	void *m;
+
+	if (rte_eal_has_hugepages())
+		return rte_zmalloc_socket("aifab_sw_q", sz, RTE_CACHE_LINE_SIZE,
+					  socket);
+	m = mmap(NULL, sz + FIFO_HDR, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	*(size_t *)m = sz + FIFO_HDR;
+	return (char *)m + FIFO_HDR;
+}
+
+static void
+fifo_free(void *f)
+{
+	char *m;
+
+	if (f == NULL)
+		return;
+	if (rte_eal_has_hugepages()) {
+		rte_free(f);
+		return;
+	}
+	m = (char *)f - FIFO_HDR;
+	munmap(m, *(size_t *)m);
+}
 
 /* ---- RX queues ---------------------------------------------------------- */
 
@@ -231,9 +279,7 @@ sw_worker_setup(struct sw *sw, struct sw_worker *wk, unsigned int w,
 			if (aifab_qos_buf_queue_config(wk->buf,
 					p * AIFAB_QOS_N_TC + tc, &qp, &why))
 				return -1;
-			eg->q[tc] = rte_zmalloc_socket("aifab_sw_q", psz,
-						       RTE_CACHE_LINE_SIZE,
-						       socket);
+			eg->q[tc] = fifo_alloc(psz, socket);
 			if (eg->q[tc] == NULL ||
 			    aifab_qos_fifo_init(eg->q[tc], pcap) != 0)
 				return -1;
@@ -259,7 +305,7 @@ sw_worker_free(struct sw *sw, struct sw_worker *wk)
 	sw_flush_queues(sw, wk);
 	for (p = 0; p < sw->env.n_ports; p++) {
 		for (tc = 0; tc < AIFAB_QOS_N_TC; tc++)
-			rte_free(wk->eg[p].q[tc]);
+			fifo_free(wk->eg[p].q[tc]);
 		for (tc = 0; tc < wk->tx[p].n; tc++)
 			rte_pktmbuf_free(wk->tx[p].pkts[tc]);
 		wk->tx[p].n = 0;
