@@ -331,7 +331,7 @@ conn_seg(struct gen_conn *cn, struct aifab_roce_seg *s)
 		cn->has_pend = false;
 		return true;
 	}
-	return aifab_roce_seg_next(&cn->qp, s);
+	return aifab_roce_seg_next_inline(&cn->qp, s);
 }
 
 /* Send one packet of the rank's current step: 1 sent, 0 a QP finished

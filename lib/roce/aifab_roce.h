@@ -35,6 +35,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_common.h>
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 
@@ -94,6 +95,9 @@ struct aifab_roce_payload {
 
 /** Bytes of a QP's header template: Ethernet..BTH (54) and 10 spare. */
 #define AIFAB_ROCE_TMPL_LEN 64
+/** Bytes of a QP's middle frame template: Ethernet..BTH, the tag (78),
+ * 2 spare. */
+#define AIFAB_ROCE_MID_HDR_LEN 80
 
 /** How to set up a QP's send side. */
 struct aifab_roce_qp_params {
@@ -155,6 +159,16 @@ struct aifab_roce_qp {
 	uint32_t mid_base;
 	uint32_t mid_ts_crc;          /**< what the tag's TX stamp mid_ts adds */
 	uint64_t mid_ts;
+	/** What the PSN's and seq's bytes but their lowest add, for
+	 * mid_hi = psn >> 8 | (seq >> 8) << 16 (UINT64_MAX: none). */
+	uint64_t mid_hi;
+	uint32_t mid_hi_crc;
+	/** One's complement sum of a middle frame's IPv4 header but its id,
+	 * for mid_key. */
+	uint32_t mid_sum;
+	/** A middle frame's Ethernet..tag for mid_key (the IPv4 id and
+	 * checksum, PSN, tag seq and TX stamp are per frame). */
+	uint8_t mid_hdr[AIFAB_ROCE_MID_HDR_LEN] __rte_aligned(16);
 };
 
 /** One packet of a message, as the packetizer cut it. */
@@ -235,6 +249,37 @@ aifab_roce_qp_busy(const struct aifab_roce_qp *qp)
  * @return true with @p seg filled, false when no message is active.
  */
 bool aifab_roce_seg_next(struct aifab_roce_qp *qp, struct aifab_roce_seg *seg);
+
+/** aifab_roce_seg_next() inline, for a caller that cuts a packet per
+ * frame (the generator). */
+static inline bool
+aifab_roce_seg_next_inline(struct aifab_roce_qp *qp,
+			   struct aifab_roce_seg *seg)
+{
+	struct aifab_roce_msg *m = &qp->msg;
+	uint64_t left = m->len - m->sent;
+	bool first = m->sent == 0, last;
+
+	if (!m->active)
+		return false;
+	seg->len = (uint32_t)RTE_MIN(left, (uint64_t)qp->cfg.mtu);
+	last = seg->len == left;
+	seg->off = m->sent;
+	seg->va = m->va;
+	seg->msg_len = (uint32_t)m->len;
+	seg->psn = qp->psn;
+	seg->opcode = aifab_roce_write_opcode(first, last);
+	seg->pad = (uint8_t)((4 - (seg->len & 3)) & 3);
+	seg->reth = first;
+	seg->ack_req = last;
+	qp->psn = aifab_roce_psn_add(qp->psn, 1);
+	m->sent += seg->len;
+	if (last) {
+		m->active = false;
+		qp->tx_msgs++;
+	}
+	return true;
+}
 
 /** Frame length (no FCS) of a packet, from its segment. */
 static inline uint32_t

@@ -28,6 +28,7 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <rte_byteorder.h>
@@ -349,41 +350,104 @@ icrc_write(uint8_t *q, uint8_t pad, uint32_t icrc)
 	memcpy(q + pad, &le, sizeof(le));
 }
 
-/* The ICRC of the full middle frame whose headers (tag included) are at
- * @p l3: from the QP's cached registers and the tables. */
+/* What the per-frame bytes of a full middle frame add to its ICRC
+ * register: the TX stamp's part is cached per stamp (one per poll), that
+ * of the PSN's and seq's (IPv4 id's) bytes but their lowest until those
+ * change (once per 256 frames of the QP): 2 lookups per frame. */
 static inline uint32_t
-mid_icrc(struct aifab_roce_qp *qp, const struct aifab_roce_seg *seg,
-	 const struct aifab_roce_tag_info *tag, const uint8_t *l3,
-	 const struct aifab_roce_tail *t)
+mid_var_crc(struct aifab_roce_qp *qp, uint32_t psn, uint32_t seq, uint64_t ts)
 {
 	const uint32_t (*tb)[256] = (const uint32_t (*)[256])qp->pl->mid_tab;
-	uint64_t key = (uint64_t)tag->rank | (uint64_t)tag->step << 16 |
-		(uint64_t)tag->iter << 32;
-	uint64_t ts = tag->tx_tsc;
-	uint32_t psn = seg->psn, seq = qp->seq;
-	uint8_t h[MID_HDR_LEN];
-	unsigned int i, k;
+	uint64_t hi = psn >> 8 | (uint64_t)(seq >> 8) << 16;
+	unsigned int i;
 
-	if (key != qp->mid_key) {
-		memcpy(h, l3, sizeof(h));
-		for (i = 0; i < AIFAB_ROCE_MID_BYTES; i++)
-			for (k = 0; k < 2 && mid_off[i][k] != 0; k++)
-				h[mid_off[i][k]] = 0;
-		qp->mid_base = ~aifab_icrc4_combine_fold(h, sizeof(h), t->raw,
-							 &t->shift);
-		qp->mid_key = key;
-	}
-	if (ts != qp->mid_ts) {
+	if (unlikely(ts != qp->mid_ts)) {
 		qp->mid_ts = ts;
 		qp->mid_ts_crc = 0;
 		for (i = 0; i < 8; i++)
 			qp->mid_ts_crc ^= tb[MID_TS + i][(ts >> (56 - 8 * i)) &
 							 0xff];
 	}
-	return ~(qp->mid_base ^ qp->mid_ts_crc ^ tb[0][(psn >> 16) & 0xff] ^
-		 tb[1][(psn >> 8) & 0xff] ^ tb[2][psn & 0xff] ^
-		 tb[3][seq >> 24] ^ tb[4][(seq >> 16) & 0xff] ^
-		 tb[5][(seq >> 8) & 0xff] ^ tb[6][seq & 0xff]);
+	if (unlikely(hi != qp->mid_hi)) {
+		qp->mid_hi = hi;
+		qp->mid_hi_crc = tb[0][(psn >> 16) & 0xff] ^
+			tb[1][(psn >> 8) & 0xff] ^ tb[3][seq >> 24] ^
+			tb[4][(seq >> 16) & 0xff] ^ tb[5][(seq >> 8) & 0xff];
+	}
+	return qp->mid_ts_crc ^ qp->mid_hi_crc ^ tb[2][psn & 0xff] ^
+		tb[6][seq & 0xff];
+}
+
+static inline uint64_t
+mid_key_of(const struct aifab_roce_tag_info *tag)
+{
+	return (uint64_t)tag->rank | (uint64_t)tag->step << 16 |
+		(uint64_t)tag->iter << 32;
+}
+
+/* Ethernet..tag of a middle frame: what mid_hdr holds. */
+#define MID_FRAME_LEN (RETH_OFF + AIFAB_ROCE_TAG_LEN)
+static_assert(MID_FRAME_LEN <= AIFAB_ROCE_MID_HDR_LEN && MID_FRAME_LEN >= 64 &&
+	      MID_FRAME_LEN <= 64 + 16, "mid_hdr: 64 bytes and 16 more");
+
+/* A full middle frame of a new tag key (rank, step, iteration), just
+ * written at @p p as any frame: its ICRC from the masked headers (cached
+ * per QP and key: mid_base), and the frame (mid_hdr, mid_sum) the next
+ * middle frames of the key copy. */
+static uint32_t
+mid_first(struct aifab_roce_qp *qp, const struct aifab_roce_seg *seg,
+	  const struct aifab_roce_tag_info *tag, const uint8_t *p,
+	  const struct aifab_roce_tail *t)
+{
+	uint8_t h[MID_HDR_LEN];
+	unsigned int i, k;
+
+	memcpy(h, p + IP_OFF, sizeof(h));
+	for (i = 0; i < AIFAB_ROCE_MID_BYTES; i++)
+		for (k = 0; k < 2 && mid_off[i][k] != 0; k++)
+			h[mid_off[i][k]] = 0;
+	qp->mid_base = ~aifab_icrc4_combine_fold(h, sizeof(h), t->raw,
+						 &t->shift);
+	qp->mid_key = mid_key_of(tag);
+	memcpy(qp->mid_hdr, p, MID_FRAME_LEN);
+	qp->mid_sum = qp->ip_sum + IP4_LEN + UDP_LEN + AIFAB_BTH_LEN +
+		seg->len + seg->pad + AIFAB_ICRC_LEN;
+	return ~(qp->mid_base ^ mid_var_crc(qp, seg->psn, qp->seq,
+					    tag->tx_tsc));
+}
+
+/*
+ * A full middle frame of the QP's current key (the common frame): the
+ * QP's middle frame copied (64 + 16 bytes), then the IPv4 id and checksum,
+ * the PSN, the tag's seq and TX stamp, and the ICRC from mid_base and two
+ * table lookups.
+ */
+static inline void
+mid_build(struct aifab_roce_qp *qp, const struct aifab_roce_seg *seg,
+	  const struct aifab_roce_tag_info *tag, struct rte_mbuf *m)
+{
+	uint8_t *pay = (uint8_t *)m->buf_addr + FRAME_PL_OFF;
+	uint8_t *p = pay - RETH_OFF;
+	uint32_t seq = qp->seq, psn = seg->psn;
+	uint16_t id = (uint16_t)seq;
+	uint32_t sum = qp->mid_sum + id, icrc;
+
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	memcpy(p, qp->mid_hdr, 64);
+	memcpy(p + MID_FRAME_LEN - 16, qp->mid_hdr + MID_FRAME_LEN - 16, 16);
+	put_be16(p + IP_OFF + 4, id);
+	put_be16(p + IP_OFF + 10, (uint16_t)~sum);
+	put_be32(p + BTH_OFF + 8, (seg->ack_req ? 0x80000000u : 0) | psn);
+	put_be32(pay + offsetof(struct aifab_roce_tag, seq), seq);
+	put_be64(pay + offsetof(struct aifab_roce_tag, tx_tsc), tag->tx_tsc);
+	icrc = ~(qp->mid_base ^ mid_var_crc(qp, psn, seq, tag->tx_tsc));
+	qp->seq = seq + 1;
+	m->data_off = (uint16_t)(FRAME_PL_OFF - RETH_OFF);
+	icrc_write(pay + seg->len, seg->pad, icrc);
+	m->data_len = (uint16_t)(RETH_OFF + seg->len + seg->pad +
+				 AIFAB_ICRC_LEN);
+	m->pkt_len = m->data_len;
 }
 
 int
@@ -396,9 +460,16 @@ aifab_roce_frame_build(struct aifab_roce_qp *qp,
 	struct rte_mbuf *tr = NULL;
 	uint32_t hlen, icrc;
 	uint8_t *pay, *p, *q;
+	bool mid;
 
 	if (qp->pl == NULL)
 		return -EINVAL;
+	mid = seg->opcode == AIFAB_BTH_OP_WRITE_MIDDLE &&
+		seg->len == qp->pl->len;
+	if (likely(mid && mid_key_of(tag) == qp->mid_key)) {
+		mid_build(qp, seg, tag, m);
+		return 0;
+	}
 	if (!icrc_inline(qp->pl, seg)) {
 		tr = rte_pktmbuf_alloc(hdr_pool);
 		if (tr == NULL)
@@ -419,8 +490,8 @@ aifab_roce_frame_build(struct aifab_roce_qp *qp,
 		tag_write(pay, tag, qp->seq);
 	else
 		memcpy(pay, qp->pl->buf, seg->len);
-	if (seg->opcode == AIFAB_BTH_OP_WRITE_MIDDLE && seg->len == qp->pl->len)
-		icrc = mid_icrc(qp, seg, tag, p + IP_OFF, t);
+	if (mid)
+		icrc = mid_first(qp, seg, tag, p, t);
 	else
 		icrc = aifab_icrc4_combine_fold(p + IP_OFF, hlen - IP_OFF +
 						(t->tag ? AIFAB_ROCE_TAG_LEN : 0),
