@@ -236,8 +236,8 @@ frame_send(struct gen_wk *wk, struct gen_rank *rk, struct gen_conn *cn,
 	struct rte_mbuf *m = frame_mbuf(wk);
 	uint32_t wire;
 
-	if (m != NULL && aifab_roce_frame_build(&cn->qp, s, ti, m,
-						wk->hdr_pool) != 0) {
+	if (m != NULL && aifab_roce_frame_build_inline(&cn->qp, s, ti, m,
+						       wk->hdr_pool) != 0) {
 		wk->stash[wk->n_stash++] = m; /* room: it came from there */
 		m = NULL;
 	}

@@ -53,6 +53,10 @@
  * test or a fault stage appends). */
 #define FRAME_TAIL RTE_CACHE_LINE_SIZE
 
+static_assert(FRAME_PL_OFF == AIFAB_ROCE_FRAME_PL_OFF &&
+	      RETH_OFF == AIFAB_ROCE_MID_ETH_LEN &&
+	      IP_OFF == AIFAB_ROCE_IP_OFF && BTH_OFF == AIFAB_ROCE_BTH_OFF,
+	      "aifab_roce_mid_build()'s offsets");
 static_assert(FRAME_PL_OFF >= RETH_OFF + AIFAB_RETH_LEN,
 	      "the headers fit in the headroom");
 static_assert(AIFAB_ROCE_TMPL_LEN >= RETH_OFF &&
@@ -90,11 +94,11 @@ roce_tail_init(struct aifab_roce_tail *t, const struct aifab_roce_payload *pl,
  * (IPv4, UDP, BTH, tag); 0: none.
  */
 #define MID_HDR_LEN (IP4_LEN + UDP_LEN + AIFAB_BTH_LEN + AIFAB_ROCE_TAG_LEN)
-#define MID_TS 7 /* first table of the TX stamp */
 static const uint8_t mid_off[AIFAB_ROCE_MID_BYTES][2] = {
 	{ 37, 0 }, { 38, 0 }, { 39, 0 },        /* BTH PSN */
 	{ 52, 0 }, { 53, 0 }, { 54, 4 }, { 55, 5 }, /* tag seq, IPv4 id */
-	{ 56, 0 }, { 57, 0 }, { 58, 0 }, { 59, 0 }, /* tag TX stamp */
+	{ 56, 0 }, { 57, 0 }, { 58, 0 }, { 59, 0 }, /* tag TX stamp: */
+	/* AIFAB_ROCE_MID_TS..: the stamp's tables */
 	{ 60, 0 }, { 61, 0 }, { 62, 0 }, { 63, 0 },
 };
 
@@ -350,41 +354,6 @@ icrc_write(uint8_t *q, uint8_t pad, uint32_t icrc)
 	memcpy(q + pad, &le, sizeof(le));
 }
 
-/* What the per-frame bytes of a full middle frame add to its ICRC
- * register: the TX stamp's part is cached per stamp (one per poll), that
- * of the PSN's and seq's (IPv4 id's) bytes but their lowest until those
- * change (once per 256 frames of the QP): 2 lookups per frame. */
-static inline uint32_t
-mid_var_crc(struct aifab_roce_qp *qp, uint32_t psn, uint32_t seq, uint64_t ts)
-{
-	const uint32_t (*tb)[256] = (const uint32_t (*)[256])qp->pl->mid_tab;
-	uint64_t hi = psn >> 8 | (uint64_t)(seq >> 8) << 16;
-	unsigned int i;
-
-	if (unlikely(ts != qp->mid_ts)) {
-		qp->mid_ts = ts;
-		qp->mid_ts_crc = 0;
-		for (i = 0; i < 8; i++)
-			qp->mid_ts_crc ^= tb[MID_TS + i][(ts >> (56 - 8 * i)) &
-							 0xff];
-	}
-	if (unlikely(hi != qp->mid_hi)) {
-		qp->mid_hi = hi;
-		qp->mid_hi_crc = tb[0][(psn >> 16) & 0xff] ^
-			tb[1][(psn >> 8) & 0xff] ^ tb[3][seq >> 24] ^
-			tb[4][(seq >> 16) & 0xff] ^ tb[5][(seq >> 8) & 0xff];
-	}
-	return qp->mid_ts_crc ^ qp->mid_hi_crc ^ tb[2][psn & 0xff] ^
-		tb[6][seq & 0xff];
-}
-
-static inline uint64_t
-mid_key_of(const struct aifab_roce_tag_info *tag)
-{
-	return (uint64_t)tag->rank | (uint64_t)tag->step << 16 |
-		(uint64_t)tag->iter << 32;
-}
-
 /* Ethernet..tag of a middle frame: what mid_hdr holds. */
 #define MID_FRAME_LEN (RETH_OFF + AIFAB_ROCE_TAG_LEN)
 static_assert(MID_FRAME_LEN <= AIFAB_ROCE_MID_HDR_LEN && MID_FRAME_LEN >= 64 &&
@@ -408,46 +377,12 @@ mid_first(struct aifab_roce_qp *qp, const struct aifab_roce_seg *seg,
 			h[mid_off[i][k]] = 0;
 	qp->mid_base = ~aifab_icrc4_combine_fold(h, sizeof(h), t->raw,
 						 &t->shift);
-	qp->mid_key = mid_key_of(tag);
+	qp->mid_key = aifab_roce_mid_key(tag);
 	memcpy(qp->mid_hdr, p, MID_FRAME_LEN);
 	qp->mid_sum = qp->ip_sum + IP4_LEN + UDP_LEN + AIFAB_BTH_LEN +
 		seg->len + seg->pad + AIFAB_ICRC_LEN;
-	return ~(qp->mid_base ^ mid_var_crc(qp, seg->psn, qp->seq,
+	return ~(qp->mid_base ^ aifab_roce_mid_var_crc(qp, seg->psn, qp->seq,
 					    tag->tx_tsc));
-}
-
-/*
- * A full middle frame of the QP's current key (the common frame): the
- * QP's middle frame copied (64 + 16 bytes), then the IPv4 id and checksum,
- * the PSN, the tag's seq and TX stamp, and the ICRC from mid_base and two
- * table lookups.
- */
-static inline void
-mid_build(struct aifab_roce_qp *qp, const struct aifab_roce_seg *seg,
-	  const struct aifab_roce_tag_info *tag, struct rte_mbuf *m)
-{
-	uint8_t *pay = (uint8_t *)m->buf_addr + FRAME_PL_OFF;
-	uint8_t *p = pay - RETH_OFF;
-	uint32_t seq = qp->seq, psn = seg->psn;
-	uint16_t id = (uint16_t)seq;
-	uint32_t sum = qp->mid_sum + id, icrc;
-
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	memcpy(p, qp->mid_hdr, 64);
-	memcpy(p + MID_FRAME_LEN - 16, qp->mid_hdr + MID_FRAME_LEN - 16, 16);
-	put_be16(p + IP_OFF + 4, id);
-	put_be16(p + IP_OFF + 10, (uint16_t)~sum);
-	put_be32(p + BTH_OFF + 8, (seg->ack_req ? 0x80000000u : 0) | psn);
-	put_be32(pay + offsetof(struct aifab_roce_tag, seq), seq);
-	put_be64(pay + offsetof(struct aifab_roce_tag, tx_tsc), tag->tx_tsc);
-	icrc = ~(qp->mid_base ^ mid_var_crc(qp, psn, seq, tag->tx_tsc));
-	qp->seq = seq + 1;
-	m->data_off = (uint16_t)(FRAME_PL_OFF - RETH_OFF);
-	icrc_write(pay + seg->len, seg->pad, icrc);
-	m->data_len = (uint16_t)(RETH_OFF + seg->len + seg->pad +
-				 AIFAB_ICRC_LEN);
-	m->pkt_len = m->data_len;
 }
 
 int
@@ -466,8 +401,8 @@ aifab_roce_frame_build(struct aifab_roce_qp *qp,
 		return -EINVAL;
 	mid = seg->opcode == AIFAB_BTH_OP_WRITE_MIDDLE &&
 		seg->len == qp->pl->len;
-	if (likely(mid && mid_key_of(tag) == qp->mid_key)) {
-		mid_build(qp, seg, tag, m);
+	if (likely(mid && aifab_roce_mid_key(tag) == qp->mid_key)) {
+		aifab_roce_mid_build(qp, seg, tag, m);
 		return 0;
 	}
 	if (!icrc_inline(qp->pl, seg)) {
