@@ -13,7 +13,10 @@
  *
  * The headers come from a per-QP template (roce_tmpl_init): 64 bytes
  * copied, then the per-frame fields (lengths, IPv4 id and checksum from
- * the template's sum, opcode, PadCnt, AckReq, PSN, RETH).
+ * the template's sum, opcode, PadCnt, AckReq, PSN, RETH). The common
+ * frame, a full WRITE middle, copies the QP's cached middle frame
+ * (Ethernet..tag) instead and stores five fields (aifab_roce_mid_build(),
+ * inline in aifab_roce.h).
  *
  * ICRC: with raw(X, c) the CRC register after feeding X from register c,
  * and raw(X, c) = raw(X, 0) ^ c * x^(8|X|) mod P (CRC is affine), the
