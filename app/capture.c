@@ -6,6 +6,13 @@
  * captures; with the whole-process virtual clock, the instant the frame's
  * serialization starts on the port, as its wire computes it). A TX callback per queue: each queue has one writer lcore, so
  * each file has one writer. net_pcap's own tx_pcap uses the wall clock.
+ *
+ * On the whole-process virtual clock the stamps model the port's one
+ * transmitter: its queues' files (a generator port with several workers
+ * has a TX queue per worker) share one app_serial per port, so frames two
+ * workers send in one step follow each other on the wire, as the port's
+ * wire serializes them, instead of each queue starting its own. Safe
+ * unlocked: that clock polls every worker on the main lcore.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,7 +32,7 @@
 struct cap_q {
 	pcap_dumper_t *d;
 	const struct app_vclock *vc;  /* whole-process virtual clock, or NULL */
-	struct app_serial ser;        /* then: the port's transmitter */
+	struct app_serial *ser;       /* then: the port's transmitter */
 	const struct rte_eth_rxtx_callback *cb;
 	struct aifab_port_tap *tap;   /* a ring port's instead of cb */
 	uint16_t port_id, queue;
@@ -37,7 +44,7 @@ struct cap_q {
 struct app_capture {
 	unsigned int n;
 	struct cap_q **q;        /* one per port and TX queue */
-	uint32_t *mbps;          /* of q[i]'s port */
+	struct app_serial *ser;  /* one per port, shared by its queues */
 };
 
 static uint16_t
@@ -56,7 +63,7 @@ cap_tx(uint16_t port_id, uint16_t queue, struct rte_mbuf **pkts,
 		const void *data;
 
 		if (c->vc != NULL) /* the model's serialization start */
-			ns = app_serial_start(&c->ser, app_vclock_now(c->vc),
+			ns = app_serial_start(c->ser, app_vclock_now(c->vc),
 					      m->pkt_len);
 		else if (c->ts_off >= 0 && (m->ol_flags & c->ts_flag))
 			ns = *RTE_MBUF_DYNFIELD(m, c->ts_off, const uint64_t *);
@@ -75,7 +82,7 @@ cap_tx(uint16_t port_id, uint16_t queue, struct rte_mbuf **pkts,
 
 static struct cap_q *
 cap_open(const char *path, const struct aifab_port_rt *rt, uint16_t queue,
-	 int ts_off, uint64_t ts_flag)
+	 struct app_serial *ser, int ts_off, uint64_t ts_flag)
 {
 	uint16_t port_id = rt->port_id;
 	struct cap_q *c = calloc(1, sizeof(*c));
@@ -95,6 +102,7 @@ cap_open(const char *path, const struct aifab_port_rt *rt, uint16_t queue,
 	}
 	c->port_id = port_id;
 	c->queue = queue;
+	c->ser = ser;
 	c->ts_off = ts_off;
 	c->ts_flag = ts_flag;
 	if (aifab_port_is_ring(rt)) { /* no ethdev: the port I/O layer's tap */
@@ -125,9 +133,10 @@ app_capture_start(const struct aifab_env *env, const char *dir, char *err,
 		n += env->ports[p].nb_txq;
 	if (cap != NULL) {
 		cap->q = calloc(RTE_MAX(n, 1u), sizeof(*cap->q));
-		cap->mbps = calloc(RTE_MAX(n, 1u), sizeof(*cap->mbps));
+		cap->ser = calloc(RTE_MAX(env->n_ports, 1u),
+				  sizeof(*cap->ser));
 	}
-	if (cap == NULL || cap->q == NULL || cap->mbps == NULL) {
+	if (cap == NULL || cap->q == NULL || cap->ser == NULL) {
 		app_capture_stop(cap);
 		goto nomem;
 	}
@@ -147,17 +156,19 @@ app_capture_start(const struct aifab_env *env, const char *dir, char *err,
 				snprintf(path, sizeof(path), "%s/tx_%s_q%u.pcap",
 					 dir, env->ports[p].name, q);
 			cap->q[cap->n] = cap_open(path, &env->ports[p],
-						  (uint16_t)q, ts_off,
-						  flag >= 0 ? RTE_BIT64(flag) : 0);
+						  (uint16_t)q, &cap->ser[p],
+						  ts_off, flag >= 0 ?
+						  RTE_BIT64(flag) : 0);
 			if (cap->q[cap->n] == NULL) {
 				snprintf(err, errlen, "--capture: cannot capture "
 					 "to %s (TX callbacks on?)", path);
 				app_capture_stop(cap);
 				return NULL;
 			}
-			cap->mbps[cap->n] = env->ports[p].speed_mbps;
 			cap->n++;
 		}
+	for (p = 0; p < env->n_ports; p++)
+		cap->ser[p].mbps = RTE_MAX(env->ports[p].speed_mbps, 1u);
 	return cap;
 nomem:
 	snprintf(err, errlen, "--capture: out of memory");
@@ -169,10 +180,8 @@ app_capture_set_vclock(struct app_capture *cap, const struct app_vclock *vc)
 {
 	unsigned int i;
 
-	for (i = 0; cap != NULL && i < cap->n; i++) {
-		cap->q[i]->ser.mbps = RTE_MAX(cap->mbps[i], 1u);
+	for (i = 0; cap != NULL && i < cap->n; i++)
 		cap->q[i]->vc = vc; /* before any TX burst: workers not running */
-	}
 }
 
 void
@@ -198,6 +207,6 @@ app_capture_stop(struct app_capture *cap)
 		free(c);
 	}
 	free(cap->q);
-	free(cap->mbps);
+	free(cap->ser);
 	free(cap);
 }

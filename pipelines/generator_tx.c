@@ -92,7 +92,7 @@ stamp(struct gen_wk *wk, struct rte_mbuf *m, uint64_t now)
 }
 
 /* Queue on the wire: counted as sent; a TX fault stage may lose it. */
-static inline bool
+static __rte_always_inline bool
 tx_queue(struct gen_wk *wk, uint16_t p, struct rte_mbuf *m, uint64_t now)
 {
 	struct gen_port *gp = &wk->port[p];
@@ -109,7 +109,7 @@ tx_queue(struct gen_wk *wk, uint16_t p, struct rte_mbuf *m, uint64_t now)
 }
 
 /* A data frame; the caller made room in the data queue. */
-static inline void
+static __rte_always_inline void
 tx_data(struct gen_wk *wk, uint16_t p, struct rte_mbuf *m, uint64_t now)
 {
 	struct gen_port *gp = &wk->port[p];
@@ -214,7 +214,7 @@ port_room(struct gen_wk *wk, struct gen_rank *rk, uint64_t now)
 
 /* A frame mbuf: from the stash, refilled GEN_STASH at a time (one at a
  * time when the pool runs low). NULL: the pool is empty. */
-static inline struct rte_mbuf *
+static __rte_always_inline struct rte_mbuf *
 frame_mbuf(struct gen_wk *wk)
 {
 	if (wk->n_stash > 0)
@@ -228,7 +228,7 @@ frame_mbuf(struct gen_wk *wk)
 
 /* Build one frame of @p cn and queue it (tokens spent): its wire length
  * with FCS, preamble and IFG, or 0 out of mbufs (@p s kept as pending). */
-static inline uint32_t
+static __rte_always_inline uint32_t
 frame_send(struct gen_wk *wk, struct gen_rank *rk, struct gen_conn *cn,
 	   const struct aifab_roce_seg *s, const struct aifab_roce_tag_info *ti,
 	   uint64_t now)
@@ -236,8 +236,8 @@ frame_send(struct gen_wk *wk, struct gen_rank *rk, struct gen_conn *cn,
 	struct rte_mbuf *m = frame_mbuf(wk);
 	uint32_t wire;
 
-	if (m != NULL && aifab_roce_frame_build(&cn->qp, s, ti, m,
-						wk->hdr_pool) != 0) {
+	if (m != NULL && aifab_roce_frame_build_inline(&cn->qp, s, ti, m,
+						       wk->hdr_pool) != 0) {
 		wk->stash[wk->n_stash++] = m; /* room: it came from there */
 		m = NULL;
 	}
@@ -323,7 +323,7 @@ rank_step_done(struct gen_wk *wk, struct gen_rank *rk, uint64_t now)
 }
 
 /* Next segment of an active conn, or false when its message is done. */
-static inline bool
+static __rte_always_inline bool
 conn_seg(struct gen_conn *cn, struct aifab_roce_seg *s)
 {
 	if (cn->has_pend) {
@@ -331,12 +331,12 @@ conn_seg(struct gen_conn *cn, struct aifab_roce_seg *s)
 		cn->has_pend = false;
 		return true;
 	}
-	return aifab_roce_seg_next(&cn->qp, s);
+	return aifab_roce_seg_next_inline(&cn->qp, s);
 }
 
 /* Send one packet of the rank's current step: 1 sent, 0 a QP finished
  * (nothing sent), -1 out of mbufs. */
-static inline int
+static __rte_always_inline int
 rank_send_one(struct gen_wk *wk, struct gen_rank *rk, uint32_t r, uint64_t now)
 {
 	struct gen *g = wk->g;

@@ -33,8 +33,11 @@
 #define AIFAB_ROCE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
+#include <rte_common.h>
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 
@@ -94,6 +97,9 @@ struct aifab_roce_payload {
 
 /** Bytes of a QP's header template: Ethernet..BTH (54) and 10 spare. */
 #define AIFAB_ROCE_TMPL_LEN 64
+/** Bytes of a QP's middle frame template: Ethernet..BTH, the tag (78),
+ * 2 spare. */
+#define AIFAB_ROCE_MID_HDR_LEN 80
 
 /** How to set up a QP's send side. */
 struct aifab_roce_qp_params {
@@ -155,6 +161,16 @@ struct aifab_roce_qp {
 	uint32_t mid_base;
 	uint32_t mid_ts_crc;          /**< what the tag's TX stamp mid_ts adds */
 	uint64_t mid_ts;
+	/** What the PSN's and seq's bytes but their lowest add, for
+	 * mid_hi = psn >> 8 | (seq >> 8) << 16 (UINT64_MAX: none). */
+	uint64_t mid_hi;
+	uint32_t mid_hi_crc;
+	/** One's complement sum of a middle frame's IPv4 header but its id,
+	 * for mid_key. */
+	uint32_t mid_sum;
+	/** A middle frame's Ethernet..tag for mid_key (the IPv4 id and
+	 * checksum, PSN, tag seq and TX stamp are per frame). */
+	uint8_t mid_hdr[AIFAB_ROCE_MID_HDR_LEN] __rte_aligned(16);
 };
 
 /** One packet of a message, as the packetizer cut it. */
@@ -236,6 +252,37 @@ aifab_roce_qp_busy(const struct aifab_roce_qp *qp)
  */
 bool aifab_roce_seg_next(struct aifab_roce_qp *qp, struct aifab_roce_seg *seg);
 
+/** aifab_roce_seg_next() inline, for a caller that cuts a packet per
+ * frame (the generator). */
+static inline bool
+aifab_roce_seg_next_inline(struct aifab_roce_qp *qp,
+			   struct aifab_roce_seg *seg)
+{
+	struct aifab_roce_msg *m = &qp->msg;
+	uint64_t left = m->len - m->sent;
+	bool first = m->sent == 0, last;
+
+	if (!m->active)
+		return false;
+	seg->len = (uint32_t)RTE_MIN(left, (uint64_t)qp->cfg.mtu);
+	last = seg->len == left;
+	seg->off = m->sent;
+	seg->va = m->va;
+	seg->msg_len = (uint32_t)m->len;
+	seg->psn = qp->psn;
+	seg->opcode = aifab_roce_write_opcode(first, last);
+	seg->pad = (uint8_t)((4 - (seg->len & 3)) & 3);
+	seg->reth = first;
+	seg->ack_req = last;
+	qp->psn = aifab_roce_psn_add(qp->psn, 1);
+	m->sent += seg->len;
+	if (last) {
+		m->active = false;
+		qp->tx_msgs++;
+	}
+	return true;
+}
+
 /** Frame length (no FCS) of a packet, from its segment. */
 static inline uint32_t
 aifab_roce_frame_len(const struct aifab_roce_seg *seg)
@@ -290,6 +337,123 @@ int aifab_roce_frame_build(struct aifab_roce_qp *qp,
 			   const struct aifab_roce_seg *seg,
 			   const struct aifab_roce_tag_info *tag,
 			   struct rte_mbuf *m, struct rte_mempool *hdr_pool);
+
+/*
+ * The common frame inline: a full-payload WRITE middle frame of a QP
+ * whose middle frame for the tag's key (rank, step, iteration) is cached
+ * (the QP's previous middle frame had the key). aifab_roce_frame_build()
+ * builds the same bytes; aifab_roce_frame_build_inline() is for a caller
+ * that builds a frame per packet (the generator), without the call.
+ */
+#define AIFAB_ROCE_FRAME_PL_OFF RTE_PKTMBUF_HEADROOM /**< tag, payload */
+#define AIFAB_ROCE_MID_ETH_LEN 54     /**< Ethernet..BTH of a middle frame */
+#define AIFAB_ROCE_IP_OFF 14
+#define AIFAB_ROCE_BTH_OFF 42
+#define AIFAB_ROCE_MID_TS 7           /**< mid_tab's first TX stamp table */
+
+/** The key of @p tag's cached middle frame and ICRC part (mid_key). */
+static inline uint64_t
+aifab_roce_mid_key(const struct aifab_roce_tag_info *tag)
+{
+	return (uint64_t)tag->rank | (uint64_t)tag->step << 16 |
+		(uint64_t)tag->iter << 32;
+}
+
+/*
+ * What the per-frame bytes of a full middle frame add to its ICRC
+ * register: the TX stamp's part is cached per stamp (one per poll), that
+ * of the PSN's and seq's (IPv4 id's) bytes but their lowest until those
+ * change (once per 256 frames of the QP): 2 lookups per frame.
+ */
+static inline uint32_t
+aifab_roce_mid_var_crc(struct aifab_roce_qp *qp, uint32_t psn, uint32_t seq,
+		       uint64_t ts)
+{
+	const uint32_t (*tb)[256] = (const uint32_t (*)[256])qp->pl->mid_tab;
+	uint64_t hi = psn >> 8 | (uint64_t)(seq >> 8) << 16;
+	unsigned int i;
+
+	if (unlikely(ts != qp->mid_ts)) {
+		qp->mid_ts = ts;
+		qp->mid_ts_crc = 0;
+		for (i = 0; i < 8; i++)
+			qp->mid_ts_crc ^= tb[AIFAB_ROCE_MID_TS + i]
+				[(ts >> (56 - 8 * i)) & 0xff];
+	}
+	if (unlikely(hi != qp->mid_hi)) {
+		qp->mid_hi = hi;
+		qp->mid_hi_crc = tb[0][(psn >> 16) & 0xff] ^
+			tb[1][(psn >> 8) & 0xff] ^ tb[3][seq >> 24] ^
+			tb[4][(seq >> 16) & 0xff] ^ tb[5][(seq >> 8) & 0xff];
+	}
+	return qp->mid_ts_crc ^ qp->mid_hi_crc ^ tb[2][psn & 0xff] ^
+		tb[6][seq & 0xff];
+}
+
+/*
+ * A full middle frame of the QP's cached key into frame mbuf @p m: the
+ * QP's middle frame copied (64 + 16 bytes), then the IPv4 id and
+ * checksum, the PSN, the tag's seq and TX stamp, pad and the ICRC from
+ * mid_base and two table lookups.
+ */
+static inline void
+aifab_roce_mid_build(struct aifab_roce_qp *qp,
+		     const struct aifab_roce_seg *seg,
+		     const struct aifab_roce_tag_info *tag, struct rte_mbuf *m)
+{
+	const uint32_t flen = AIFAB_ROCE_MID_ETH_LEN + AIFAB_ROCE_TAG_LEN;
+	uint8_t *pay = (uint8_t *)m->buf_addr + AIFAB_ROCE_FRAME_PL_OFF;
+	uint8_t *p = pay - AIFAB_ROCE_MID_ETH_LEN;
+	uint32_t seq = qp->seq, psn = seg->psn;
+	uint32_t sum = qp->mid_sum + (uint16_t)seq, icrc;
+	rte_be16_t id = rte_cpu_to_be_16((uint16_t)seq), ck;
+	rte_be32_t bpsn = rte_cpu_to_be_32((seg->ack_req ? 0x80000000u : 0) |
+					   psn);
+	rte_be32_t bseq = rte_cpu_to_be_32(seq);
+	rte_be64_t bts = rte_cpu_to_be_64(tag->tx_tsc);
+	uint8_t i;
+
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	ck = rte_cpu_to_be_16((uint16_t)~sum);
+	memcpy(p, qp->mid_hdr, 64);
+	memcpy(p + flen - 16, qp->mid_hdr + flen - 16, 16);
+	memcpy(p + AIFAB_ROCE_IP_OFF + 4, &id, sizeof(id));
+	memcpy(p + AIFAB_ROCE_IP_OFF + 10, &ck, sizeof(ck));
+	memcpy(p + AIFAB_ROCE_BTH_OFF + 8, &bpsn, sizeof(bpsn));
+	memcpy(pay + offsetof(struct aifab_roce_tag, seq), &bseq, sizeof(bseq));
+	memcpy(pay + offsetof(struct aifab_roce_tag, tx_tsc), &bts,
+	       sizeof(bts));
+	icrc = rte_cpu_to_le_32(~(qp->mid_base ^
+				  aifab_roce_mid_var_crc(qp, psn, seq,
+							 tag->tx_tsc)));
+	qp->seq = seq + 1;
+	m->data_off = (uint16_t)(AIFAB_ROCE_FRAME_PL_OFF -
+				 AIFAB_ROCE_MID_ETH_LEN);
+	for (i = 0; i < seg->pad; i++)
+		pay[seg->len + i] = 0;
+	memcpy(pay + seg->len + seg->pad, &icrc, sizeof(icrc));
+	m->data_len = (uint16_t)(AIFAB_ROCE_MID_ETH_LEN + seg->len +
+				 seg->pad + AIFAB_ICRC_LEN);
+	m->pkt_len = m->data_len;
+}
+
+/** aifab_roce_frame_build(), the common frame inline. */
+static inline int
+aifab_roce_frame_build_inline(struct aifab_roce_qp *qp,
+			      const struct aifab_roce_seg *seg,
+			      const struct aifab_roce_tag_info *tag,
+			      struct rte_mbuf *m, struct rte_mempool *hdr_pool)
+{
+	if (likely(qp->pl != NULL &&
+		   seg->opcode == AIFAB_BTH_OP_WRITE_MIDDLE &&
+		   seg->len == qp->pl->len &&
+		   aifab_roce_mid_key(tag) == qp->mid_key)) {
+		aifab_roce_mid_build(qp, seg, tag, m);
+		return 0;
+	}
+	return aifab_roce_frame_build(qp, seg, tag, m, hdr_pool);
+}
 
 /**
  * Read our tag from a packet's payload.

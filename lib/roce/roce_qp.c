@@ -45,10 +45,17 @@ aifab_roce_qp_init(struct aifab_roce_qp *qp,
 	qp->last.len = UINT32_MAX;
 	qp->mid_key = UINT64_MAX;
 	qp->mid_ts_crc = 0; /* a stamp of 0 adds nothing */
+	qp->mid_hi = UINT64_MAX;
 	if (pl != NULL)
 		roce_tail_init(&qp->full, pl, p->mtu);
 	roce_tmpl_init(qp);
 	return 0;
+}
+
+bool
+aifab_roce_seg_next(struct aifab_roce_qp *qp, struct aifab_roce_seg *seg)
+{
+	return aifab_roce_seg_next_inline(qp, seg);
 }
 
 int
@@ -69,32 +76,4 @@ aifab_roce_msg_post(struct aifab_roce_qp *qp, uint64_t len, uint64_t va_off,
 	if (qp->pl != NULL && last != qp->full.len && last != qp->last.len)
 		roce_tail_init(&qp->last, qp->pl, last);
 	return 0;
-}
-
-bool
-aifab_roce_seg_next(struct aifab_roce_qp *qp, struct aifab_roce_seg *seg)
-{
-	struct aifab_roce_msg *m = &qp->msg;
-	uint64_t left = m->len - m->sent;
-	bool first = m->sent == 0, last;
-
-	if (!m->active)
-		return false;
-	seg->len = (uint32_t)RTE_MIN(left, (uint64_t)qp->cfg.mtu);
-	last = seg->len == left;
-	seg->off = m->sent;
-	seg->va = m->va;
-	seg->msg_len = (uint32_t)m->len;
-	seg->psn = qp->psn;
-	seg->opcode = aifab_roce_write_opcode(first, last);
-	seg->pad = (uint8_t)((4 - (seg->len & 3)) & 3);
-	seg->reth = first;
-	seg->ack_req = last;
-	qp->psn = aifab_roce_psn_add(qp->psn, 1);
-	m->sent += seg->len;
-	if (last) {
-		m->active = false;
-		qp->tx_msgs++;
-	}
-	return true;
 }

@@ -13,7 +13,10 @@
  *
  * The headers come from a per-QP template (roce_tmpl_init): 64 bytes
  * copied, then the per-frame fields (lengths, IPv4 id and checksum from
- * the template's sum, opcode, PadCnt, AckReq, PSN, RETH).
+ * the template's sum, opcode, PadCnt, AckReq, PSN, RETH). The common
+ * frame, a full WRITE middle, copies the QP's cached middle frame
+ * (Ethernet..tag) instead and stores five fields (aifab_roce_mid_build(),
+ * inline in aifab_roce.h).
  *
  * ICRC: with raw(X, c) the CRC register after feeding X from register c,
  * and raw(X, c) = raw(X, 0) ^ c * x^(8|X|) mod P (CRC is affine), the
@@ -28,6 +31,7 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <rte_byteorder.h>
@@ -52,6 +56,10 @@
  * test or a fault stage appends). */
 #define FRAME_TAIL RTE_CACHE_LINE_SIZE
 
+static_assert(FRAME_PL_OFF == AIFAB_ROCE_FRAME_PL_OFF &&
+	      RETH_OFF == AIFAB_ROCE_MID_ETH_LEN &&
+	      IP_OFF == AIFAB_ROCE_IP_OFF && BTH_OFF == AIFAB_ROCE_BTH_OFF,
+	      "aifab_roce_mid_build()'s offsets");
 static_assert(FRAME_PL_OFF >= RETH_OFF + AIFAB_RETH_LEN,
 	      "the headers fit in the headroom");
 static_assert(AIFAB_ROCE_TMPL_LEN >= RETH_OFF &&
@@ -89,11 +97,11 @@ roce_tail_init(struct aifab_roce_tail *t, const struct aifab_roce_payload *pl,
  * (IPv4, UDP, BTH, tag); 0: none.
  */
 #define MID_HDR_LEN (IP4_LEN + UDP_LEN + AIFAB_BTH_LEN + AIFAB_ROCE_TAG_LEN)
-#define MID_TS 7 /* first table of the TX stamp */
 static const uint8_t mid_off[AIFAB_ROCE_MID_BYTES][2] = {
 	{ 37, 0 }, { 38, 0 }, { 39, 0 },        /* BTH PSN */
 	{ 52, 0 }, { 53, 0 }, { 54, 4 }, { 55, 5 }, /* tag seq, IPv4 id */
-	{ 56, 0 }, { 57, 0 }, { 58, 0 }, { 59, 0 }, /* tag TX stamp */
+	{ 56, 0 }, { 57, 0 }, { 58, 0 }, { 59, 0 }, /* tag TX stamp: */
+	/* AIFAB_ROCE_MID_TS..: the stamp's tables */
 	{ 60, 0 }, { 61, 0 }, { 62, 0 }, { 63, 0 },
 };
 
@@ -349,41 +357,35 @@ icrc_write(uint8_t *q, uint8_t pad, uint32_t icrc)
 	memcpy(q + pad, &le, sizeof(le));
 }
 
-/* The ICRC of the full middle frame whose headers (tag included) are at
- * @p l3: from the QP's cached registers and the tables. */
-static inline uint32_t
-mid_icrc(struct aifab_roce_qp *qp, const struct aifab_roce_seg *seg,
-	 const struct aifab_roce_tag_info *tag, const uint8_t *l3,
-	 const struct aifab_roce_tail *t)
+/* Ethernet..tag of a middle frame: what mid_hdr holds. */
+#define MID_FRAME_LEN (RETH_OFF + AIFAB_ROCE_TAG_LEN)
+static_assert(MID_FRAME_LEN <= AIFAB_ROCE_MID_HDR_LEN && MID_FRAME_LEN >= 64 &&
+	      MID_FRAME_LEN <= 64 + 16, "mid_hdr: 64 bytes and 16 more");
+
+/* A full middle frame of a new tag key (rank, step, iteration), just
+ * written at @p p as any frame: its ICRC from the masked headers (cached
+ * per QP and key: mid_base), and the frame (mid_hdr, mid_sum) the next
+ * middle frames of the key copy. */
+static uint32_t
+mid_first(struct aifab_roce_qp *qp, const struct aifab_roce_seg *seg,
+	  const struct aifab_roce_tag_info *tag, const uint8_t *p,
+	  const struct aifab_roce_tail *t)
 {
-	const uint32_t (*tb)[256] = (const uint32_t (*)[256])qp->pl->mid_tab;
-	uint64_t key = (uint64_t)tag->rank | (uint64_t)tag->step << 16 |
-		(uint64_t)tag->iter << 32;
-	uint64_t ts = tag->tx_tsc;
-	uint32_t psn = seg->psn, seq = qp->seq;
 	uint8_t h[MID_HDR_LEN];
 	unsigned int i, k;
 
-	if (key != qp->mid_key) {
-		memcpy(h, l3, sizeof(h));
-		for (i = 0; i < AIFAB_ROCE_MID_BYTES; i++)
-			for (k = 0; k < 2 && mid_off[i][k] != 0; k++)
-				h[mid_off[i][k]] = 0;
-		qp->mid_base = ~aifab_icrc4_combine_fold(h, sizeof(h), t->raw,
-							 &t->shift);
-		qp->mid_key = key;
-	}
-	if (ts != qp->mid_ts) {
-		qp->mid_ts = ts;
-		qp->mid_ts_crc = 0;
-		for (i = 0; i < 8; i++)
-			qp->mid_ts_crc ^= tb[MID_TS + i][(ts >> (56 - 8 * i)) &
-							 0xff];
-	}
-	return ~(qp->mid_base ^ qp->mid_ts_crc ^ tb[0][(psn >> 16) & 0xff] ^
-		 tb[1][(psn >> 8) & 0xff] ^ tb[2][psn & 0xff] ^
-		 tb[3][seq >> 24] ^ tb[4][(seq >> 16) & 0xff] ^
-		 tb[5][(seq >> 8) & 0xff] ^ tb[6][seq & 0xff]);
+	memcpy(h, p + IP_OFF, sizeof(h));
+	for (i = 0; i < AIFAB_ROCE_MID_BYTES; i++)
+		for (k = 0; k < 2 && mid_off[i][k] != 0; k++)
+			h[mid_off[i][k]] = 0;
+	qp->mid_base = ~aifab_icrc4_combine_fold(h, sizeof(h), t->raw,
+						 &t->shift);
+	qp->mid_key = aifab_roce_mid_key(tag);
+	memcpy(qp->mid_hdr, p, MID_FRAME_LEN);
+	qp->mid_sum = qp->ip_sum + IP4_LEN + UDP_LEN + AIFAB_BTH_LEN +
+		seg->len + seg->pad + AIFAB_ICRC_LEN;
+	return ~(qp->mid_base ^ aifab_roce_mid_var_crc(qp, seg->psn, qp->seq,
+					    tag->tx_tsc));
 }
 
 int
@@ -396,9 +398,16 @@ aifab_roce_frame_build(struct aifab_roce_qp *qp,
 	struct rte_mbuf *tr = NULL;
 	uint32_t hlen, icrc;
 	uint8_t *pay, *p, *q;
+	bool mid;
 
 	if (qp->pl == NULL)
 		return -EINVAL;
+	mid = seg->opcode == AIFAB_BTH_OP_WRITE_MIDDLE &&
+		seg->len == qp->pl->len;
+	if (likely(mid && aifab_roce_mid_key(tag) == qp->mid_key)) {
+		aifab_roce_mid_build(qp, seg, tag, m);
+		return 0;
+	}
 	if (!icrc_inline(qp->pl, seg)) {
 		tr = rte_pktmbuf_alloc(hdr_pool);
 		if (tr == NULL)
@@ -419,8 +428,8 @@ aifab_roce_frame_build(struct aifab_roce_qp *qp,
 		tag_write(pay, tag, qp->seq);
 	else
 		memcpy(pay, qp->pl->buf, seg->len);
-	if (seg->opcode == AIFAB_BTH_OP_WRITE_MIDDLE && seg->len == qp->pl->len)
-		icrc = mid_icrc(qp, seg, tag, p + IP_OFF, t);
+	if (mid)
+		icrc = mid_first(qp, seg, tag, p, t);
 	else
 		icrc = aifab_icrc4_combine_fold(p + IP_OFF, hlen - IP_OFF +
 						(t->tag ? AIFAB_ROCE_TAG_LEN : 0),

@@ -44,10 +44,18 @@ rings:  a net_ring vdev looped onto itself (16 queue pairs: worker w
         rx_packets; net_ring has no rte_flow rules); nothing timed is
         asserted.
 
+serial: two generator ports wired to each other ([general] clock =
+        virtual, open loop, 4 ranks, 3 workers: each port carries two
+        ranks of two workers, on two TX queues): the --capture files of a
+        port's queues, merged, never overlap in time at the port's speed
+        (each frame starts at least (length + 24) x 8 / speed after the
+        one before): one transmitter per port, whatever queue a frame
+        took, as the wire serializes them.
+
 bad:    virtual_tick_ns with several lcores, more lcores than a port has
         TX queues: refused, the message naming the key.
 
-Usage: test_generator_lcores.py PATH/TO/dpdk-aifab [open|vclock|loss|icrc|rings|bad|all]
+Usage: test_generator_lcores.py PATH/TO/dpdk-aifab [open|vclock|loss|icrc|rings|serial|bad|all]
 The EAL maps 4 lcores onto this machine's CPUs (--lcores 0@0,1@1,2@1,3@0):
 correctness, not speed.
 """
@@ -571,12 +579,75 @@ def case_bad(ck, exe):
                  (what, ", ".join(words)), out.strip()[-300:])
 
 
+SERIAL_PROFILE = """
+[general]
+name = lcores-serial
+seed = 1
+clock = virtual
+[switch]
+enabled = false
+[port.p0]
+mac = 02:aa:00:00:01:00
+wire = p1
+speed_gbps = 100
+mtu = 9000
+[port.p1]
+mac = 02:aa:00:00:01:01
+speed_gbps = 100
+mtu = 9000
+[generator]
+enabled = true
+ports = p0 p1
+collective = allreduce_ring
+ranks = 4
+size_bytes = 262144
+ib_mtu = 1024
+iterations = 2
+warmup = 0
+rx = false
+"""
+
+
+def case_serial(ck, exe):
+    with tempfile.TemporaryDirectory(prefix="aifab-it-lcs-") as d:
+        prof = os.path.join(d, "serial.ini")
+        with open(prof, "w") as f:
+            f.write(SERIAL_PROFILE)
+        cap = os.path.join(d, "cap")
+        rj = os.path.join(d, "r.json")
+        rc, out, cmd = run_app(exe, "lcs", [], [
+            "--profile", prof, "--quiet", "--report-json", rj,
+            "--capture", cap, "--set", lcores_set(3)])
+        rep = report(rj)
+        if not ok_run(ck, "serial", rc, out, cmd, rep):
+            return
+        for p in ("p0", "p1"):
+            queues = [fn for fn in cap_files(cap)
+                      if fn.startswith("tx_%s_q" % p) and
+                      read_pcap_ns(os.path.join(cap, fn))]
+            fr = sorted(port_frames(cap, p), key=lambda x: x[0])
+            # ranks r = port (mod 2) on workers r % 3: two queues each
+            ck.eq(len(queues), 2, "serial: port %s sends on two TX "
+                  "queues (two workers)" % p)
+            ck.eq(len(fr), rep["ports"][p]["tx_packets"],
+                  "serial: port %s's captures hold every frame it sent" % p)
+            # 100 Gb/s: (len + 24) x 8 / 100 ns, the fraction carried
+            over = [i for i in range(1, len(fr)) if fr[i][0] - fr[i - 1][0]
+                    < (len(fr[i - 1][1]) + 24) * 8 // 100]
+            ck.check(len(fr) > 0 and not over,
+                     "serial: port %s's queues, merged, never overlap in "
+                     "time at its speed (%d frames)" % (p, len(fr)),
+                     "%d frames start before the one before ended, "
+                     "first at %r" % (len(over), over[:3]))
+
+
 def main():
     exe = sys.argv[1]
     which = sys.argv[2] if len(sys.argv) > 2 else "all"
     ck = Checks("test_generator_lcores")
     cases = {"open": case_open, "vclock": case_vclock, "loss": case_loss,
-             "icrc": case_icrc, "rings": case_rings, "bad": case_bad}
+             "icrc": case_icrc, "rings": case_rings,
+             "serial": case_serial, "bad": case_bad}
     for name, fn in cases.items():
         if which in ("all", name):
             fn(ck, exe)
