@@ -191,6 +191,12 @@ with tempfile.TemporaryDirectory() as d:
     check(p.returncode == 0, "tools/scenarios.py exit 0",
           (p.returncode, p.stderr[-800:]))
     res = json.load(open(out))
+    # AIFAB_SCENARIOS_JSON=FILE keeps the table and the reports (tools/
+    # scenarios.py --json): repeated runs are compared with them
+    # (docs/virtual-time.md, "Deterministic")
+    if os.environ.get("AIFAB_SCENARIOS_JSON"):
+        with open(os.environ["AIFAB_SCENARIOS_JSON"], "w") as f:
+            json.dump(res, f, sort_keys=True)
 rows = {r["scenario"]: r for r in res["rows"]}
 reps = res["reports"]
 want = sorted(f[:-4] for f in os.listdir(scen) if f.endswith(".ini"))
