@@ -36,7 +36,7 @@ import time
 from lib_aifab import Checks, exe_path, file_prefix, _remove_runtime_dir
 
 LEAVES = 16                 # 17 switch instances: over lib/stats' 16
-RUN_S = 6                   # seconds of traffic (real time)
+RUN_S = 12                  # seconds of traffic (real time): asked within
 
 ck = Checks("test_telemetry_fabric")
 
