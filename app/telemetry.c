@@ -643,7 +643,7 @@ fill_mempool(struct app_stats *s, const char *params, struct rte_tel_data *d)
 	return rc;
 }
 
-
+/* Below, with /aifab/sw. */
 static int sw_set_named(const struct app_stats *s, const char *name,
 			size_t len);
 
