@@ -14,7 +14,18 @@
  *                           every mempool of the process (total_in_use:
  *                           what mempool_in_use_at_exit reports at exit)
  *                           and each pool by name
- *   /aifab/<set>[,<name>]   a pipeline's whole set (lib/stats), e.g. /aifab/sw
+ *   /aifab/port_list[,<from>]  every port of the process by id (its index
+ *                           in the profile), name and kind: ethdevs and the
+ *                           in-memory `wire` ports DPDK's /ethdev/ commands
+ *                           do not see; at most TEL_PORTS_PAGE per answer
+ *   /aifab/port_stats,<id|name>  one port like /ethdev/stats: ipackets,
+ *                           opackets, ibytes, obytes (the JSON report's
+ *                           figures), kind, peer, speed, its switch's drops
+ *   /aifab/sw[,<inst>][,<counter>]  a switch instance's whole set (lib/stats;
+ *                           one command for every instance: DPDK 22.11
+ *                           has a fixed table of 64 commands); with one
+ *                           switch /aifab/sw[,<counter>] as before
+ *   /aifab/<set>[,<name>]   any other pipeline's whole set (lib/stats)
  *
  * Requests run on DPDK's telemetry thread and read the counter blocks as
  * any reader does. DPDK 22.11 callbacks get no user pointer: the running
@@ -32,6 +43,10 @@
 #include <rte_telemetry.h>
 
 #include "export.h"
+
+/* Ports per /aifab/port_list answer: DPDK 22.11 answers at most 16 KB and
+ * 512 array entries; 2560 ports of a 1024-rank Clos take several pages. */
+#define TEL_PORTS_PAGE 256
 
 static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct app_stats *tel_app;
@@ -628,6 +643,291 @@ fill_mempool(struct app_stats *s, const char *params, struct rte_tel_data *d)
 	return rc;
 }
 
+/* Below, with /aifab/sw. */
+static int sw_set_named(const struct app_stats *s, const char *name,
+			size_t len);
+
+/* ---- /aifab/port_list, /aifab/port_stats -------------------------------------- */
+
+/* Port @p params: a profile port name, or its id (decimal index). */
+static int
+port_of_param(const struct app_stats *s, const char *params)
+{
+	char *end;
+	unsigned long v;
+	int p;
+
+	if (params == NULL)
+		return -1;
+	p = port_index(s, params);
+	if (p >= 0)
+		return p;
+	v = strtoul(params, &end, 10);
+	if (end == params || *end != '\0' || v >= s->env->n_ports)
+		return -1;
+	return (int)v;
+}
+
+static const char *
+port_kind(const struct aifab_port_rt *rt)
+{
+	return aifab_port_is_ring(rt) ? "wire" : "ethdev";
+}
+
+/* The other end of port @p p's in-memory cable, or NULL. */
+static const char *
+port_peer(const struct app_stats *s, unsigned int p)
+{
+	const struct aifab_profile *prof = s->env->prof;
+	const char *name = s->env->ports[p].name;
+	unsigned int q;
+
+	if (prof == NULL || p >= prof->n_ports)
+		return NULL;
+	if (prof->ports[p].wire[0] != '\0')
+		return prof->ports[p].wire;
+	for (q = 0; q < prof->n_ports; q++)
+		if (strcmp(prof->ports[q].wire, name) == 0)
+			return prof->ports[q].name;
+	return NULL;
+}
+
+static int
+fill_port_list(struct app_stats *s, const char *params, struct rte_tel_data *d)
+{
+	struct rte_tel_data *names = NULL, *kinds = NULL;
+	unsigned int from = 0, p, n = s->env->n_ports, to;
+	char *end;
+	int rc;
+
+	if (params != NULL) {
+		unsigned long v = strtoul(params, &end, 10);
+
+		if (end == params || *end != '\0' || v > n)
+			return -EINVAL;
+		from = (unsigned int)v;
+	}
+	to = RTE_MIN(n, from + TEL_PORTS_PAGE);
+	rc = rte_tel_data_start_dict(d);
+	if (rc == 0)
+		rc = rte_tel_data_add_dict_u64(d, "n_ports", n);
+	if (rc == 0)
+		rc = rte_tel_data_add_dict_u64(d, "from", from);
+	/* the id of the next page, n_ports when this is the last */
+	if (rc == 0)
+		rc = rte_tel_data_add_dict_u64(d, "next", to);
+	names = rte_tel_data_alloc();
+	kinds = rte_tel_data_alloc();
+	if (rc == 0 && (names == NULL || kinds == NULL))
+		rc = -ENOMEM;
+	if (rc == 0)
+		rc = rte_tel_data_start_array(names, RTE_TEL_STRING_VAL);
+	if (rc == 0)
+		rc = rte_tel_data_start_array(kinds, RTE_TEL_STRING_VAL);
+	for (p = from; rc == 0 && p < to; p++) {
+		rc = rte_tel_data_add_array_string(names, s->env->ports[p].name);
+		if (rc == 0)
+			rc = rte_tel_data_add_array_string(kinds,
+					port_kind(&s->env->ports[p]));
+	}
+	if (rc == 0) {
+		rc = rte_tel_data_add_dict_container(d, "ports", names, 0);
+		if (rc == 0)
+			names = NULL;
+	}
+	if (rc == 0) {
+		rc = rte_tel_data_add_dict_container(d, "kinds", kinds, 0);
+		if (rc == 0)
+			kinds = NULL;
+	}
+	rte_tel_data_free(names);
+	rte_tel_data_free(kinds);
+	return rc;
+}
+
+/* The set of the switch instance owning env port @p p (profile
+ * switches[] of the port), and the port's index in that set; -1 for a
+ * generator port (or no switch). */
+static int
+sw_set_of_port(const struct app_stats *s, unsigned int p, int *sp)
+{
+	const struct aifab_profile *prof = s->env->prof;
+	const struct aifab_stats_set *set;
+	const char *inst;
+	unsigned int k;
+	int i;
+
+	if (s->env->ports[p].gen_owned || prof == NULL ||
+	    s->env->ports[p].sw >= prof->n_switches)
+		return -1;
+	inst = prof->switches[s->env->ports[p].sw].name;
+	i = sw_set_named(s, inst[0] != '\0' ? inst : "sw",
+			 inst[0] != '\0' ? strlen(inst) : 2);
+	if (i < 0)
+		return -1;
+	set = s->set[i].set;
+	for (k = 0; k < aifab_stats_n_ports(set); k++)
+		if (strcmp(aifab_stats_port_name(set, k),
+			   s->env->ports[p].name) == 0) {
+			*sp = (int)k;
+			return i;
+		}
+	return -1;
+}
+
+static int
+fill_port_stats(struct app_stats *s, const char *params,
+		struct rte_tel_data *d)
+{
+	struct aifab_port_counters *pc;
+	const struct aifab_port_rt *rt;
+	struct aifab_stats_snap *snap = NULL;
+	const char *peer;
+	int p = port_of_param(s, params), set, sp = -1, rc;
+
+	if (p < 0)
+		return -EINVAL;
+	pc = malloc(sizeof(*pc) * AIFAB_MAX_PORTS);
+	if (pc == NULL)
+		return -ENOMEM;
+	app_port_counters(s, pc);
+	rt = &s->env->ports[p];
+	peer = port_peer(s, (unsigned int)p);
+	set = sw_set_of_port(s, (unsigned int)p, &sp);
+	rc = rte_tel_data_start_dict(d);
+	if (rc == 0)
+		rc = rte_tel_data_add_dict_string(d, "port", rt->name);
+	if (rc == 0)
+		rc = rte_tel_data_add_dict_u64(d, "id", (uint64_t)p);
+	if (rc == 0)
+		rc = rte_tel_data_add_dict_string(d, "kind", port_kind(rt));
+	if (rc == 0)
+		rc = rte_tel_data_add_dict_int(d, "ethdev_port_id",
+				aifab_port_is_ring(rt) ? -1 : (int)rt->port_id);
+	if (rc == 0)
+		rc = rte_tel_data_add_dict_string(d, "peer",
+						  peer != NULL ? peer : "");
+	if (rc == 0)
+		rc = rte_tel_data_add_dict_string(d, "owner", rt->gen_owned ?
+			"generator" : set >= 0 ?
+			aifab_stats_name(s->set[set].set) : "");
+	if (rc == 0)
+		rc = rte_tel_data_add_dict_u64(d, "speed_mbps", rt->speed_mbps);
+	if (rc == 0)
+		rc = rte_tel_data_add_dict_u64(d, "mtu", rt->mtu);
+	/* /ethdev/stats' names for what the port's pipeline received and
+	 * sent (the report's rx/tx) */
+	if (rc == 0)
+		rc = rte_tel_data_add_dict_u64(d, "ipackets", pc[p].rx_packets);
+	if (rc == 0)
+		rc = rte_tel_data_add_dict_u64(d, "opackets", pc[p].tx_packets);
+	if (rc == 0)
+		rc = rte_tel_data_add_dict_u64(d, "ibytes", pc[p].rx_bytes);
+	if (rc == 0)
+		rc = rte_tel_data_add_dict_u64(d, "obytes", pc[p].tx_bytes);
+	if (rc == 0 && set >= 0) {
+		snap = snap_of(s, set);
+		if (snap != NULL)
+			rc = rte_tel_data_add_dict_u64(d, "drops",
+				app_stats_sum(s->set[set].set, snap, "drop_*",
+					      (unsigned int)sp));
+	}
+	aifab_stats_snap_free(snap);
+	free(pc);
+	return rc;
+}
+
+/* ---- /aifab/sw ------------------------------------------------------------------ */
+
+/* Switch set of instance @p name ("sw" or "sw_<name>", or the instance's
+ * own name), or -1. */
+static int
+sw_set_named(const struct app_stats *s, const char *name, size_t len)
+{
+	const char *n;
+	unsigned int i;
+
+	for (i = 0; i < s->n_sets; i++) {
+		if (!s->set[i].sw)
+			continue;
+		n = aifab_stats_name(s->set[i].set);
+		if ((strlen(n) == len && strncmp(n, name, len) == 0) ||
+		    (strncmp(n, "sw_", 3) == 0 && strlen(n + 3) == len &&
+		     strncmp(n + 3, name, len) == 0))
+			return (int)i;
+	}
+	return -1;
+}
+
+static unsigned int
+sw_n_sets(const struct app_stats *s)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < s->n_sets; i++)
+		n += s->set[i].sw;
+	return n;
+}
+
+/*
+ * /aifab/sw[,<instance>][,<counter>]: one command for every switch
+ * instance (one per instance would overflow DPDK's command table at 40
+ * instances). With one switch the params are a counter, as lib/stats'
+ * own /aifab/<set> command answered; with several and no params, the
+ * instances' names.
+ */
+static int
+fill_sw(struct app_stats *s, const char *params, struct rte_tel_data *d)
+{
+	struct aifab_stats_snap *snap;
+	struct rte_tel_data *a;
+	const char *comma = params != NULL ? strchr(params, ',') : NULL;
+	const char *counter = params;
+	unsigned int i;
+	int set = -1, rc;
+
+	if (params != NULL) {
+		set = sw_set_named(s, params, comma != NULL ?
+				   (size_t)(comma - params) : strlen(params));
+		if (set >= 0)
+			counter = comma != NULL ? comma + 1 : NULL;
+		else if (comma != NULL)
+			return -EINVAL; /* no such instance */
+	}
+	if (set < 0 && sw_n_sets(s) == 1)
+		set = s->sw;
+	if (set < 0 && params == NULL) {
+		rc = rte_tel_data_start_dict(d);
+		a = rte_tel_data_alloc();
+		if (rc == 0 && a == NULL)
+			rc = -ENOMEM;
+		if (rc == 0)
+			rc = rte_tel_data_start_array(a, RTE_TEL_STRING_VAL);
+		for (i = 0; rc == 0 && i < s->n_sets; i++)
+			if (s->set[i].sw)
+				rc = rte_tel_data_add_array_string(a,
+					aifab_stats_name(s->set[i].set));
+		if (rc == 0) {
+			rc = rte_tel_data_add_dict_container(d, "instances", a,
+							     0);
+			if (rc == 0)
+				a = NULL;
+		}
+		rte_tel_data_free(a);
+		return rc;
+	}
+	if (set < 0)
+		return -EINVAL;
+	snap = snap_of(s, set);
+	if (snap == NULL)
+		return -ENOMEM;
+	rc = aifab_stats_telemetry_fill(s->set[set].set, snap,
+					counter != NULL && counter[0] != '\0' ?
+					counter : NULL, d);
+	aifab_stats_snap_free(snap);
+	return rc;
+}
+
 /* ---- registration -------------------------------------------------------------- */
 
 #define TEL_CB(name) \
@@ -644,6 +944,9 @@ TEL_CB(ecmp)
 TEL_CB(generator)
 TEL_CB(lcores)
 TEL_CB(mempool)
+TEL_CB(port_list)
+TEL_CB(port_stats)
+TEL_CB(sw)
 #undef TEL_CB
 
 static const struct {
@@ -665,6 +968,12 @@ static const struct {
 	  "polls, packets, busy percent." },
 	{ "/aifab/mempool", tel_mempool, "Mbufs in use: app_in_use (port "
 	  "pools), total_in_use (every pool), per pool size and in_use." },
+	{ "/aifab/port_list", tel_port_list, "Every port (ethdev or in-memory "
+	  "wire): names, kinds. Params: the first id (256 per page)." },
+	{ "/aifab/port_stats", tel_port_stats, "One port's ipackets, opackets, "
+	  "ibytes, obytes, kind, peer. Params: a port id or name." },
+	{ "/aifab/sw", tel_sw, "A switch's counters (lib/stats). Params: "
+	  "[instance][,counter]; none: the instances (or the one's set)." },
 };
 
 int
@@ -686,8 +995,9 @@ app_telemetry_start(struct app_stats *s)
 	}
 	/* Each pipeline's whole set: /aifab/<set>[,<counter>]. */
 	for (i = 0; i < s->n_sets; i++) {
-		/* The generator's set answers inside /aifab/generator. */
-		if (s->set[i].owned || (int)i == s->gen_set)
+		/* The generator's set answers inside /aifab/generator, the
+		 * switches' in /aifab/sw. */
+		if (s->set[i].owned || (int)i == s->gen_set || s->set[i].sw)
 			continue;
 		r = aifab_stats_telemetry_register(s->set[i].set, tel_now);
 		s->set[i].tel = r == 0;

@@ -160,6 +160,16 @@ check_params(const struct aifab_env *env, const struct aifab_gen_params *p,
 	if (p->ack_every < 1 || p->ack_every > AIFAB_RC_MAX_ACK_EVERY)
 		BAD("ack_every = '%u'; allowed: 1..%u", p->ack_every,
 		    AIFAB_RC_MAX_ACK_EVERY);
+	/* The responder ACKs every ack_every packets and on AckReq, which
+	 * the requester sets on a message's last packet only (as lib/rc's
+	 * responder, a coalescing RoCE responder does not know the sender's
+	 * window): with ack_every > window, a window inside a long message
+	 * gets no ACK, and every window waits for the retransmit timer. */
+	if (p->closed_loop && p->ack_every > p->window)
+		BAD("ack_every = '%u' > window = '%u': a full window would get "
+		    "no ACK before the retransmit timeout (AckReq is on a "
+		    "message's last packet only); allowed: 1..window (%u)",
+		    p->ack_every, p->window, p->window);
 	if (p->retx_timeout_ns < 1000 ||
 	    p->retx_timeout_ns > AIFAB_RC_MAX_TIMEOUT_NS)
 		BAD("retx_timeout_us = '%" PRIu64 "'; allowed: 1..%llu",

@@ -60,14 +60,20 @@ def tc_sum(rep, key):
                for t in p.get("tc", {}).values())
 
 
+CONSUMED = ("mac_control", "arp", "lldp")
+
+
 def summary(name, rep):
     """One row from a report (see docs/scenarios.md for each column)."""
     g = rep.get("generator", {})
     c = g.get("collective", {})
     rc = g.get("rc", {})
     dq = g.get("dcqcn", {})
+    # frames lost in the fabric: not the control frames a switch consumes
+    # (the PFC frames it receives, ARP, LLDP), which end there by design
     drops = sum(v for p in rep["ports"].values()
-                for v in p.get("drops", {}).values())
+                for k, v in p.get("drops", {}).items()
+                if k not in CONSUMED)
     # busiest member / mean member, by packets, of the worst group of any
     # switch (the default switch's groups, then each named switch's)
     imb = [e.get("imbalance_packets", 0)
