@@ -751,7 +751,9 @@ const struct profile_key profile_keys[] = {
 	      "Closed loop: packets in flight per QP before an ACK."),
 	G_U32("ack_every", ack_every, 1, 65536, "8", "packets",
 	      "Closed loop: the responder ACKs every N in-order packets "
-	      "(and every AckReq, i.e. each message's last packet)."),
+	      "(and every AckReq, i.e. each message's last packet); at "
+	      "most `window` (a larger value is refused: a full window "
+	      "inside a message would get no ACK before the timeout)."),
 	G_U32("retx_timeout_us", retx_timeout_us, 1, 100000000, "67109", "us",
 	      "Closed loop: retransmit (local ACK) timeout; the default is "
 	      "RDMA NICs' exponent 14, 4.096 us x 2^14."),
