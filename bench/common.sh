@@ -78,3 +78,36 @@ testpmd_run() {
 	      pk / float(sys.argv[2]) / 1e6))
 	EOF
 }
+
+# The generator-only profile of generator.sh and gen_oncpu.sh: 2 ranks
+# (or N) on two net_null ports at 1600G, open loop, a 4 GiB message.
+gen_profile() {	# ib_mtu [ranks collective] -> profile path (in $WORK)
+	local ranks=${2:-2} coll=${3:-allreduce_ring}
+	local p=$WORK/gen-$1-$ranks-$coll.ini
+	cat >"$p" <<-EOF
+	; written by bench/common.sh gen_profile
+	[general]
+	name = bench-gen-$1
+	[switch]
+	enabled = false
+	[port.p0]
+	mac = 02:aa:00:00:01:00
+	speed_gbps = 1600
+	mtu = 9000
+	[port.p1]
+	mac = 02:aa:00:00:01:01
+	speed_gbps = 1600
+	mtu = 9000
+	[generator]
+	enabled = true
+	ports = p0 p1
+	collective = $coll
+	ranks = $ranks
+	size_bytes = 4294967296
+	iterations = 1000000
+	warmup = 0
+	ib_mtu = $1
+	rx = false
+	EOF
+	echo "$p"
+}

@@ -28,37 +28,11 @@ exec /usr/bin/time -f "%U %S" -o $WORK/tp.time dpdk-testpmd "\$@"
 EOT
 chmod +x $WORK/tp.sh
 TESTPMD=$WORK/tp.sh
-prof() {
-cat > $WORK/g.ini <<EOT
-[general]
-name = oncpu
-[switch]
-enabled = false
-[port.p0]
-mac = 02:aa:00:00:01:00
-speed_gbps = 1600
-mtu = 9000
-[port.p1]
-mac = 02:aa:00:00:01:01
-speed_gbps = 1600
-mtu = 9000
-[generator]
-enabled = true
-ports = p0 p1
-collective = allreduce_ring
-ranks = 2
-size_bytes = 4294967296
-iterations = 1000000
-warmup = 0
-ib_mtu = $MTU
-rx = false
-EOT
-}
-prof
+GINI=$(gen_profile "$MTU")
 gen() { # dur -> "cpu_s pkts len"
 	local AIFAB=$2
 	/usr/bin/time -f "%U %S" -o $WORK/g.time $AIFAB -l 0,1 --no-huge -m 1024 --no-pci --file-prefix aifab-oncpu-$$ \
-		--vdev net_null0,no-rx=1 --vdev net_null1,no-rx=1 -- --profile $WORK/g.ini --duration $1 --quiet --report-json $WORK/g.json > $WORK/g.log 2>&1
+		--vdev net_null0,no-rx=1 --vdev net_null1,no-rx=1 -- --profile $GINI --duration $1 --quiet --report-json $WORK/g.json > $WORK/g.log 2>&1
 	$PY - $WORK/g.json $WORK/g.time <<'EOT'
 import json,sys
 r=json.load(open(sys.argv[1])); u,s=open(sys.argv[2]).read().split()[-2:]

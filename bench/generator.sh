@@ -58,36 +58,6 @@ mkdir -p "$WORK"
 # shellcheck disable=SC2054  # commas belong to the devargs
 VDEVS=(--vdev net_null0,no-rx=1 --vdev net_null1,no-rx=1)
 
-profile() {	# ib_mtu [ranks collective] -> profile path
-	local ranks=${2:-2} coll=${3:-allreduce_ring}
-	local p=$WORK/gen-$1-$ranks-$coll.ini
-	cat >"$p" <<-EOF
-	; written by bench/generator.sh
-	[general]
-	name = bench-gen-$1
-	[switch]
-	enabled = false
-	[port.p0]
-	mac = 02:aa:00:00:01:00
-	speed_gbps = 1600
-	mtu = 9000
-	[port.p1]
-	mac = 02:aa:00:00:01:01
-	speed_gbps = 1600
-	mtu = 9000
-	[generator]
-	enabled = true
-	ports = p0 p1
-	collective = $coll
-	ranks = $ranks
-	size_bytes = 4294967296
-	iterations = 1000000
-	warmup = 0
-	ib_mtu = $1
-	rx = false
-	EOF
-	echo "$p"
-}
 
 run_gen() {	# tag ib_mtu [ranks collective lcores] -> "cpp mpps_busy mpps_wall frame_bytes qps maxrss_kb cpu_ns_per_pkt"
 	local out=$WORK/$1.gen n=${5:-1} eal=$LCORES sets=()
@@ -98,7 +68,7 @@ run_gen() {	# tag ib_mtu [ranks collective lcores] -> "cpp mpps_busy mpps_wall f
 	if ! /usr/bin/time -f "%M %U %S" -o "$out.rss" \
 		"$AIFAB" -l "$eal" --no-huge -m 1024 --no-pci \
 		--file-prefix "aifab-bench-$$-g" "${VDEVS[@]}" -- \
-		--profile "$(profile "$2" "${3:-2}" "${4:-allreduce_ring}")" \
+		--profile "$(gen_profile "$2" "${3:-2}" "${4:-allreduce_ring}")" \
 		"${sets[@]}" --duration "$DUR" --quiet \
 		--report-json "$out.json" >"$out.log" 2>&1; then
 		echo fail; return
@@ -242,7 +212,7 @@ run_mem() {	# ranks share -> "est_mb rss_kb wall_s", "skip est_mb" or "fail"
 	if ! /usr/bin/time -f "%M %e" -o "$WORK/$tag.rss" \
 		"$AIFAB" -l $LCORES --no-huge -m $(( 1024 + rows * e * 4 / 1048576 )) \
 		--no-pci --file-prefix "aifab-bench-$$-m" "${VDEVS[@]}" -- \
-		--profile "$(profile 4096 "$n" allreduce_ring)" "${args[@]}" \
+		--profile "$(gen_profile 4096 "$n" allreduce_ring)" "${args[@]}" \
 		--duration 1 --quiet --report-json "$WORK/$tag.json" \
 		>"$WORK/$tag.log" 2>&1; then
 		echo fail; return
