@@ -816,16 +816,17 @@ try:
         ck.check(a["bytes_to_first_xoff"] >= 65536,
                  "pfc: no XOFF before the 64 KB threshold could be reached",
                  str(a))
-        # Paused from the XOFF it acted on to the XON it acted on. A
-        # descheduled DUT lcore on a loaded 2-core box acts late on either
-        # (34 ms was seen against the 50 ms hold: the XOFF read ~16 ms
-        # late; it sent nothing meanwhile, which the 802.3 bound below
-        # judges), so its count only says it paused, and not for longer
-        # than our hold plus a late XON: 65535 quanta at 20 Mb/s is 1.7 s,
-        # so a DUT that ignored our XON would show far more.
-        ck.check(0 < d1["paused_ns"] / 1e6 <= 50 + 60,
-                 "pfc: the DUT's egress was paused, ended by our XON after "
-                 "the 50 ms hold (its own count: 0..110 ms)", str(d1))
+        # Paused from the XOFF it acted on to the XON it acted on. Both
+        # move with a descheduled process on a loaded 2-core box (34 ms
+        # and 147 ms were seen against the 50 ms hold), so the count is
+        # judged against what load cannot reach: our XOFF asked for 65535
+        # quanta, 1677.7 ms at 20 Mb/s; a pause shorter than that was
+        # ended by our XON (and "resumed" below sees the frames after it).
+        # What came after the XOFF is judged by the 802.3 bound below.
+        asked_ms = 65535 * 512 / 0.02e9 * 1e3
+        ck.check(0 < d1["paused_ns"] / 1e6 < asked_ms,
+                 "pfc: the DUT's egress was paused and our XON ended it "
+                 "before the %.1f ms our XOFF asked for" % asked_ms, str(d1))
         ck.check(b["frames_before"] > 0 and
                  b["bytes_after_xoff"] <= b["bound_bytes"] and
                  b["bound_quanta"] == 67,
