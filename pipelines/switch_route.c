@@ -71,28 +71,16 @@ sw_hash1(const struct sw *sw, const struct aifab_pkt_info *pi,
 	return ok != 0;
 }
 
-/* Add a run's ECMP counters (slots in @p used) and clear them. */
-static inline void
-sw_ecmp_add(const struct sw *sw, struct sw_worker *wk, uint32_t target,
-	    uint64_t *pk, uint64_t *by, uint16_t *used)
-{
-	uint64_t *c = &wk->ectr[2 * sw->tgt[target].ctr];
-
-	while (*used != 0) {
-		unsigned int s = (unsigned int)rte_bsf32(*used);
-
-		c[2 * s] += pk[s];
-		c[2 * s + 1] += by[s];
-		pk[s] = by[s] = 0;
-		*used &= (uint16_t)(*used - 1);
-	}
-}
-
 /*
- * Resolve over the burst: the FIB target's drop, the ECMP member (hash
- * only where the group has a choice), the egress MTU. What survives is
- * listed in @p r, in order, with its egress port. ECMP counters count a
- * frame once its member is chosen (before the MTU check, as always).
+ * Resolve over the burst, in two passes. The first hashes every frame
+ * whose target is a group with a choice: nothing there depends on another
+ * frame, so the CRC and finalizer chains of successive frames overlap.
+ * The second takes the target's drop, the ECMP member, the counters and
+ * the egress MTU, in order. What survives is listed in @p r, in order,
+ * with its egress port. ECMP counters count a frame once its member is
+ * chosen (before the MTU check, as always), added in place per frame
+ * (a burst to 1k routes changes target nearly every frame, so summing
+ * runs of one target cost more than it saved).
  */
 static inline void
 sw_resolve(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
@@ -100,49 +88,65 @@ sw_resolve(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 	   const uint32_t *target, const uint16_t *pos, uint16_t n,
 	   struct sw_routed *r)
 {
-	/* ECMP counters of a run of frames to one target, summed here and
-	 * added when the target changes (a burst mostly has one) */
-	uint64_t c_pk[AIFAB_FIB_MAX_MEMBERS] = { 0 };
-	uint64_t c_by[AIFAB_FIB_MAX_MEMBERS] = { 0 };
-	uint32_t c_target = UINT32_MAX, mtu_min = UINT32_MAX;
-	uint16_t i, k = 0, p, used = 0;
+	const struct aifab_ecmp_group *gs[SW_CHUNK];
+	uint32_t hash[SW_CHUNK];
+	uint8_t ok[SW_CHUNK];
+	const struct aifab_fib_nh *nhs = sw->fib->nh;
+	uint32_t mtu_min = UINT32_MAX;
+	uint16_t i, k = 0, p;
 
 	/* the smallest egress MTU: a frame within it skips the lookup */
 	for (p = 0; p < sw->env.n_ports; p++)
 		mtu_min = RTE_MIN(mtu_min, (uint32_t)sw->env.ports[p].mtu);
 	for (i = 0; i < n; i++) {
-		const struct aifab_pkt_info *pi = &a->pi[pos[i]];
-		unsigned int reason = sw_target_drop(target[i]);
 		const struct aifab_ecmp_group *g;
-		unsigned int slot = 0;
-		uint32_t hash;
-		uint16_t member, port;
 
-		if (unlikely(reason != 0)) {
-			sw_drop(wk, in_port, reason, pkts[pos[i]]);
+		ok[i] = 1;
+		if (unlikely(target[i] >= AIFAB_FIB_UNRESOLVED)) {
+			gs[i] = NULL;
 			continue;
 		}
 		g = &wk->groups[sw->tgt[target[i]].group];
+		gs[i] = g;
+		if (g->n_members != 1)
+			ok[i] = sw_hash1(sw, &a->pi[pos[i]], a->hdr[pos[i]],
+					 &hash[i]);
+		else
+			hash[i] = 0;
+	}
+	for (i = 0; i < n; i++) {
+		const struct aifab_pkt_info *pi = &a->pi[pos[i]];
+		const struct aifab_ecmp_group *g = gs[i];
+		unsigned int slot = 0;
+		uint64_t *c;
+		uint16_t member, port;
+
+		if (unlikely(g == NULL)) {
+			unsigned int reason = sw_target_drop(target[i]);
+
+			if (reason != 0) {
+				sw_drop(wk, in_port, reason, pkts[pos[i]]);
+				continue;
+			}
+			g = &wk->groups[sw->tgt[target[i]].group];
+			if (g->n_members != 1)
+				ok[i] = sw_hash1(sw, pi, a->hdr[pos[i]],
+						 &hash[i]);
+		}
 		if (g->n_members != 1) {
-			if (unlikely(!sw_hash1(sw, pi, a->hdr[pos[i]], &hash)) ||
-			    unlikely((slot = aifab_ecmp_select(g, hash)) ==
+			if (unlikely(!ok[i]) ||
+			    unlikely((slot = aifab_ecmp_select(g, hash[i])) ==
 				     AIFAB_ECMP_NONE)) {
 				sw_drop(wk, in_port, SW_DROP(ecmp_no_member),
 					pkts[pos[i]]);
 				continue;
 			}
 		}
-		if (unlikely(target[i] != c_target)) {
-			if (c_target != UINT32_MAX)
-				sw_ecmp_add(sw, wk, c_target, c_pk, c_by,
-					    &used);
-			c_target = target[i];
-		}
-		c_pk[slot]++;
-		c_by[slot] += pi->pkt_len;
-		used |= (uint16_t)(1u << slot);
+		c = &wk->ectr[2 * (sw->tgt[target[i]].ctr + slot)];
+		c[0]++;
+		c[1] += pi->pkt_len;
 		member = aifab_ecmp_member(g, slot);
-		port = aifab_fib_nh(sw->fib, member)->port;
+		port = nhs[member].port;
 		if (unlikely(pi->ip_len > mtu_min) &&
 		    pi->ip_len > sw->env.ports[port].mtu) {
 			sw_drop(wk, in_port, SW_DROP(mtu_exceeded),
@@ -153,8 +157,6 @@ sw_resolve(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 		r->port[k] = port;
 		r->pos[k++] = pos[i];
 	}
-	if (c_target != UINT32_MAX)
-		sw_ecmp_add(sw, wk, c_target, c_pk, c_by, &used);
 	r->n = k;
 }
 
