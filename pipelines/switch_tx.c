@@ -589,6 +589,7 @@ sw_egress_exact(struct sw *sw, struct sw_worker *wk, uint64_t now)
 			sw_pfc_gen_send(sw, wk, p, now);
 	for (p = 0; p < sw->env.n_ports; p++)
 		sw_tx_flush(sw, wk, p);
+	sw_vclock_note(sw, wk);
 }
 
 void
