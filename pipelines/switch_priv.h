@@ -199,6 +199,12 @@ struct sw_worker {
 	 * poll), so that sw_egress_next() visits only those. vc_act_ok:
 	 * the set is usable (see sw_vclock_note()). */
 	uint64_t vc_act;
+	/* and the ports whose PFC generation has anything to look at
+	 * (bytes buffered from them, an XOFF wanted or told), with the
+	 * ports frames came in by since (sw_poll_real()): the exact egress
+	 * run polls only those ports' PFC generation */
+	uint64_t vc_pfc;
+	uint64_t vc_in;
 	bool vc_act_ok;
 	uint16_t n_rxq;
 	uint16_t txq;

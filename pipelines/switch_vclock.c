@@ -193,22 +193,36 @@ sw_vclock_storm_lapse(const struct sw *sw, const struct aifab_link *l,
 void
 sw_vclock_note(const struct sw *sw, struct sw_worker *wk)
 {
-	uint64_t act = 0;
+	uint64_t act = 0, pfc = 0;
 	uint16_t p;
+	unsigned int i;
 
+	wk->vc_in = 0;
 	wk->vc_act_ok = sw->vclock && sw->n_workers == 1 &&
 			!sw->wd.enabled && wk->n_links == 0;
 	if (!wk->vc_act_ok)
 		return;
 	for (p = 0; p < sw->env.n_ports; p++) {
 		const struct sw_egress *eg = &wk->eg[p];
+		uint8_t en = sw->pfc_gen[p].enabled;
+		uint64_t any = eg->pfc_gen.want | eg->pfc_gen.told;
 
 		if (wk->tx[p].n != 0 || eg->nonempty != 0 ||
-		    ((eg->pfc_gen.want | eg->pfc_gen.told) &
-		     sw->pfc_gen[p].enabled) != 0)
+		    ((eg->pfc_gen.want | eg->pfc_gen.told) & en) != 0)
 			act |= UINT64_C(1) << p;
+		/* aifab_pfc_gen_poll_inline()'s test: nothing buffered
+		 * from the port, nothing wanted or told: no PFC to poll,
+		 * until a frame comes in by it (vc_in) */
+		if (en == 0)
+			continue;
+		for (i = 0; i < AIFAB_PFC_NUM_PRIO; i++)
+			if (en & (1u << i))
+				any |= eg->pfc_gen.bytes[i];
+		if (any != 0)
+			pfc |= UINT64_C(1) << p;
 	}
 	wk->vc_act = act;
+	wk->vc_pfc = pfc;
 }
 
 /* sw_egress_next() for port @p p: false when @p now is due already
