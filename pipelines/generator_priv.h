@@ -289,6 +289,7 @@ struct gen {
 	struct aifab_roce_payload *pl;
 	double ns_per_tsc;
 	bool started;               /* set once by worker 0 (release) */
+	uint64_t vc_step;           /* gen_vclock_step(), once known */
 	uint32_t n_conns;
 	struct gen_conn *conns;     /* those with an own end, by QP number */
 	uint32_t *conn_gidx;        /* per conn: its QP number i (QPN

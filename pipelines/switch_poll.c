@@ -47,6 +47,8 @@ sw_poll_real(struct sw *sw, struct sw_worker *wk, uint64_t now)
 			n = sw_rx(sw, wk, rq, pkts, (uint16_t)RTE_MIN(budget,
 						(uint32_t)SW_CHUNK));
 			sw_ingress(sw, wk, rq->port, pkts, n);
+			if (n != 0) /* sw_egress_exact(): PFC to look at */
+				wk->vc_in |= UINT64_C(1) << rq->port;
 			handled += n;
 			budget -= n;
 		} while (n == SW_CHUNK && budget > 0);

@@ -193,6 +193,19 @@ struct sw_worker {
 	uint64_t now_ns;              /* sw_ns(now) of the egress pass */
 	bool vt_due;                  /* virtual time: an arrival since the
 				       * last egress run (PFC thresholds) */
+	/* The whole-process clock: ports with something of their own to
+	 * do (a queued frame, a TX buffer, an XOFF kept or due) as the last
+	 * exact egress run left them (sw_egress_exact(), which ends every
+	 * poll), so that sw_egress_next() visits only those. vc_act_ok:
+	 * the set is usable (see sw_vclock_note()). */
+	uint64_t vc_act;
+	/* and the ports whose PFC generation has anything to look at
+	 * (bytes buffered from them, an XOFF wanted or told), with the
+	 * ports frames came in by since (sw_poll_real()): the exact egress
+	 * run polls only those ports' PFC generation */
+	uint64_t vc_pfc;
+	uint64_t vc_in;
+	bool vc_act_ok;
 	uint16_t n_rxq;
 	uint16_t txq;
 	struct sw_rxq rxq[SW_MAX_RXQ];
@@ -298,6 +311,7 @@ unsigned int sw_poll_virtual(struct sw *sw, struct sw_worker *wk);
 
 /* switch_vclock.c: when egress next acts in virtual time; the ops
  * table's next_event ([general] clock = virtual) */
+void sw_vclock_note(const struct sw *sw, struct sw_worker *wk);
 uint64_t sw_egress_next(const struct sw *sw, const struct sw_worker *wk,
 			uint64_t now);
 uint64_t sw_next_event(const void *st, unsigned int w, uint64_t now);

@@ -566,7 +566,7 @@ sw_egress_run(struct sw *sw, struct sw_worker *wk, uint64_t now)
 void
 sw_egress_exact(struct sw *sw, struct sw_worker *wk, uint64_t now)
 {
-	uint64_t used;
+	uint64_t used, pfc, m;
 	uint16_t p;
 
 	wk->now = now;
@@ -575,20 +575,36 @@ sw_egress_exact(struct sw *sw, struct sw_worker *wk, uint64_t now)
 	if (unlikely(wk->n_links != 0))
 		for (p = 0; p < sw->env.n_ports; p++)
 			sw_link_storms(sw, wk, p);
-	for (p = 0; p < sw->env.n_ports; p++)
+	/* sw_vclock_note(): only these ports' PFC generation can act */
+	pfc = wk->vc_act_ok ? wk->vc_pfc | wk->vc_in : UINT64_MAX;
+	for (m = pfc; m != 0; m &= m - 1) {
+		p = (uint16_t)__builtin_ctzll(m);
+		if (p >= sw->env.n_ports)
+			break;
 		sw_pfc_gen_send(sw, wk, p, now);
+	}
 	used = wk->buf->used;
 	for (p = 0; p < sw->env.n_ports; p++) {
-		uint8_t eligible = sw_pfc_pause(sw, wk, p, now);
+		uint8_t eligible;
 
+		/* without the watchdog, the pause of an empty port is
+		 * only read, never acted on */
+		if (!sw->wd.enabled && wk->eg[p].nonempty == 0)
+			continue;
+		eligible = sw_pfc_pause(sw, wk, p, now);
 		if (wk->eg[p].nonempty != 0)
 			sw_port_depart(sw, wk, p, eligible, now);
 	}
 	if (wk->buf->used != used)
-		for (p = 0; p < sw->env.n_ports; p++)
+		for (m = pfc; m != 0; m &= m - 1) {
+			p = (uint16_t)__builtin_ctzll(m);
+			if (p >= sw->env.n_ports)
+				break;
 			sw_pfc_gen_send(sw, wk, p, now);
+		}
 	for (p = 0; p < sw->env.n_ports; p++)
 		sw_tx_flush(sw, wk, p);
+	sw_vclock_note(sw, wk);
 }
 
 void

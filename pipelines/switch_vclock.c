@@ -181,6 +181,88 @@ sw_vclock_storm_lapse(const struct sw *sw, const struct aifab_link *l,
 }
 
 /*
+ * The whole-process clock: note which ports have something of their own
+ * to do as the exact egress run (the end of every poll) leaves them, so
+ * that sw_egress_next() visits those only. A port outside the set is idle
+ * until a frame reaches the switch, and that is a poll, which ends in an
+ * exact egress run and a new set. The set stays unused (every port
+ * visited) where another worker or a stage can change a port's state
+ * between polls: more than one worker (shared PFC state), the PFC
+ * watchdog (a shared stormed mask), fault stages (their own clocks).
+ */
+void
+sw_vclock_note(const struct sw *sw, struct sw_worker *wk)
+{
+	uint64_t act = 0, pfc = 0;
+	uint16_t p;
+	unsigned int i;
+
+	wk->vc_in = 0;
+	wk->vc_act_ok = sw->vclock && sw->n_workers == 1 &&
+			!sw->wd.enabled && wk->n_links == 0;
+	if (!wk->vc_act_ok)
+		return;
+	for (p = 0; p < sw->env.n_ports; p++) {
+		const struct sw_egress *eg = &wk->eg[p];
+		uint8_t en = sw->pfc_gen[p].enabled;
+		uint64_t any = eg->pfc_gen.want | eg->pfc_gen.told;
+
+		if (wk->tx[p].n != 0 || eg->nonempty != 0 ||
+		    ((eg->pfc_gen.want | eg->pfc_gen.told) & en) != 0)
+			act |= UINT64_C(1) << p;
+		/* aifab_pfc_gen_poll_inline()'s test: nothing buffered
+		 * from the port, nothing wanted or told: no PFC to poll,
+		 * until a frame comes in by it (vc_in) */
+		if (en == 0)
+			continue;
+		for (i = 0; i < AIFAB_PFC_NUM_PRIO; i++)
+			if (en & (1u << i))
+				any |= eg->pfc_gen.bytes[i];
+		if (any != 0)
+			pfc |= UINT64_C(1) << p;
+	}
+	wk->vc_act = act;
+	wk->vc_pfc = pfc;
+}
+
+/* sw_egress_next() for port @p p: false when @p now is due already
+ * (then *t = now). */
+static inline bool
+sw_egress_next_port(const struct sw *sw, const struct sw_worker *wk,
+		    uint16_t p, uint64_t now, uint64_t *tp)
+{
+	const struct sw_egress *eg = &wk->eg[p];
+	uint64_t t = *tp;
+	unsigned int d;
+
+	if (wk->tx[p].n != 0) {
+		*tp = now;
+		return false;
+	}
+	if (eg->nonempty != 0)
+		t = RTE_MIN(t, sw_depart_at(sw, eg, p, now));
+	if (sw->pfc_gen[p].enabled)
+		t = RTE_MIN(t, sw_pfc_gen_at(sw, eg, p, now));
+	if (sw->wd.enabled) {
+		if (aifab_pfc_share_stormed(&sw->pfc_share[p]) !=
+		    eg->stormed_seen) {
+			*tp = now;
+			return false;
+		}
+		if (sw_wd_owner(sw, wk))
+			t = RTE_MIN(t, sw_wd_at(sw, eg, p, now));
+	}
+	for (d = 0; wk->n_links != 0 && d < 2; d++)
+		if (wk->link[p][d] != NULL)
+			t = RTE_MIN(t, sw_vclock_link(wk->link[p][d], now));
+	if (wk->n_links != 0)
+		t = RTE_MIN(t, sw_vclock_storm_lapse(sw,
+				wk->link[p][AIFAB_FAULT_DIR_RX], p, now));
+	*tp = t;
+	return t != now;
+}
+
+/*
  * The earliest instant, at or after @p now, at which an egress run of
  * @p wk does something: @p now itself if something is due already (an
  * arrival's PFC thresholds to check, a TX buffer, a stormed mask not yet
@@ -189,38 +271,22 @@ sw_vclock_storm_lapse(const struct sw *sw, const struct aifab_link *l,
 uint64_t
 sw_egress_next(const struct sw *sw, const struct sw_worker *wk, uint64_t now)
 {
-	uint64_t t = UINT64_MAX;
+	uint64_t t = UINT64_MAX, act;
 	uint16_t p;
-	unsigned int d;
 
 	if (wk->vt_due)
 		return now;
-	for (p = 0; p < sw->env.n_ports; p++) {
-		const struct sw_egress *eg = &wk->eg[p];
-
-		if (wk->tx[p].n != 0)
-			return now;
-		if (eg->nonempty != 0)
-			t = RTE_MIN(t, sw_depart_at(sw, eg, p, now));
-		if (sw->pfc_gen[p].enabled)
-			t = RTE_MIN(t, sw_pfc_gen_at(sw, eg, p, now));
-		if (sw->wd.enabled) {
-			if (aifab_pfc_share_stormed(&sw->pfc_share[p]) !=
-			    eg->stormed_seen)
+	if (wk->vc_act_ok) {
+		for (act = wk->vc_act; act != 0; act &= act - 1)
+			if (!sw_egress_next_port(sw, wk,
+						 (uint16_t)__builtin_ctzll(act),
+						 now, &t))
 				return now;
-			if (sw_wd_owner(sw, wk))
-				t = RTE_MIN(t, sw_wd_at(sw, eg, p, now));
-		}
-		for (d = 0; wk->n_links != 0 && d < 2; d++)
-			if (wk->link[p][d] != NULL)
-				t = RTE_MIN(t, sw_vclock_link(wk->link[p][d],
-							      now));
-		if (wk->n_links != 0)
-			t = RTE_MIN(t, sw_vclock_storm_lapse(sw,
-					wk->link[p][AIFAB_FAULT_DIR_RX], p, now));
-		if (t == now)
-			return now;
+		return t;
 	}
+	for (p = 0; p < sw->env.n_ports; p++)
+		if (!sw_egress_next_port(sw, wk, p, now, &t))
+			return now;
 	return t;
 }
 
