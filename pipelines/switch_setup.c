@@ -71,17 +71,25 @@ cmp_u32(const void *a, const void *b)
 
 /*
  * The FIB's sizes from what this switch holds: its entries per family
- * (port subnets and addresses, neighbours, routes) and the LPM's tbl8
+ * (port subnets and addresses, neighbours, routes) and rte_fib's tbl8
  * groups. An IPv4 entry longer than /24 takes the group of its /24, so
- * the distinct /24s under such entries are all rte_lpm needs (the
- * default, one per route, takes 1 KiB per route: 100 MB for 100k
- * routes). IPv6 keeps the bound of 16 groups per entry of its own family.
+ * the distinct /24s under such entries are exactly what DIR24_8 needs (a
+ * group per route would take 1 KiB per route at 4-byte next hops: 100 MB
+ * for 100k routes). An IPv6 entry of depth d > 24 takes at most
+ * ceil(d / 8) - 3 groups of the TRIE (one per byte past the 24 bits of
+ * its tbl24), plus one spare the TRIE wants.
  */
+static uint32_t
+tbl8s6_of(uint8_t depth)
+{
+	return depth > 24 ? (depth + 7u) / 8u - 3u : 0;
+}
+
 static int
 fib_sizes(const struct sw *sw, struct aifab_fib_params *fp)
 {
 	const struct aifab_profile *prof = sw->env.prof;
-	uint32_t n4 = 0, n6 = 0, n24 = 0, cap, i, u;
+	uint32_t n4 = 0, n6 = 0, n24 = 0, t6 = 1, cap, i, u;
 	uint32_t *s24;
 
 	cap = prof->n_routes + prof->n_neighs + 2u * prof->n_ports;
@@ -97,7 +105,10 @@ fib_sizes(const struct sw *sw, struct aifab_fib_params *fp)
 			n4 += 2;
 			s24[n24++] = pp->ip4 >> 8; /* its /32 */
 		}
-		n6 += pp->has_ip6 ? 2 : 0;
+		if (pp->has_ip6) {
+			n6 += 2;
+			t6 += tbl8s6_of(pp->ip6_depth) + tbl8s6_of(128);
+		}
 	}
 	for (i = 0; i < prof->n_neighs; i++) {
 		const struct aifab_neigh_params *n = &prof->neighs[i];
@@ -107,6 +118,7 @@ fib_sizes(const struct sw *sw, struct aifab_fib_params *fp)
 			s24[n24++] = v4_host(n->addr) >> 8;
 		} else {
 			n6++;
+			t6 += tbl8s6_of(128);
 		}
 	}
 	for (i = 0; i < prof->n_routes; i++) {
@@ -114,6 +126,7 @@ fib_sizes(const struct sw *sw, struct aifab_fib_params *fp)
 
 		if (r->family != AF_INET) {
 			n6++;
+			t6 += tbl8s6_of(r->depth);
 			continue;
 		}
 		n4++;
@@ -126,8 +139,8 @@ fib_sizes(const struct sw *sw, struct aifab_fib_params *fp)
 	free(s24);
 	fp->max_routes4 = n4 + 16;
 	fp->max_routes6 = n6 + 16;
-	fp->tbl8s4 = u + 256;
-	fp->tbl8s6 = RTE_MAX(fp->max_routes6 * 16, 256u);
+	fp->tbl8s4 = RTE_MAX(u, 1u); /* rte_fib wants one at least */
+	fp->tbl8s6 = t6;
 	return 0;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * aifab FIB: IPv4 and IPv6 longest-prefix match (rte_lpm, rte_lpm6) onto
+ * aifab FIB: IPv4 and IPv6 longest-prefix match (rte_fib DIR24_8 and
+ * rte_fib6 TRIE, each over an rte_rib: adding a route costs O(log n)) onto
  * targets. A target is a next-hop group (one or more next hops: egress port
  * and neighbour MAC, for ECMP), or one of the special targets: the switch's
  * own address, or a connected subnet whose host has no neighbour entry.
@@ -45,30 +46,37 @@ struct aifab_fib_group {
 
 /** Sizes for aifab_fib_create(). */
 struct aifab_fib_params {
-	const char *name;       /**< unique per process (rte_lpm names) */
+	const char *name;       /**< unique per process (rte_fib names) */
 	int socket_id;
 	uint32_t max_routes4;
 	uint32_t max_routes6;
 	uint32_t max_nh;
 	uint32_t max_groups;
-	/** rte_lpm / rte_lpm6 tbl8 groups (256 entries each, 1 KiB of
-	 * IPv4 LPM per group); 0: derived from max_routes4 / max_routes6. An
-	 * IPv4 route longer than /24 takes its /24's group, so the number
-	 * of distinct /24s under such routes is enough. */
+	/** rte_fib / rte_fib6 tbl8 groups (256 next hops each); 0: a bound
+	 * from max_routes4 / max_routes6. An IPv4 route longer than /24
+	 * takes one group per /24 (the distinct /24s under such routes are
+	 * exact); an IPv6 route of depth d > 24 takes at most
+	 * ceil(d / 8) - 3, and the TRIE wants one spare. The next-hop width
+	 * (the tbl24's 2^24 entries: 1, 2 or 4 bytes for IPv4, 2 or 4 for
+	 * IPv6) is the narrowest that holds max_groups + 3 values and the
+	 * tbl8 count. */
 	uint32_t tbl8s4;
 	uint32_t tbl8s6;
 };
 
-struct rte_lpm;
-struct rte_lpm6;
+struct rte_fib;
+struct rte_fib6;
 
 /** The FIB. Fields are read by the inline accessors below. */
 struct aifab_fib {
-	struct rte_lpm *lpm4;
-	struct rte_lpm6 *lpm6;
+	struct rte_fib *fib4;
+	struct rte_fib6 *fib6;
 	uint32_t n_nh, max_nh;
 	uint32_t n_groups, max_groups;
 	uint32_t default4, default6; /**< /0 routes: the result of a miss */
+	/** Targets of next hops max_groups + 0, 1, 2 in rte_fib / rte_fib6:
+	 * local, unresolved, no route (the /0's target or a miss). */
+	uint32_t special4[3], special6[3];
 	struct aifab_fib_nh *nh;
 	struct aifab_fib_group *groups;
 };
@@ -101,7 +109,7 @@ int aifab_fib_group_add(struct aifab_fib *fib, const uint16_t *nh,
 /**
  * Add or replace an IPv4 route.
  * @param ip      prefix, host byte order.
- * @param depth   0..32 (0: the default route, served on a LPM miss).
+ * @param depth   0..32 (0: the default route, served on a miss).
  * @param target  a group id, AIFAB_FIB_LOCAL or AIFAB_FIB_UNRESOLVED.
  * @return 0, or -EINVAL, -ENOSPC.
  */
