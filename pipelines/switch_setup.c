@@ -137,8 +137,9 @@ fib_sizes(const struct sw *sw, struct aifab_fib_params *fp)
 	for (i = 0, u = 0; i < n24; i++)
 		u += i == 0 || s24[i] != s24[i - 1];
 	free(s24);
-	fp->max_routes4 = n4 + 16;
-	fp->max_routes6 = n6 + 16;
+	/* no table for a family without entries (a Clos is IPv4 only) */
+	fp->max_routes4 = n4;
+	fp->max_routes6 = n6;
 	fp->tbl8s4 = RTE_MAX(u, 1u); /* rte_fib wants one at least */
 	fp->tbl8s6 = t6;
 	return 0;

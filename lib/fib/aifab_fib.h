@@ -48,6 +48,8 @@ struct aifab_fib_group {
 struct aifab_fib_params {
 	const char *name;       /**< unique per process (rte_fib names) */
 	int socket_id;
+	/** Routes per family; 0: no table for that family (it takes only a
+	 * /0: lookups give its target or a miss, longer routes -ENOSPC). */
 	uint32_t max_routes4;
 	uint32_t max_routes6;
 	uint32_t max_nh;
@@ -69,8 +71,8 @@ struct rte_fib6;
 
 /** The FIB. Fields are read by the inline accessors below. */
 struct aifab_fib {
-	struct rte_fib *fib4;
-	struct rte_fib6 *fib6;
+	struct rte_fib *fib4;   /**< NULL: no IPv4 table (max_routes4 0) */
+	struct rte_fib6 *fib6;  /**< NULL: no IPv6 table */
 	uint32_t n_nh, max_nh;
 	uint32_t n_groups, max_groups;
 	uint32_t default4, default6; /**< /0 routes: the result of a miss */

@@ -70,10 +70,12 @@ fib_pick_lookup(struct aifab_fib *fib)
 	if (simd >= RTE_VECT_SIMD_512 ||
 	    rte_vect_set_max_simd_bitwidth(RTE_VECT_SIMD_512) != 0)
 		return;
-	(void)rte_fib_select_lookup(fib->fib4,
-				    RTE_FIB_LOOKUP_DIR24_8_VECTOR_AVX512);
-	(void)rte_fib6_select_lookup(fib->fib6,
-				     RTE_FIB6_LOOKUP_TRIE_VECTOR_AVX512);
+	if (fib->fib4 != NULL)
+		(void)rte_fib_select_lookup(fib->fib4,
+					    RTE_FIB_LOOKUP_DIR24_8_VECTOR_AVX512);
+	if (fib->fib6 != NULL)
+		(void)rte_fib6_select_lookup(fib->fib6,
+					RTE_FIB6_LOOKUP_TRIE_VECTOR_AVX512);
 	rte_vect_set_max_simd_bitwidth(simd);
 }
 
@@ -110,11 +112,18 @@ aifab_fib_create(const struct aifab_fib_params *prm)
 	if (fib->nh == NULL || fib->groups == NULL)
 		goto nomem;
 
-	n8 = prm->tbl8s4 != 0 ? prm->tbl8s4 : RTE_MAX(prm->max_routes4, 1u);
+	/*
+	 * A family without entries gets no table (a tbl24 is 16-64 MiB, and
+	 * a Clos of IPv4-only switches has dozens of instances): its
+	 * lookups give the /0's target or a miss.
+	 */
+	if (prm->max_routes4 == 0)
+		goto v6;
+	n8 = prm->tbl8s4 != 0 ? prm->tbl8s4 : prm->max_routes4;
 	struct rte_fib_conf c4 = {
 		.type = RTE_FIB_DIR24_8,
 		.default_nh = prm->max_groups + NH_NONE,
-		.max_routes = (int)RTE_MAX(prm->max_routes4, 1u),
+		.max_routes = (int)prm->max_routes4,
 		.dir24_8 = {
 			.nh_sz = (enum rte_fib_dir24_8_nh_sz)nh_log2(
 				RTE_MAX(prm->max_groups + 2ull, n8),
@@ -127,13 +136,16 @@ aifab_fib_create(const struct aifab_fib_params *prm)
 	if (fib->fib4 == NULL)
 		goto fail;
 
+v6:
+	if (prm->max_routes6 == 0)
+		goto done;
 	/* trie_modify() wants one tbl8 more than the routes take */
 	n8 = prm->tbl8s6 != 0 ? prm->tbl8s6 :
 		(uint32_t)RTE_MIN(prm->max_routes6 * 13ull + 1, UINT32_MAX);
 	struct rte_fib6_conf c6 = {
 		.type = RTE_FIB6_TRIE,
 		.default_nh = prm->max_groups + NH_NONE,
-		.max_routes = (int)RTE_MAX(prm->max_routes6, 1u),
+		.max_routes = (int)prm->max_routes6,
 		.trie = {
 			.nh_sz = (enum rte_fib_trie_nh_sz)nh_log2(
 				RTE_MAX(prm->max_groups + 2ull, n8),
@@ -145,6 +157,7 @@ aifab_fib_create(const struct aifab_fib_params *prm)
 	fib->fib6 = rte_fib6_create(name, prm->socket_id, &c6);
 	if (fib->fib6 == NULL)
 		goto fail;
+done:
 	fib_pick_lookup(fib);
 	return fib;
 
@@ -216,6 +229,8 @@ aifab_fib_route4_add(struct aifab_fib *fib, uint32_t ip, uint8_t depth,
 		fib->special4[NH_NONE] = target;
 		return 0;
 	}
+	if (fib->fib4 == NULL)
+		return -ENOSPC;
 	rc = rte_fib_add(fib->fib4, ip, depth, target_nh(fib, target));
 	return rc == 0 ? 0 : (rc == -EINVAL ? -EINVAL : -ENOSPC);
 }
@@ -233,6 +248,8 @@ aifab_fib_route6_add(struct aifab_fib *fib, const uint8_t ip[16],
 		fib->special6[NH_NONE] = target;
 		return 0;
 	}
+	if (fib->fib6 == NULL)
+		return -ENOSPC;
 	rc = rte_fib6_add(fib->fib6, ip, depth, target_nh(fib, target));
 	return rc == 0 ? 0 : (rc == -EINVAL ? -EINVAL : -ENOSPC);
 }
@@ -245,6 +262,11 @@ aifab_fib_lookup4_bulk(const struct aifab_fib *fib, const uint32_t *ips,
 	unsigned int i, done, chunk;
 	const uint32_t g = fib->max_groups;
 
+	if (unlikely(fib->fib4 == NULL)) {
+		for (i = 0; i < n; i++)
+			targets[i] = fib->default4;
+		return;
+	}
 	for (done = 0; done < n; done += chunk) {
 		chunk = RTE_MIN(n - done, (unsigned int)RTE_DIM(hop));
 		/* rte_fib only reads the addresses */
@@ -265,6 +287,11 @@ aifab_fib_lookup6_bulk(const struct aifab_fib *fib, uint8_t (*ips)[16],
 	unsigned int i, done, chunk;
 	const uint32_t g = fib->max_groups;
 
+	if (unlikely(fib->fib6 == NULL)) {
+		for (i = 0; i < n; i++)
+			targets[i] = fib->default6;
+		return;
+	}
 	for (done = 0; done < n; done += chunk) {
 		chunk = RTE_MIN(n - done, (unsigned int)RTE_DIM(hop));
 		rte_fib6_lookup_bulk(fib->fib6, &ips[done], hop, (int)chunk);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/fib: LPM onto next-hop groups and special targets. rte_lpm needs EAL
+ * lib/fib: LPM onto next-hop groups and special targets. rte_fib needs EAL
  * memory, so a group fixture starts EAL with --no-huge. Lookups are checked
  * against a naive linear longest-prefix match written here.
  */
@@ -219,6 +219,103 @@ test_random_vs_reference(void **state)
 	aifab_fib_free(f);
 }
 
+/*
+ * Next hops are 1, 2 or 4 bytes wide as the groups need (16, 1000,
+ * 40000 groups); each width must give back the largest group and the
+ * special targets, against the reference.
+ */
+static void
+test_widths_vs_reference(void **state)
+{
+	static const uint32_t n_groups[] = { 16, 1000, 40000 };
+	struct ref_route r[300];
+	uint32_t ips[64], got[64];
+	uint64_t x = 0x2545F4914F6CDD1Dull;
+	unsigned int w, i, k, n;
+	uint16_t nh;
+
+	(void)state;
+#define NEXT() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, (uint32_t)x)
+	for (w = 0; w < RTE_DIM(n_groups); w++) {
+		struct aifab_fib_params p = {
+			.name = "t_width", .socket_id = 0, .max_routes4 = 300,
+			.max_routes6 = 8, .max_nh = 1,
+			.max_groups = n_groups[w],
+		};
+		struct aifab_fib *f = aifab_fib_create(&p);
+		uint8_t a6[16] = { 0xfd, [15] = 9 };
+		uint32_t t6;
+
+		assert_non_null(f);
+		nh = (uint16_t)aifab_fib_nh_add(f, 0, &mac_a);
+		for (i = 0; i < n_groups[w]; i++)
+			assert_int_equal(aifab_fib_group_add(f, &nh, 1),
+					 (int)i);
+		n = 0;
+		for (i = 0; i < RTE_DIM(r); i++) {
+			uint8_t depth = (uint8_t)(1 + NEXT() % 32);
+			uint32_t mask = ~0u << (32 - depth);
+			uint32_t ip = (NEXT() & 0x0F0F0F0Fu) & mask;
+			uint32_t c = NEXT() % 4, target =
+				c == 0 ? AIFAB_FIB_LOCAL :
+				c == 1 ? AIFAB_FIB_UNRESOLVED :
+				c == 2 ? n_groups[w] - 1 : NEXT() % n_groups[w];
+
+			for (k = 0; k < n; k++)
+				if (r[k].ip == ip && r[k].depth == depth)
+					break;
+			if (k == n)
+				n++;
+			r[k] = (struct ref_route){ ip, depth, target };
+			assert_int_equal(aifab_fib_route4_add(f, ip, depth,
+							      target), 0);
+		}
+		for (i = 0; i < 100; i++) {
+			for (k = 0; k < RTE_DIM(ips); k++)
+				ips[k] = NEXT() & 0x0F0F0F0Fu;
+			aifab_fib_lookup4_bulk(f, ips, got, RTE_DIM(ips));
+			for (k = 0; k < RTE_DIM(ips); k++)
+				assert_int_equal(got[k],
+						 ref_lookup(r, n, ips[k]));
+		}
+		assert_int_equal(aifab_fib_route6_add(f, a6, 128,
+						      n_groups[w] - 1), 0);
+		aifab_fib_lookup6_bulk(f, &a6, &t6, 1);
+		assert_int_equal(t6, n_groups[w] - 1);
+		aifab_fib_free(f);
+	}
+#undef NEXT
+}
+
+/* A family sized 0 has no table: only its /0 is taken. */
+static void
+test_family_without_table(void **state)
+{
+	struct aifab_fib_params p = {
+		.name = "t_none", .socket_id = 0, .max_routes4 = 4,
+		.max_routes6 = 0, .max_nh = 1, .max_groups = 1,
+	};
+	struct aifab_fib *f = aifab_fib_create(&p);
+	uint8_t a6[16] = { 0xfd, [15] = 1 };
+	uint32_t t6;
+	uint16_t nh;
+	int g;
+
+	(void)state;
+	assert_non_null(f);
+	nh = (uint16_t)aifab_fib_nh_add(f, 0, &mac_a);
+	g = aifab_fib_group_add(f, &nh, 1);
+	aifab_fib_lookup6_bulk(f, &a6, &t6, 1);
+	assert_int_equal(t6, AIFAB_FIB_MISS);
+	assert_int_equal(aifab_fib_route6_add(f, a6, 64, (uint32_t)g),
+			 -ENOSPC);
+	assert_int_equal(aifab_fib_route6_add(f, a6, 0, (uint32_t)g), 0);
+	aifab_fib_lookup6_bulk(f, &a6, &t6, 1);
+	assert_int_equal(t6, (uint32_t)g);
+	assert_int_equal(lookup4(f, 0x0A000001), AIFAB_FIB_MISS);
+	aifab_fib_free(f);
+}
+
 int
 main(void)
 {
@@ -228,6 +325,8 @@ main(void)
 		cmocka_unit_test(test_ipv6),
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_random_vs_reference),
+		cmocka_unit_test(test_widths_vs_reference),
+		cmocka_unit_test(test_family_without_table),
 	};
 
 	return cmocka_run_group_tests(tests, unit_eal_up, unit_eal_down);
