@@ -27,7 +27,7 @@ SIZE=1048576
 COLLS=allreduce_ring,allreduce_hd
 MEM=
 bench_options "n:RANKS s:SIZE c:COLLS m:MEM" 21 "$@"
-[ -n "$MEM" ] || MEM=$(( RANKS >= 1024 ? 6144 : 2048 ))
+[ -n "$MEM" ] || MEM=$(( RANKS >= 1024 ? 2048 : 1024 ))
 BUILD=${AIFAB_BUILD:-$root/build}
 EXE=$BUILD/app/dpdk-aifab
 PY=/usr/bin/python3
