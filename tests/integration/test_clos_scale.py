@@ -61,7 +61,7 @@ HDR = 14 + 20 + 8 + 12 + 4        # Eth, IPv4, UDP, BTH, ICRC
 RETH, AETH, WIRE = 16, 4, 24      # WIRE: FCS 4 + preamble 8 + IFG 12
 CNP = HDR + 16                    # BTH opcode 0x81, 16 reserved bytes
 PFC = 60                          # MAC control frame, padded (no FCS)
-EAL_MB = 2048                     # 12 switches x one 64 MB LPM and queues
+EAL_MB = 2048                     # 12 switches x one rte_fib table (16 MiB at 1-byte next hops) and queues
 
 
 def check(ok, what, got=""):
