@@ -376,6 +376,7 @@ app_start(struct app *app, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot register the mbuf timestamp field");
 		return -1;
 	}
+	app->env.stamps_unread = app->args.capture_dir == NULL;
 	if (sw_on && app_start_switches(app, ids, (unsigned int)n, &gen_mask,
 					err, errlen) != 0)
 		return -1;

@@ -147,6 +147,11 @@ struct aifab_env {
 	 * the app's control loop (about every 100 ms, atomic byte stores);
 	 * workers read it once per poll. NULL: no NIC link state. */
 	const uint8_t *link_down;
+	/** Nothing reads the departure stamps a switch writes into the
+	 * mbuf's RX timestamp field (the app without --capture, whose TX
+	 * callbacks and ring taps are their only reader): the switch then
+	 * leaves the field alone. false (zeroed envs, tests): stamp. */
+	bool stamps_unread;
 };
 
 /** Port @p p is another pipeline's: the generator's or another switch's. */

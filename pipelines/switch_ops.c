@@ -98,6 +98,7 @@ sw_init(const struct aifab_env *env, unsigned int n_workers, char *err,
 					      NULL);
 	flag = rte_mbuf_dynflag_lookup(RTE_MBUF_DYNFLAG_RX_TIMESTAMP_NAME, NULL);
 	sw->ts_flag = flag >= 0 ? RTE_BIT64(flag) : 0;
+	sw->stamp = sw->ts_off >= 0 && !env->stamps_unread;
 	if (sw->virtual_time && sw_vt_setup(sw, err, errlen) != 0)
 		goto fail;
 	sw->w = rte_zmalloc_socket("aifab_switch_w", sizeof(*sw->w) * n_workers,

@@ -243,6 +243,9 @@ struct sw {
 	uint64_t hz;                   /* clock rate of `now` */
 	int ts_off;                    /* mbuf timestamp dynfield, or -1 */
 	uint64_t ts_flag;
+	/* departure stamps into that field: it exists and something reads
+	 * them (env stamps_unread: the app without --capture) */
+	bool stamp;
 	struct aifab_qos_map map;
 	uint8_t trust[AIFAB_SW_MAX_PORTS];
 	uint8_t lossless;              /* TC mask */

@@ -75,14 +75,15 @@ sw_tx_flush(struct sw *sw, struct sw_worker *wk, uint16_t port)
 	tb->n = 0;
 }
 
-/* Queue for TX, stamping the departure time @p ns (captures read it). */
+/* Queue for TX, stamping the departure time @p ns (captures read it;
+ * without one, sw->stamp is off and the field is left as it is). */
 static inline void
 sw_tx(struct sw *sw, struct sw_worker *wk, uint16_t port, struct rte_mbuf *m,
       uint64_t ns)
 {
 	struct sw_txbuf *tb = &wk->tx[port];
 
-	if (sw->ts_off >= 0) {
+	if (sw->stamp) {
 		*RTE_MBUF_DYNFIELD(m, sw->ts_off, uint64_t *) = ns;
 		m->ol_flags |= sw->ts_flag;
 	}
@@ -359,27 +360,39 @@ sw_port_dequeue_ref(struct sw *sw, struct sw_worker *wk, uint16_t port,
  * the scheduler would pick @p tc again with nothing else changed: a
  * strict TC (the highest ready one stays so while it has packets), or a
  * DWRR TC whose deficit covers its next head (charged here as
- * dwrr_next() would); while the shaper is ready and the TX buffer has
- * room. Whatever ends the run leaves the scheduler and shaper as the
- * per-packet loop (sw_port_dequeue_ref()) would have them there, so the
- * caller's next aifab_qos_sched_next() goes on exactly. The pointers go
+ * dwrr_next() would), or whatever its head when it is the only DWRR TC
+ * ready (it gets the quanta dwrr_next()'s rounds would give it); while
+ * the shaper is ready and the TX buffer has room. Whatever ends the run
+ * leaves the scheduler and shaper as the per-packet loop
+ * (sw_port_dequeue_ref()) would have them there, so the caller's next
+ * aifab_qos_sched_next() goes on exactly. The pointers go
  * from the FIFO's ring straight into the TX buffer; the FIFO's bytes,
  * the buffer's cells, the ingress port's PFC bytes and the counters are
  * accounted once per run (see sw_release_run()).
  */
 static __rte_always_inline void
 sw_take_run(struct sw *sw, struct sw_worker *wk, uint16_t port, uint8_t tc,
-	    uint32_t head[AIFAB_QOS_N_TC])
+	    uint8_t eligible, uint32_t head[AIFAB_QOS_N_TC])
 {
 	struct sw_egress *eg = &wk->eg[port];
 	struct aifab_qos_fifo *f = eg->q[tc];
 	const struct aifab_qos_shaper_cfg *shc = &sw->shaper[port];
-	struct aifab_qos_shaper sh = eg->shaper;
+	/* The shaper is ready (the caller checked): it stays so while
+	 * cost x (the wire bytes taken) <= avail. */
+	uint64_t cost = shc->cost;
+	uint64_t avail = (uint64_t)(eg->shaper.tokens - shc->ready);
+	int64_t tokens;
 	struct sw_txbuf *tb = &wk->tx[port];
 	struct rte_mbuf **out = &tb->pkts[tb->n];
 	int32_t deficit = eg->sched.deficit[tc];
 	bool strict = (sw->sched.strict_mask >> tc) & 1;
-	int ts_off = sw->ts_off;
+	/* The only DWRR TC ready (no strict one is, or it would have been
+	 * picked): when its deficit runs short, dwrr_next() would come
+	 * round to it again and again, a quantum each time, and pick it. */
+	bool alone = (eg->nonempty & eligible & sw->sched.dwrr_mask) ==
+		(1u << tc);
+	int32_t quantum = (int32_t)sw->sched.quantum[tc];
+	int ts_off = sw->stamp ? sw->ts_off : -1;
 	uint32_t h = f->head, max, n = 0, len, bytes = 0, cells = 0;
 	struct rte_mbuf *m = f->slot[h & f->mask];
 	uint32_t meta = m->hash.usr;
@@ -396,25 +409,37 @@ sw_take_run(struct sw *sw, struct sw_worker *wk, uint16_t port, uint8_t tc,
 		bytes += len;
 		cells += SW_CELLS(len);
 		one_meta &= m->hash.usr == meta;
-		aifab_qos_shaper_consume(shc, &sh, len);
-		if (n == max || !aifab_qos_shaper_ready(shc, &sh))
+		if (n == max || ((uint64_t)bytes +
+				 (uint64_t)n * AIFAB_QOS_WIRE_OVERHEAD) * cost >
+				avail)
 			break;
 		m = f->slot[(h + n) & f->mask];
 		if (!strict) {
 			uint32_t next = m->pkt_len + AIFAB_QOS_WIRE_OVERHEAD;
 
-			if ((int64_t)deficit < next)
-				break;
+			if ((int64_t)deficit < next) {
+				if (!alone)
+					break;
+				do
+					deficit += quantum;
+				while ((int64_t)deficit < next);
+			}
 			deficit -= (int32_t)next;
 		}
 	}
 	eg->sched.deficit[tc] = deficit;
-	eg->shaper = sh;
+	/* aifab_qos_shaper_consume() per frame: only the last can take the
+	 * tokens below -depth (that ends the run), so clamp once */
+	tokens = eg->shaper.tokens - (int64_t)(((uint64_t)bytes + (uint64_t)n *
+			AIFAB_QOS_WIRE_OVERHEAD) * cost);
+	eg->shaper.tokens = RTE_MAX(tokens, -shc->depth);
 	f->head = h + n;
 	f->bytes -= bytes;
 	if (f->head == f->tail)
 		eg->nonempty &= (uint8_t)~(1u << tc);
-	head[tc] = aifab_qos_fifo_head_len(f) + AIFAB_QOS_WIRE_OVERHEAD;
+	if (!strict) /* DWRR's next charge; a strict TC needs none */
+		head[tc] = aifab_qos_fifo_head_len(f) +
+			AIFAB_QOS_WIRE_OVERHEAD;
 	sw_release_run(sw, wk, port, out, n, one_meta, bytes, cells);
 	SW_ADD_TC(wk, sw_st_tc_tx_pkts, port, tc, n);
 	SW_ADD_TC(wk, sw_st_tc_tx_bytes, port, tc, bytes);
@@ -434,6 +459,7 @@ sw_port_dequeue(struct sw *sw, struct sw_worker *wk, uint16_t port,
 	struct sw_egress *eg = &wk->eg[port];
 	const struct aifab_qos_shaper_cfg *shc = &sw->shaper[port];
 	uint32_t head[AIFAB_QOS_N_TC];
+	unsigned int m;
 	uint8_t tc;
 	int pick;
 
@@ -443,16 +469,22 @@ sw_port_dequeue(struct sw *sw, struct sw_worker *wk, uint16_t port,
 	}
 	aifab_qos_shaper_update(shc, &eg->shaper, now);
 	/* The queues' head lengths, read once per pass: a dequeue changes
-	 * only its own TC's head (nothing is enqueued during the pass). */
-	for (tc = 0; tc < AIFAB_QOS_N_TC; tc++)
+	 * only its own TC's head (nothing is enqueued during the pass).
+	 * DWRR reads only those of ready TCs of its own: just those (each
+	 * FIFO is a line, and a page, of its own). */
+	memset(head, 0, sizeof(head));
+	for (m = eg->nonempty & eligible & sw->sched.dwrr_mask; m != 0;
+	     m &= m - 1) {
+		tc = (uint8_t)__builtin_ctz(m);
 		head[tc] = aifab_qos_fifo_head_len(eg->q[tc]) +
 			AIFAB_QOS_WIRE_OVERHEAD;
+	}
 	while (eg->nonempty != 0 && aifab_qos_shaper_ready(shc, &eg->shaper)) {
 		pick = aifab_qos_sched_next(&sw->sched, &eg->sched,
 					    eg->nonempty, eligible, head);
 		if (pick < 0)
 			break;
-		sw_take_run(sw, wk, port, (uint8_t)pick, head);
+		sw_take_run(sw, wk, port, (uint8_t)pick, eligible, head);
 	}
 }
 

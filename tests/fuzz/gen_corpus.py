@@ -450,6 +450,18 @@ def seeds_switch_diff():
     out = seeds_switch()
     for s in seeds_switch()[:2]:
         out.append(bytes([4]) + s[1:])
+    # egress runs (switch_tx.c sw_take_run): 20 frames for p2 in one poll
+    # of one DWRR TC (a lone TC's run through several quanta), then of
+    # two (their runs end on the deficit, in turn)
+    for v in (0, 2):
+        for mix in (False, True):
+            s = bytes([v])
+            for i in range(20):
+                dscp = 0 if mix and i % 2 else 26
+                s += rec_switch(0, roce4(0, NBR_IP4[2], 0x07, i,
+                                         b"q" * 1400, dscp=dscp),
+                                poll=i == 19)
+            out.append(s)
     return out
 
 
