@@ -78,21 +78,23 @@ set_has(const uint64_t *b, unsigned int i)
 	return (b[i >> 6] >> (i & 63)) & 1;
 }
 
+/* Slot sets over their first @p nw words (the slots that exist). */
 static inline void
-slots_or(struct vc_slots *d, const struct vc_slots *s)
+slots_or(struct vc_slots *d, const struct vc_slots *s, unsigned int nw)
 {
 	unsigned int k;
 
-	for (k = 0; k < VC_SLOT_WORDS; k++)
+	for (k = 0; k < nw; k++)
 		d->b[k] |= s->b[k];
 }
 
 static inline bool
-slots_meet(const struct vc_slots *a, const struct vc_slots *b)
+slots_meet(const struct vc_slots *a, const struct vc_slots *b,
+	   unsigned int nw)
 {
 	unsigned int k;
 
-	for (k = 0; k < VC_SLOT_WORDS; k++)
+	for (k = 0; k < nw; k++)
 		if (a->b[k] & b->b[k])
 			return true;
 	return false;
@@ -121,6 +123,8 @@ struct vc_wire {
 	struct vc_slots readers;    /* slots polling port `to` */
 	struct aifab_port_tap *tap; /* port `from`'s, one per TX queue */
 	uint16_t n_tap;
+	unsigned int idx;           /* in vc->wire */
+	struct app_vclock *vc;
 	struct vc_frame *fifo;      /* VC_FIFO frames */
 };
 
@@ -143,6 +147,8 @@ struct app_vclock {
 	uint64_t steps, hops;       /* loop steps, frames delivered */
 	uint64_t cpu0, cpu1;        /* the thread's CPU ns: first step, stop */
 	unsigned int n_wires, n_slots;
+	unsigned int n_words;       /* words of the wire sets in use */
+	unsigned int n_swords;      /* words of the slot sets in use */
 	bool mapped;                /* readers/writers known (first step) */
 	uint64_t busy[VC_WIRE_WORDS]; /* wires with a frame in the FIFO or RX
 				       ring */
@@ -232,6 +238,8 @@ app_vclock_new(const struct aifab_env *env, const struct aifab_profile *prof,
 		wi->to_owner = env->ports[peer].gen_owned ? APP_VC_OWNER_GEN :
 			(int)prof->ports[peer].sw;
 		wi->ser.mbps = RTE_MAX(env->ports[i].speed_mbps, 1u);
+		wi->idx = vc->n_wires - 1;
+		wi->vc = vc;
 		wi->tap = env->ports[i].tap;
 		wi->n_tap = wi->tap != NULL ? env->ports[i].nb_txq : 0;
 		for (q = 0; q < wi->n_tap; q++) {
@@ -245,6 +253,9 @@ app_vclock_new(const struct aifab_env *env, const struct aifab_profile *prof,
 			RTE_MAX(prof->ports[i].cable_m, prof->ports[peer].cable_m);
 		fastest = RTE_MAX(fastest, wi->ser.mbps);
 	}
+	/* The wire sets' words a step looks at: those of real wires (the
+	 * demo has 16 of AIFAB_MAX_PORTS), not the whole bitmaps. */
+	vc->n_words = (vc->n_wires + 63) / 64;
 	/* A 1 KB frame at the fastest port. */
 	vc->fallback_ns = fastest ? RTE_MAX(8192000ull / fastest, 1ull) : 1000;
 	return vc;
@@ -344,13 +355,25 @@ slots_of_owner(const struct app_vclock *vc, int owner, struct vc_slots *m)
 		set_add(m->b, i);
 }
 
+static uint16_t wire_put(void *arg, struct rte_mbuf **pkts, uint16_t n);
+
+/* At the first step: who reads each wire; from now on a port's transmit
+ * puts its frames on its wire at once (wire_put()). */
 static void
 vc_map(struct app_vclock *vc)
 {
-	unsigned int i;
+	unsigned int i, q;
 
-	for (i = 0; i < vc->n_wires; i++)
-		slots_of_owner(vc, vc->wire[i].to_owner, &vc->wire[i].readers);
+	for (i = 0; i < vc->n_wires; i++) {
+		struct vc_wire *wi = &vc->wire[i];
+
+		slots_of_owner(vc, wi->to_owner, &wi->readers);
+		for (q = 0; q < wi->n_tap; q++) {
+			wi->tap[q].wire = wi;
+			wi->tap[q].put = wire_put;
+		}
+	}
+	vc->n_swords = (vc->n_slots + 63) / 64;
 	vc->mapped = true;
 }
 
@@ -377,6 +400,37 @@ wire_take(struct vc_wire *wi, uint64_t now)
 		wi->head_at = wi->fifo[wi->head & (VC_FIFO - 1)].at;
 	/* A full FIFO leaves frames in the TX ring: take them next step. */
 	wi->tx_left = wi->tail - wi->head == VC_FIFO;
+}
+
+/*
+ * A port's transmit during a poll (aifab_port_ring_tx()): the frames go on
+ * the wire now, with the arrival wire_take() would give them after the
+ * polls (the same `now`, the same order: the wire's serialization sees
+ * the same frames in the same sequence), without the TX ring's round
+ * trip. Behind frames still in the TX ring (a full FIFO before) and
+ * beyond the FIFO's room they go into the ring, taken as before.
+ */
+static uint16_t
+wire_put(void *arg, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct vc_wire *wi = arg;
+	struct app_vclock *vc = wi->vc;
+	unsigned int k, room;
+
+	if (unlikely(wi->tx_left || !rte_ring_empty(wi->tx)))
+		return 0;
+	room = RTE_MIN(VC_FIFO - (wi->tail - wi->head), (unsigned int)n);
+	for (k = 0; k < room; k++) {
+		struct vc_frame *f = &wi->fifo[wi->tail++ & (VC_FIFO - 1)];
+
+		f->m = pkts[k];
+		f->at = wire_send(wi, vc->now, pkts[k]->pkt_len);
+	}
+	if (room != 0) {
+		wi->head_at = wi->fifo[wi->head & (VC_FIFO - 1)].at;
+		set_add(vc->busy, wi->idx);
+	}
+	return (uint16_t)room;
 }
 
 /* Frames that have arrived by @p now go to the receiver's RX ring, in
@@ -434,7 +488,7 @@ vc_next(struct app_vclock *vc)
 	uint64_t t = UINT64_MAX, m;
 	unsigned int i, k;
 
-	for (k = 0; k < VC_WIRE_WORDS; k++)
+	for (k = 0; k < vc->n_words; k++)
 		for (m = vc->busy[k]; m != 0; m &= m - 1)
 			t = RTE_MIN(t, wire_next(vc, &vc->wire[k * 64 +
 						 __builtin_ctzll(m)]));
@@ -476,14 +530,14 @@ app_vclock_step(struct app_vclock *vc)
 	vc->now = RTE_MAX(t, vc->now);
 	vc->steps++;
 	poll = vc->every;
-	for (j = 0; j < VC_WIRE_WORDS; j++)
+	for (j = 0; j < vc->n_words; j++)
 		for (m = vc->busy[j]; m != 0; m &= m - 1) {
 			struct vc_wire *wi =
 				&vc->wire[j * 64 + __builtin_ctzll(m)];
 
 			vc->hops += wire_deliver(wi, vc->now);
 			if (wi->rx_in > 0)
-				slots_or(&poll, &wi->readers);
+				slots_or(&poll, &wi->readers, vc->n_swords);
 		}
 	for (i = 0; i < vc->n_slots; i++) {
 		struct vc_slot *s = &vc->slot[i];
@@ -513,7 +567,7 @@ app_vclock_step(struct app_vclock *vc)
 		aifab_stats_account(vc->lblk, c - start, k);
 	/* The wires to look at: the busy ones (frames to read, frames on
 	 * the wire, a full FIFO) and those written to during the polls. */
-	for (j = 0; j < VC_WIRE_WORDS; j++) {
+	for (j = 0; j < vc->n_words; j++) {
 		uint64_t sent = vc->sent[j];
 
 		m = vc->busy[j] | sent;
@@ -526,7 +580,8 @@ app_vclock_step(struct app_vclock *vc)
 
 			i = j * 64 + __builtin_ctzll(m);
 			wi = &vc->wire[i];
-			if (wi->rx_in > 0 && slots_meet(&wi->readers, &poll))
+			if (wi->rx_in > 0 && slots_meet(&wi->readers, &poll,
+						     vc->n_swords))
 				wi->rx_in = rte_ring_count(wi->rx);
 			if (wi->tx_left || ((sent >> (i & 63)) & 1))
 				wire_take(wi, vc->now);
@@ -570,8 +625,11 @@ app_vclock_free(struct app_vclock *vc)
 		struct vc_wire *wi = &vc->wire[i];
 		unsigned int q;
 
-		for (q = 0; q < wi->n_tap; q++)
+		for (q = 0; q < wi->n_tap; q++) {
 			wi->tap[q].mark = NULL;
+			wi->tap[q].put = NULL;
+			wi->tap[q].wire = NULL;
+		}
 		while (wi->head != wi->tail)
 			rte_pktmbuf_free(wi->fifo[wi->head++ &
 						  (VC_FIFO - 1)].m);

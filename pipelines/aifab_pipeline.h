@@ -77,6 +77,13 @@ struct aifab_port_tap {
 	 * clock visits the wires that were written to, not every wire. */
 	uint64_t *mark;
 	uint64_t mark_bit;
+	/** The whole-process virtual clock's wire (NULL put: none): a burst
+	 * goes straight onto the wire, as if the clock took it from the TX
+	 * ring at once (what it would do after this step's polls); what
+	 * put() does not take (the wire's FIFO full, or frames already
+	 * waiting in the ring) goes into the ring as before. */
+	uint16_t (*put)(void *wire, struct rte_mbuf **pkts, uint16_t n);
+	void *wire;
 };
 
 /** Port @p rt is an in-memory ring, not an ethdev. */
