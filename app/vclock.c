@@ -125,6 +125,7 @@ struct vc_wire {
 	uint16_t n_tap;
 	unsigned int idx;           /* in vc->wire */
 	struct app_vclock *vc;
+	struct aifab_port_tap *rx_tap; /* port `to`'s tap[0]: its RX mark */
 	struct vc_frame *fifo;      /* VC_FIFO frames */
 };
 
@@ -240,6 +241,7 @@ app_vclock_new(const struct aifab_env *env, const struct aifab_profile *prof,
 		wi->ser.mbps = RTE_MAX(env->ports[i].speed_mbps, 1u);
 		wi->idx = vc->n_wires - 1;
 		wi->vc = vc;
+		wi->rx_tap = env->ports[peer].tap;
 		wi->tap = env->ports[i].tap;
 		wi->n_tap = wi->tap != NULL ? env->ports[i].nb_txq : 0;
 		for (q = 0; q < wi->n_tap; q++) {
@@ -368,6 +370,8 @@ vc_map(struct app_vclock *vc)
 		struct vc_wire *wi = &vc->wire[i];
 
 		slots_of_owner(vc, wi->to_owner, &wi->readers);
+		if (wi->rx_tap != NULL)
+			wi->rx_tap->rx_marked = true;
 		for (q = 0; q < wi->n_tap; q++) {
 			wi->tap[q].wire = wi;
 			wi->tap[q].put = wire_put;
@@ -457,6 +461,8 @@ wire_deliver(struct vc_wire *wi, uint64_t now)
 	}
 	wi->rx_in += n;
 	wi->rx_delivered = wi->rx_in;
+	if (n != 0 && wi->rx_tap != NULL && wi->rx_tap->rx_mark != NULL)
+		*wi->rx_tap->rx_mark |= wi->rx_tap->rx_mark_bit;
 	return n;
 }
 
@@ -630,6 +636,8 @@ app_vclock_free(struct app_vclock *vc)
 			wi->tap[q].put = NULL;
 			wi->tap[q].wire = NULL;
 		}
+		if (wi->rx_tap != NULL)
+			wi->rx_tap->rx_marked = false;
 		while (wi->head != wi->tail)
 			rte_pktmbuf_free(wi->fifo[wi->head++ &
 						  (VC_FIFO - 1)].m);
