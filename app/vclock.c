@@ -44,6 +44,7 @@
 #include "app.h"
 
 #define VC_FIFO 8192u           /* frames in flight per wire direction */
+#define VC_FIFO_MIN 64u         /* the FIFO's first window (it grows) */
 #define VC_BURST 64u            /* frames taken off a TX ring at a time */
 #define VC_WIRE_EXTRA 24u       /* FCS, preamble, inter-frame gap */
 #define VC_NS_PER_M 5u          /* light in a cable */
@@ -114,6 +115,8 @@ struct vc_wire {
 	struct app_serial ser;      /* the sender's transmitter */
 	uint64_t prop_ns;
 	uint32_t head, tail;        /* fifo[head & mask] .. tail */
+	uint32_t mask;              /* window - 1: the slots in use, doubled
+				       (fifo_grow()) up to VC_FIFO when full */
 	unsigned int rx_in;         /* frames in the RX ring: after delivery,
 				       then after its reader's poll */
 	unsigned int rx_delivered;  /* rx_in right after delivery */
@@ -126,7 +129,7 @@ struct vc_wire {
 	unsigned int idx;           /* in vc->wire */
 	struct app_vclock *vc;
 	struct aifab_port_tap *rx_tap; /* port `to`'s tap[0]: its RX mark */
-	struct vc_frame *fifo;      /* VC_FIFO frames */
+	struct vc_frame *fifo;      /* VC_FIFO frames (mask + 1 in use) */
 };
 
 struct vc_slot {
@@ -230,6 +233,7 @@ app_vclock_new(const struct aifab_env *env, const struct aifab_profile *prof,
 		if (wi->fifo == NULL)
 			goto nomem;
 		wi->head_at = UINT64_MAX;
+		wi->mask = VC_FIFO_MIN - 1;
 		wi->tx = tx;
 		wi->rx = rx;
 		wi->from = (uint16_t)i;
@@ -381,6 +385,28 @@ vc_map(struct app_vclock *vc)
 	vc->mapped = true;
 }
 
+/*
+ * The FIFO holds up to VC_FIFO frames, but a wire has a few in flight:
+ * frames live in a window of the first mask + 1 slots (slot i & mask), so
+ * the loop touches a kilobyte per wire, not 128 KB. A full window doubles
+ * in place: slot i & mask either stays or (bit mask + 1 of i set) moves
+ * to the new upper half, empty until now.
+ */
+static inline struct vc_frame *
+fifo_push(struct vc_wire *wi)
+{
+	if (unlikely(wi->tail - wi->head > wi->mask)) {
+		uint32_t i, half = wi->mask + 1;
+
+		for (i = wi->head; i != wi->tail; i++)
+			if (i & half)
+				wi->fifo[(i & wi->mask) + half] =
+					wi->fifo[i & wi->mask];
+		wi->mask = 2 * half - 1;
+	}
+	return &wi->fifo[wi->tail++ & wi->mask];
+}
+
 /* What the sender transmitted during this step's polls goes on the wire. */
 static void
 wire_take(struct vc_wire *wi, uint64_t now)
@@ -393,15 +419,14 @@ wire_take(struct vc_wire *wi, uint64_t now)
 		n = room == 0 ? 0 : rte_ring_sc_dequeue_burst(wi->tx,
 						(void **)m, room, NULL);
 		for (k = 0; k < n; k++) {
-			struct vc_frame *f =
-				&wi->fifo[wi->tail++ & (VC_FIFO - 1)];
+			struct vc_frame *f = fifo_push(wi);
 
 			f->m = m[k];
 			f->at = wire_send(wi, now, m[k]->pkt_len);
 		}
 	} while (n == VC_BURST);
 	if (wi->head != wi->tail)
-		wi->head_at = wi->fifo[wi->head & (VC_FIFO - 1)].at;
+		wi->head_at = wi->fifo[wi->head & wi->mask].at;
 	/* A full FIFO leaves frames in the TX ring: take them next step. */
 	wi->tx_left = wi->tail - wi->head == VC_FIFO;
 }
@@ -421,17 +446,21 @@ wire_put(void *arg, struct rte_mbuf **pkts, uint16_t n)
 	struct app_vclock *vc = wi->vc;
 	unsigned int k, room;
 
-	if (unlikely(wi->tx_left || !rte_ring_empty(wi->tx)))
+	/* Frames wait in the TX ring only after a full FIFO (tx_left) or a
+	 * transmit put could not take (the ring port's mark, in `sent`),
+	 * both cleared by the wire_take() that empties it. */
+	if (unlikely(wi->tx_left ||
+		     ((vc->sent[wi->idx >> 6] >> (wi->idx & 63)) & 1)))
 		return 0;
 	room = RTE_MIN(VC_FIFO - (wi->tail - wi->head), (unsigned int)n);
 	for (k = 0; k < room; k++) {
-		struct vc_frame *f = &wi->fifo[wi->tail++ & (VC_FIFO - 1)];
+		struct vc_frame *f = fifo_push(wi);
 
 		f->m = pkts[k];
 		f->at = wire_send(wi, vc->now, pkts[k]->pkt_len);
 	}
 	if (room != 0) {
-		wi->head_at = wi->fifo[wi->head & (VC_FIFO - 1)].at;
+		wi->head_at = wi->fifo[wi->head & wi->mask].at;
 		set_add(vc->busy, wi->idx);
 	}
 	return (uint16_t)room;
@@ -449,13 +478,13 @@ wire_deliver(struct vc_wire *wi, uint64_t now)
 		uint32_t h = wi->head;
 
 		for (k = 0; k < VC_BURST && h != wi->tail &&
-		     wi->fifo[h & (VC_FIFO - 1)].at <= now; k++, h++)
-			m[k] = wi->fifo[h & (VC_FIFO - 1)].m;
+		     wi->fifo[h & wi->mask].at <= now; k++, h++)
+			m[k] = wi->fifo[h & wi->mask].m;
 		put = rte_ring_sp_enqueue_burst(wi->rx, (void **)m, k, NULL);
 		wi->head += put;
 		n += put;
 		wi->head_at = wi->head != wi->tail ?
-			wi->fifo[wi->head & (VC_FIFO - 1)].at : UINT64_MAX;
+			wi->fifo[wi->head & wi->mask].at : UINT64_MAX;
 		if (put < k)
 			break;  /* the RX ring is full */
 	}
@@ -639,8 +668,7 @@ app_vclock_free(struct app_vclock *vc)
 		if (wi->rx_tap != NULL)
 			wi->rx_tap->rx_marked = false;
 		while (wi->head != wi->tail)
-			rte_pktmbuf_free(wi->fifo[wi->head++ &
-						  (VC_FIFO - 1)].m);
+			rte_pktmbuf_free(wi->fifo[wi->head++ & wi->mask].m);
 		free(wi->fifo);
 	}
 	free(vc);
