@@ -14,8 +14,10 @@
  * clock jumps to the earliest of every wire's next arrival and every
  * pipeline's next_event(); arrivals due are delivered (wires in port
  * order, each in time order), the workers with something to do are polled
- * in their order, what they sent (the wires whose TX ring a poll wrote
- * to) is taken onto the wires. A worker has
+ * in their order; what they send goes onto the wires during the polls
+ * (wire_put(), with the arrival the end of the step would give it), or,
+ * behind frames a full FIFO left in a TX ring, is taken from the ring
+ * after them. A worker has
  * something to do when a frame waits in one of its RX rings, when its
  * next_event() is not "never" (it may act at any poll: a token bucket,
  * a pace), or when it has no next_event op. A worker whose next_event()
@@ -116,7 +118,7 @@ struct vc_wire {
 	uint64_t prop_ns;
 	uint32_t head, tail;        /* fifo[head & mask] .. tail */
 	uint32_t mask;              /* window - 1: the slots in use, doubled
-				       (fifo_grow()) up to VC_FIFO when full */
+				       (fifo_push()) up to VC_FIFO when full */
 	unsigned int rx_in;         /* frames in the RX ring: after delivery,
 				       then after its reader's poll */
 	unsigned int rx_delivered;  /* rx_in right after delivery */
