@@ -504,7 +504,8 @@ interval(struct app_stats *s, uint64_t now, bool show)
 	dt = (double)(now - s->set[0].cur->tsc) / (double)s->hz;
 	read_all(s, now);
 	if (s->gen != NULL) {
-		aifab_gen_summary(s->gen, &g);
+		/* no latency: nothing of an interval shows it */
+		aifab_gen_summary_lat(s->gen, &g, false);
 		gen_sample(s, t, &g);
 	}
 	if (s->args->prometheus != NULL) {

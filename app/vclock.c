@@ -14,8 +14,10 @@
  * clock jumps to the earliest of every wire's next arrival and every
  * pipeline's next_event(); arrivals due are delivered (wires in port
  * order, each in time order), the workers with something to do are polled
- * in their order, what they sent (the wires whose TX ring a poll wrote
- * to) is taken onto the wires. A worker has
+ * in their order; what they send goes onto the wires during the polls
+ * (wire_put(), with the arrival the end of the step would give it), or,
+ * behind frames a full FIFO left in a TX ring, is taken from the ring
+ * after them. A worker has
  * something to do when a frame waits in one of its RX rings, when its
  * next_event() is not "never" (it may act at any poll: a token bucket,
  * a pace), or when it has no next_event op. A worker whose next_event()
@@ -44,6 +46,7 @@
 #include "app.h"
 
 #define VC_FIFO 8192u           /* frames in flight per wire direction */
+#define VC_FIFO_MIN 64u         /* the FIFO's first window (it grows) */
 #define VC_BURST 64u            /* frames taken off a TX ring at a time */
 #define VC_WIRE_EXTRA 24u       /* FCS, preamble, inter-frame gap */
 #define VC_NS_PER_M 5u          /* light in a cable */
@@ -78,21 +81,23 @@ set_has(const uint64_t *b, unsigned int i)
 	return (b[i >> 6] >> (i & 63)) & 1;
 }
 
+/* Slot sets over their first @p nw words (the slots that exist). */
 static inline void
-slots_or(struct vc_slots *d, const struct vc_slots *s)
+slots_or(struct vc_slots *d, const struct vc_slots *s, unsigned int nw)
 {
 	unsigned int k;
 
-	for (k = 0; k < VC_SLOT_WORDS; k++)
+	for (k = 0; k < nw; k++)
 		d->b[k] |= s->b[k];
 }
 
 static inline bool
-slots_meet(const struct vc_slots *a, const struct vc_slots *b)
+slots_meet(const struct vc_slots *a, const struct vc_slots *b,
+	   unsigned int nw)
 {
 	unsigned int k;
 
-	for (k = 0; k < VC_SLOT_WORDS; k++)
+	for (k = 0; k < nw; k++)
 		if (a->b[k] & b->b[k])
 			return true;
 	return false;
@@ -112,6 +117,8 @@ struct vc_wire {
 	struct app_serial ser;      /* the sender's transmitter */
 	uint64_t prop_ns;
 	uint32_t head, tail;        /* fifo[head & mask] .. tail */
+	uint32_t mask;              /* window - 1: the slots in use, doubled
+				       (fifo_push()) up to VC_FIFO when full */
 	unsigned int rx_in;         /* frames in the RX ring: after delivery,
 				       then after its reader's poll */
 	unsigned int rx_delivered;  /* rx_in right after delivery */
@@ -121,7 +128,10 @@ struct vc_wire {
 	struct vc_slots readers;    /* slots polling port `to` */
 	struct aifab_port_tap *tap; /* port `from`'s, one per TX queue */
 	uint16_t n_tap;
-	struct vc_frame *fifo;      /* VC_FIFO frames */
+	unsigned int idx;           /* in vc->wire */
+	struct app_vclock *vc;
+	struct aifab_port_tap *rx_tap; /* port `to`'s tap[0]: its RX mark */
+	struct vc_frame *fifo;      /* VC_FIFO frames (mask + 1 in use) */
 };
 
 struct vc_slot {
@@ -143,6 +153,8 @@ struct app_vclock {
 	uint64_t steps, hops;       /* loop steps, frames delivered */
 	uint64_t cpu0, cpu1;        /* the thread's CPU ns: first step, stop */
 	unsigned int n_wires, n_slots;
+	unsigned int n_words;       /* words of the wire sets in use */
+	unsigned int n_swords;      /* words of the slot sets in use */
 	bool mapped;                /* readers/writers known (first step) */
 	uint64_t busy[VC_WIRE_WORDS]; /* wires with a frame in the FIFO or RX
 				       ring */
@@ -223,6 +235,7 @@ app_vclock_new(const struct aifab_env *env, const struct aifab_profile *prof,
 		if (wi->fifo == NULL)
 			goto nomem;
 		wi->head_at = UINT64_MAX;
+		wi->mask = VC_FIFO_MIN - 1;
 		wi->tx = tx;
 		wi->rx = rx;
 		wi->from = (uint16_t)i;
@@ -232,6 +245,9 @@ app_vclock_new(const struct aifab_env *env, const struct aifab_profile *prof,
 		wi->to_owner = env->ports[peer].gen_owned ? APP_VC_OWNER_GEN :
 			(int)prof->ports[peer].sw;
 		wi->ser.mbps = RTE_MAX(env->ports[i].speed_mbps, 1u);
+		wi->idx = vc->n_wires - 1;
+		wi->vc = vc;
+		wi->rx_tap = env->ports[peer].tap;
 		wi->tap = env->ports[i].tap;
 		wi->n_tap = wi->tap != NULL ? env->ports[i].nb_txq : 0;
 		for (q = 0; q < wi->n_tap; q++) {
@@ -245,6 +261,9 @@ app_vclock_new(const struct aifab_env *env, const struct aifab_profile *prof,
 			RTE_MAX(prof->ports[i].cable_m, prof->ports[peer].cable_m);
 		fastest = RTE_MAX(fastest, wi->ser.mbps);
 	}
+	/* The wire sets' words a step looks at: those of real wires (the
+	 * demo has 16 of AIFAB_MAX_PORTS), not the whole bitmaps. */
+	vc->n_words = (vc->n_wires + 63) / 64;
 	/* A 1 KB frame at the fastest port. */
 	vc->fallback_ns = fastest ? RTE_MAX(8192000ull / fastest, 1ull) : 1000;
 	return vc;
@@ -344,14 +363,50 @@ slots_of_owner(const struct app_vclock *vc, int owner, struct vc_slots *m)
 		set_add(m->b, i);
 }
 
+static uint16_t wire_put(void *arg, struct rte_mbuf **pkts, uint16_t n);
+
+/* At the first step: who reads each wire; from now on a port's transmit
+ * puts its frames on its wire at once (wire_put()). */
 static void
 vc_map(struct app_vclock *vc)
 {
-	unsigned int i;
+	unsigned int i, q;
 
-	for (i = 0; i < vc->n_wires; i++)
-		slots_of_owner(vc, vc->wire[i].to_owner, &vc->wire[i].readers);
+	for (i = 0; i < vc->n_wires; i++) {
+		struct vc_wire *wi = &vc->wire[i];
+
+		slots_of_owner(vc, wi->to_owner, &wi->readers);
+		if (wi->rx_tap != NULL)
+			wi->rx_tap->rx_marked = true;
+		for (q = 0; q < wi->n_tap; q++) {
+			wi->tap[q].wire = wi;
+			wi->tap[q].put = wire_put;
+		}
+	}
+	vc->n_swords = (vc->n_slots + 63) / 64;
 	vc->mapped = true;
+}
+
+/*
+ * The FIFO holds up to VC_FIFO frames, but a wire has a few in flight:
+ * frames live in a window of the first mask + 1 slots (slot i & mask), so
+ * the loop touches a kilobyte per wire, not 128 KB. A full window doubles
+ * in place: slot i & mask either stays or (bit mask + 1 of i set) moves
+ * to the new upper half, empty until now.
+ */
+static inline struct vc_frame *
+fifo_push(struct vc_wire *wi)
+{
+	if (unlikely(wi->tail - wi->head > wi->mask)) {
+		uint32_t i, half = wi->mask + 1;
+
+		for (i = wi->head; i != wi->tail; i++)
+			if (i & half)
+				wi->fifo[(i & wi->mask) + half] =
+					wi->fifo[i & wi->mask];
+		wi->mask = 2 * half - 1;
+	}
+	return &wi->fifo[wi->tail++ & wi->mask];
 }
 
 /* What the sender transmitted during this step's polls goes on the wire. */
@@ -366,17 +421,51 @@ wire_take(struct vc_wire *wi, uint64_t now)
 		n = room == 0 ? 0 : rte_ring_sc_dequeue_burst(wi->tx,
 						(void **)m, room, NULL);
 		for (k = 0; k < n; k++) {
-			struct vc_frame *f =
-				&wi->fifo[wi->tail++ & (VC_FIFO - 1)];
+			struct vc_frame *f = fifo_push(wi);
 
 			f->m = m[k];
 			f->at = wire_send(wi, now, m[k]->pkt_len);
 		}
 	} while (n == VC_BURST);
 	if (wi->head != wi->tail)
-		wi->head_at = wi->fifo[wi->head & (VC_FIFO - 1)].at;
+		wi->head_at = wi->fifo[wi->head & wi->mask].at;
 	/* A full FIFO leaves frames in the TX ring: take them next step. */
 	wi->tx_left = wi->tail - wi->head == VC_FIFO;
+}
+
+/*
+ * A port's transmit during a poll (aifab_port_ring_tx()): the frames go on
+ * the wire now, with the arrival wire_take() would give them after the
+ * polls (the same `now`, the same order: the wire's serialization sees
+ * the same frames in the same sequence), without the TX ring's round
+ * trip. Behind frames still in the TX ring (a full FIFO before) and
+ * beyond the FIFO's room they go into the ring, taken as before.
+ */
+static uint16_t
+wire_put(void *arg, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct vc_wire *wi = arg;
+	struct app_vclock *vc = wi->vc;
+	unsigned int k, room;
+
+	/* Frames wait in the TX ring only after a full FIFO (tx_left) or a
+	 * transmit put could not take (the ring port's mark, in `sent`),
+	 * both cleared by the wire_take() that empties it. */
+	if (unlikely(wi->tx_left ||
+		     ((vc->sent[wi->idx >> 6] >> (wi->idx & 63)) & 1)))
+		return 0;
+	room = RTE_MIN(VC_FIFO - (wi->tail - wi->head), (unsigned int)n);
+	for (k = 0; k < room; k++) {
+		struct vc_frame *f = fifo_push(wi);
+
+		f->m = pkts[k];
+		f->at = wire_send(wi, vc->now, pkts[k]->pkt_len);
+	}
+	if (room != 0) {
+		wi->head_at = wi->fifo[wi->head & wi->mask].at;
+		set_add(vc->busy, wi->idx);
+	}
+	return (uint16_t)room;
 }
 
 /* Frames that have arrived by @p now go to the receiver's RX ring, in
@@ -391,18 +480,20 @@ wire_deliver(struct vc_wire *wi, uint64_t now)
 		uint32_t h = wi->head;
 
 		for (k = 0; k < VC_BURST && h != wi->tail &&
-		     wi->fifo[h & (VC_FIFO - 1)].at <= now; k++, h++)
-			m[k] = wi->fifo[h & (VC_FIFO - 1)].m;
+		     wi->fifo[h & wi->mask].at <= now; k++, h++)
+			m[k] = wi->fifo[h & wi->mask].m;
 		put = rte_ring_sp_enqueue_burst(wi->rx, (void **)m, k, NULL);
 		wi->head += put;
 		n += put;
 		wi->head_at = wi->head != wi->tail ?
-			wi->fifo[wi->head & (VC_FIFO - 1)].at : UINT64_MAX;
+			wi->fifo[wi->head & wi->mask].at : UINT64_MAX;
 		if (put < k)
 			break;  /* the RX ring is full */
 	}
 	wi->rx_in += n;
 	wi->rx_delivered = wi->rx_in;
+	if (n != 0 && wi->rx_tap != NULL && wi->rx_tap->rx_mark != NULL)
+		*wi->rx_tap->rx_mark |= wi->rx_tap->rx_mark_bit;
 	return n;
 }
 
@@ -434,7 +525,7 @@ vc_next(struct app_vclock *vc)
 	uint64_t t = UINT64_MAX, m;
 	unsigned int i, k;
 
-	for (k = 0; k < VC_WIRE_WORDS; k++)
+	for (k = 0; k < vc->n_words; k++)
 		for (m = vc->busy[k]; m != 0; m &= m - 1)
 			t = RTE_MIN(t, wire_next(vc, &vc->wire[k * 64 +
 						 __builtin_ctzll(m)]));
@@ -476,14 +567,14 @@ app_vclock_step(struct app_vclock *vc)
 	vc->now = RTE_MAX(t, vc->now);
 	vc->steps++;
 	poll = vc->every;
-	for (j = 0; j < VC_WIRE_WORDS; j++)
+	for (j = 0; j < vc->n_words; j++)
 		for (m = vc->busy[j]; m != 0; m &= m - 1) {
 			struct vc_wire *wi =
 				&vc->wire[j * 64 + __builtin_ctzll(m)];
 
 			vc->hops += wire_deliver(wi, vc->now);
 			if (wi->rx_in > 0)
-				slots_or(&poll, &wi->readers);
+				slots_or(&poll, &wi->readers, vc->n_swords);
 		}
 	for (i = 0; i < vc->n_slots; i++) {
 		struct vc_slot *s = &vc->slot[i];
@@ -513,7 +604,7 @@ app_vclock_step(struct app_vclock *vc)
 		aifab_stats_account(vc->lblk, c - start, k);
 	/* The wires to look at: the busy ones (frames to read, frames on
 	 * the wire, a full FIFO) and those written to during the polls. */
-	for (j = 0; j < VC_WIRE_WORDS; j++) {
+	for (j = 0; j < vc->n_words; j++) {
 		uint64_t sent = vc->sent[j];
 
 		m = vc->busy[j] | sent;
@@ -526,7 +617,8 @@ app_vclock_step(struct app_vclock *vc)
 
 			i = j * 64 + __builtin_ctzll(m);
 			wi = &vc->wire[i];
-			if (wi->rx_in > 0 && slots_meet(&wi->readers, &poll))
+			if (wi->rx_in > 0 && slots_meet(&wi->readers, &poll,
+						     vc->n_swords))
 				wi->rx_in = rte_ring_count(wi->rx);
 			if (wi->tx_left || ((sent >> (i & 63)) & 1))
 				wire_take(wi, vc->now);
@@ -570,11 +662,15 @@ app_vclock_free(struct app_vclock *vc)
 		struct vc_wire *wi = &vc->wire[i];
 		unsigned int q;
 
-		for (q = 0; q < wi->n_tap; q++)
+		for (q = 0; q < wi->n_tap; q++) {
 			wi->tap[q].mark = NULL;
+			wi->tap[q].put = NULL;
+			wi->tap[q].wire = NULL;
+		}
+		if (wi->rx_tap != NULL)
+			wi->rx_tap->rx_marked = false;
 		while (wi->head != wi->tail)
-			rte_pktmbuf_free(wi->fifo[wi->head++ &
-						  (VC_FIFO - 1)].m);
+			rte_pktmbuf_free(wi->fifo[wi->head++ & wi->mask].m);
 		free(wi->fifo);
 	}
 	free(vc);

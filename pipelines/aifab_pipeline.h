@@ -77,6 +77,21 @@ struct aifab_port_tap {
 	 * clock visits the wires that were written to, not every wire. */
 	uint64_t *mark;
 	uint64_t mark_bit;
+	/** The whole-process virtual clock's wire (NULL put: none): a burst
+	 * goes straight onto the wire, as if the clock took it from the TX
+	 * ring at once (what it would do after this step's polls); what
+	 * put() does not take (the wire's FIFO full, or frames already
+	 * waiting in the ring) goes into the ring as before. */
+	uint16_t (*put)(void *wire, struct rte_mbuf **pkts, uint16_t n);
+	void *wire;
+	/** Receive side (tap[0] of a ring port): its reader may ask to be
+	 * told when frames are put in its RX ring (@c rx_mark_bit set in
+	 * @c *rx_mark); the whole-process virtual clock, the RX ring's only
+	 * writer then, does so and says it with @c rx_marked (set before
+	 * any poll), so the reader polls only the rings it was told of. */
+	uint64_t *rx_mark;
+	uint64_t rx_mark_bit;
+	bool rx_marked;
 };
 
 /** Port @p rt is an in-memory ring, not an ethdev. */

@@ -326,6 +326,12 @@ void aifab_gen_rank_bytes(const void *st, uint64_t (*out)[AIFAB_GEN_RB_MAX]);
 /** Fill @p s (any lcore, after the run or while it runs, racy). */
 void aifab_gen_summary(const void *st, struct aifab_gen_summary *s);
 
+/** aifab_gen_summary(), the latency fields (lat_*) left 0 unless
+ * @p latency: merging every port's histogram is most of its cost on a
+ * large fabric, and the live statistics do not show latency. */
+void aifab_gen_summary_lat(const void *st, struct aifab_gen_summary *s,
+			   bool latency);
+
 /** Print an nccl-tests-style table (size count type redop time algbw busbw). */
 void aifab_gen_print_table(const void *st, FILE *f);
 

@@ -73,6 +73,27 @@ gen_started(struct gen_wk *wk, uint64_t tsc, uint64_t now)
 	return false;
 }
 
+/* Flush the ports whose queues may hold frames (in port order: those
+ * the loop over every port would find non-empty); forget the emptied. */
+static void
+flush_marked(struct gen_wk *wk, uint64_t now)
+{
+	const struct gen *g = wk->g;
+	unsigned int k, nw = gen_port_words(g);
+	uint64_t m;
+
+	for (k = 0; k < nw; k++)
+		for (m = wk->txq_set[k]; m != 0; m &= m - 1) {
+			unsigned int b = (unsigned int)__builtin_ctzll(m);
+			uint16_t p = g->used_ports[k * 64 + b];
+			const struct gen_port *gp = &wk->port[p];
+
+			gen_tx_flush(wk, p, now);
+			if (gp->n_tx == 0 && gp->n_cnp == 0)
+				wk->txq_set[k] &= ~(UINT64_C(1) << b);
+		}
+}
+
 static unsigned int
 gen_poll(void *st, unsigned int w, uint64_t now)
 {
@@ -113,8 +134,11 @@ gen_poll(void *st, unsigned int w, uint64_t now)
 	}
 	if (n > 0)
 		wk->rr_rank = (wk->rr_rank + 1) % n;
-	for (u = 0; u < g->n_used_ports; u++)
-		gen_tx_flush(wk, g->used_ports[u], now);
+	if (g->port_sets)
+		flush_marked(wk, now);
+	else
+		for (u = 0; u < g->n_used_ports; u++)
+			gen_tx_flush(wk, g->used_ports[u], now);
 	return handled;
 }
 

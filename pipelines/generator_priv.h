@@ -49,6 +49,7 @@
 #define GEN_MAX_QPS_PER_CONN 8
 #define GEN_MAX_WORKERS 16      /* [generator] lcores */
 #define GEN_INBOX 4096          /* frames handed to one worker, in flight */
+#define GEN_PORT_WORDS ((AIFAB_GEN_MAX_PORTS + 63) / 64) /* port sets */
 
 /* Per-port counters the generator adds: enum, report key (also the
  * lib/stats counter name), unit and help. */
@@ -278,6 +279,10 @@ struct gen_wk {
 	uint32_t n_rated;             /* its QPs that sent */
 	double rate_min;              /* lowest any of them reached */
 	struct gen_iter_stat ist[GEN_STAT_SLOTS]; /* arrivals at its ranks */
+	/* used ports (by index u) whose queues may hold frames: set when a
+	 * frame is queued, cleared by the flush that empties both (only
+	 * with g->port_sets) */
+	uint64_t txq_set[GEN_PORT_WORDS];
 	struct gen_port port[AIFAB_GEN_MAX_PORTS];
 } __rte_cache_aligned;
 
@@ -301,6 +306,16 @@ struct gen {
 	struct gen_iter_rec *irec;  /* total_iters */
 	uint16_t n_used_ports;
 	uint16_t used_ports[AIFAB_GEN_MAX_PORTS];
+	/* Port sets (a poll visits ports with something to do, not every
+	 * port: a 1024-rank fabric has 1024 of them): used ports distinct,
+	 * env port -> its index u (UINT16_MAX: not used); the ring ports
+	 * whose RX ring the virtual clock filled since their last poll
+	 * (rx_mode 1: its RX marks, generator_rx.c; 2: poll every port; 0:
+	 * not decided yet, at the first poll) */
+	bool port_sets;
+	uint8_t rx_mode;
+	uint16_t port_u[AIFAB_GEN_MAX_PORTS];
+	uint64_t rx_set[GEN_PORT_WORDS];
 	uint16_t *rank_port;        /* rank table: env port per rank (build) */
 	uint64_t hz;                /* of `now`: env tsc_hz or GEN_VT_HZ */
 	uint64_t vnow;              /* virtual clock (virtual_tick_ns; one
@@ -344,6 +359,23 @@ struct gen {
 	uint32_t flow_rules[AIFAB_GEN_MAX_PORTS];
 	struct gen_wk *wk;            /* n_wk */
 };
+
+/* Words of the port sets in use. */
+static inline unsigned int
+gen_port_words(const struct gen *g)
+{
+	return ((unsigned int)g->n_used_ports + 63) / 64;
+}
+
+/* Port @p p's queues got a frame: in the worker's set of ports to flush. */
+static inline void
+gen_txq_mark(struct gen_wk *wk, uint16_t p)
+{
+	uint16_t u = wk->g->port_u[p];
+
+	if (u != UINT16_MAX)
+		wk->txq_set[u >> 6] |= UINT64_C(1) << (u & 63);
+}
 
 /* The conn of QP number @p gi (NULL: not kept here): conns is sorted by
  * QP number. */

@@ -544,7 +544,7 @@ port_now(const struct gen *g)
 /* Port @p p's counters summed over the workers into @p o (latency
  * histograms merged; the queues are not copied). Racy while running. */
 static void
-port_sum(const struct gen *g, uint16_t p, struct gen_port *o)
+port_sum_lat(const struct gen *g, uint16_t p, struct gen_port *o, bool lat)
 {
 	unsigned int w, c;
 
@@ -563,17 +563,32 @@ port_sum(const struct gen *g, uint16_t p, struct gen_port *o)
 			o->rx_err[c] += gp->rx_err[c];
 		for (c = 0; c < AIFAB_FAULT_CNT_MAX; c++)
 			o->fault.cnt[c] += gp->fault.cnt[c];
-		aifab_roce_hist_merge(&o->lat, &gp->lat);
+		if (lat)
+			aifab_roce_hist_merge(&o->lat, &gp->lat);
 	}
+}
+
+static void
+port_sum(const struct gen *g, uint16_t p, struct gen_port *o)
+{
+	port_sum_lat(g, p, o, true);
 }
 
 void
 aifab_gen_summary(const void *st, struct aifab_gen_summary *s)
 {
+	aifab_gen_summary_lat(st, s, true);
+}
+
+void
+aifab_gen_summary_lat(const void *st, struct aifab_gen_summary *s,
+		      bool latency)
+{
 	const struct gen *g = st;
-	struct aifab_roce_hist *h = malloc(sizeof(*h)); /* 9 KB */
+	struct aifab_roce_hist *h = latency ? malloc(sizeof(*h)) : NULL;
 	struct gen_port *gp = malloc(sizeof(*gp));
 	uint64_t ctr[AIFAB_ROCE_RX_MAX];
+	unsigned int w;
 	uint16_t u;
 
 	memset(s, 0, sizeof(*s));
@@ -588,7 +603,9 @@ aifab_gen_summary(const void *st, struct aifab_gen_summary *s)
 	if (h != NULL)
 		aifab_roce_hist_reset(h);
 	for (u = 0; u < g->n_used_ports; u++) {
-		port_sum(g, g->used_ports[u], gp);
+		/* latency: each worker's histogram straight into h (merging
+		 * adds counts and keeps min and max: the same sum) */
+		port_sum_lat(g, g->used_ports[u], gp, false);
 		s->tx_packets += gp->tx_packets;
 		s->tx_bytes += gp->tx_bytes;
 		s->tx_dropped += gp->ctr[GEN_TX_DROPPED];
@@ -601,8 +618,9 @@ aifab_gen_summary(const void *st, struct aifab_gen_summary *s)
 			port_now(g)) / 1e3;
 		s->fault_dropped += gp->fault.cnt[AIFAB_FAULT_CNT_DROPPED];
 		s->fault_ce_marked += gp->fault.cnt[AIFAB_FAULT_CNT_CE_MARKED];
-		if (h != NULL)
-			aifab_roce_hist_merge(h, &gp->lat);
+		for (w = 0; h != NULL && w < g->n_wk; w++)
+			aifab_roce_hist_merge(h, &g->wk[w].port[
+					      g->used_ports[u]].lat);
 	}
 	if (g->p.closed_loop)
 		summary_closed(g, s);

@@ -359,30 +359,87 @@ rx_inbox(struct gen_wk *wk, uint64_t now)
 	return n;
 }
 
+/* One RX burst of port @p p (the worker's queue), each frame handled;
+ * the frames the queue gave. */
+static uint16_t
+rx_port(struct gen_wk *wk, uint16_t p, uint64_t now)
+{
+	struct gen *g = wk->g;
+	struct gen_port *gp = &wk->port[p];
+	struct rte_mbuf *pkts[GEN_RX_BURST];
+	uint16_t n, got, i;
+
+	got = n = aifab_port_rx_burst(&g->env.ports[p], wk->rxq, pkts,
+				      GEN_RX_BURST);
+	if (n > 0 && !g->p.fault_on_tx && aifab_fault_active(&gp->fault))
+		n = aifab_fault_burst(&gp->fault, pkts, n, gp->scratch);
+	for (i = 0; i < n; i++)
+		if (!rx_one(wk, p, pkts[i], now))
+			rte_pktmbuf_free(pkts[i]);
+	return got;
+}
+
+/* Whether the virtual clock marks every used port's RX ring it fills
+ * (port_sets_init() asked it to; it says so at its first step, before
+ * any poll): then a poll reads the marked rings only. */
+static bool
+rx_by_mark(struct gen *g)
+{
+	uint8_t mode = __atomic_load_n(&g->rx_mode, __ATOMIC_RELAXED);
+	uint16_t u;
+
+	if (mode == 0) {
+		mode = g->port_sets ? 1 : 2;
+		for (u = 0; u < g->n_used_ports && mode == 1; u++) {
+			const struct aifab_port_rt *rt =
+				&g->env.ports[g->used_ports[u]];
+
+			if (!aifab_port_is_ring(rt) || rt->tap == NULL ||
+			    !rt->tap[0].rx_marked ||
+			    rt->tap[0].rx_mark != &g->rx_set[u >> 6])
+				mode = 2;
+		}
+		__atomic_store_n(&g->rx_mode, mode, __ATOMIC_RELAXED);
+	}
+	return mode == 1;
+}
+
 /* The worker's RX queue of every port that has one for it (vdevs have
- * one: worker 0's), then its inbox. */
+ * one: worker 0's), then its inbox. On the virtual clock only the ports
+ * it filled since (a ring left non-empty by a full burst stays marked):
+ * an empty ring would give nothing. */
 unsigned int
 gen_rx_poll(struct gen_wk *wk, uint64_t now)
 {
 	struct gen *g = wk->g;
-	struct rte_mbuf *pkts[GEN_RX_BURST];
-	unsigned int got = 0, i;
-	uint16_t u, n;
+	unsigned int got = 0, k, nw;
+	uint64_t m;
+	uint16_t u;
 
-	for (u = 0; u < g->n_used_ports; u++) {
-		uint16_t p = g->used_ports[u];
-		struct gen_port *gp = &wk->port[p];
+	if (rx_by_mark(g)) {
+		nw = gen_port_words(g);
+		for (k = 0; k < nw; k++)
+			for (m = g->rx_set[k]; m != 0; m &= m - 1) {
+				unsigned int b = (unsigned int)
+					__builtin_ctzll(m);
+				uint16_t p = g->used_ports[k * 64 + b];
+				uint16_t n;
 
-		if (wk->rxq >= g->env.ports[p].nb_rxq)
-			continue;
-		n = aifab_port_rx_burst(&g->env.ports[p], wk->rxq, pkts,
-					GEN_RX_BURST);
-		got += n;
-		if (n > 0 && !g->p.fault_on_tx && aifab_fault_active(&gp->fault))
-			n = aifab_fault_burst(&gp->fault, pkts, n, gp->scratch);
-		for (i = 0; i < n; i++)
-			if (!rx_one(wk, p, pkts[i], now))
-				rte_pktmbuf_free(pkts[i]);
+				if (wk->rxq >= g->env.ports[p].nb_rxq)
+					continue;
+				n = rx_port(wk, p, now);
+				if (n < GEN_RX_BURST)
+					g->rx_set[k] &= ~(UINT64_C(1) << b);
+				got += n;
+			}
+	} else {
+		for (u = 0; u < g->n_used_ports; u++) {
+			uint16_t p = g->used_ports[u];
+
+			if (wk->rxq >= g->env.ports[p].nb_rxq)
+				continue;
+			got += rx_port(wk, p, now);
+		}
 	}
 	if (wk->inbox != NULL)
 		got += rx_inbox(wk, now);

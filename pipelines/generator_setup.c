@@ -835,6 +835,43 @@ build(struct gen *g, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The port sets (generator_priv.h): with distinct used ports, each ring
+ * port's tap asks the virtual clock to mark the port when it fills the
+ * RX ring (the clock says at its first step whether it does). Every port
+ * starts marked: its ring may hold frames already.
+ */
+static void
+port_sets_init(struct gen *g)
+{
+	uint16_t u, p;
+
+	for (p = 0; p < AIFAB_GEN_MAX_PORTS; p++)
+		g->port_u[p] = UINT16_MAX;
+	g->port_sets = true;
+	for (u = 0; u < g->n_used_ports; u++) {
+		p = g->used_ports[u];
+		if (p >= AIFAB_GEN_MAX_PORTS || g->port_u[p] != UINT16_MAX)
+			g->port_sets = false;
+		else
+			g->port_u[p] = u;
+	}
+	if (!g->port_sets) {
+		for (p = 0; p < AIFAB_GEN_MAX_PORTS; p++)
+			g->port_u[p] = UINT16_MAX;
+		return;
+	}
+	for (u = 0; u < g->n_used_ports; u++) {
+		struct aifab_port_rt *rt = &g->env.ports[g->used_ports[u]];
+
+		g->rx_set[u >> 6] |= UINT64_C(1) << (u & 63);
+		if (aifab_port_is_ring(rt) && rt->tap != NULL) {
+			rt->tap[0].rx_mark = &g->rx_set[u >> 6];
+			rt->tap[0].rx_mark_bit = UINT64_C(1) << (u & 63);
+		}
+	}
+}
+
 void *
 aifab_gen_create(const struct aifab_env *env, const struct aifab_gen_params *p,
 		 unsigned int n_workers, char *err, size_t errlen)
@@ -857,6 +894,7 @@ aifab_gen_create(const struct aifab_env *env, const struct aifab_gen_params *p,
 	g->n_used_ports = p->n_ports ? p->n_ports : env->n_ports;
 	for (i = 0; i < g->n_used_ports; i++)
 		g->used_ports[i] = p->n_ports ? p->ports[i] : i;
+	port_sets_init(g);
 	g->go = p->start_tsc;
 	rc = p->rank_table != NULL && p->rank_table[0] != '\0' ?
 		gen_rank_tab_load(g, &tab, err, errlen) : 0;

@@ -114,8 +114,10 @@ tx_data(struct gen_wk *wk, uint16_t p, struct rte_mbuf *m, uint64_t now)
 {
 	struct gen_port *gp = &wk->port[p];
 
-	if (tx_queue(wk, p, m, now))
+	if (tx_queue(wk, p, m, now)) {
 		gp->tx[gp->n_tx++] = m;
+		gen_txq_mark(wk, p);
+	}
 }
 
 /* An ACK / NAK (data queue) or CNP; dropped if its queue stays full. */
@@ -134,8 +136,10 @@ gen_tx_ctl(struct gen_wk *wk, uint16_t p, struct rte_mbuf *m, bool cnp,
 		rte_pktmbuf_free(m);
 		return false;
 	}
-	if (tx_queue(wk, p, m, now))
+	if (tx_queue(wk, p, m, now)) {
 		(cnp ? gp->cnp : gp->tx)[(*n)++] = m;
+		gen_txq_mark(wk, p);
+	}
 	return true;
 }
 

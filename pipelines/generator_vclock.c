@@ -85,10 +85,26 @@ gen_next_event(const void *st, unsigned int w, uint64_t now)
 	 * deterministic). */
 	if (wk->inbox != NULL && rte_ring_count(wk->inbox) != 0)
 		return now;
-	for (u = 0; u < g->n_used_ports; u++)
-		if (wk->port[g->used_ports[u]].n_tx != 0 ||
-		    wk->port[g->used_ports[u]].n_cnp != 0)
-			return now + gen_vclock_step(g);
+	if (g->port_sets) {
+		/* the ports whose queues may hold frames (a superset) */
+		unsigned int k, nw = gen_port_words(g);
+		uint64_t m;
+
+		for (k = 0; k < nw; k++)
+			for (m = wk->txq_set[k]; m != 0; m &= m - 1) {
+				const struct gen_port *gp = &wk->port[
+					g->used_ports[k * 64 +
+						      __builtin_ctzll(m)]];
+
+				if (gp->n_tx != 0 || gp->n_cnp != 0)
+					return now + gen_vclock_step(g);
+			}
+	} else {
+		for (u = 0; u < g->n_used_ports; u++)
+			if (wk->port[g->used_ports[u]].n_tx != 0 ||
+			    wk->port[g->used_ports[u]].n_cnp != 0)
+				return now + gen_vclock_step(g);
+	}
 	for (i = 0; i < wk->n_own; i++) {
 		const struct gen_rank *rk = &g->ranks[wk->own_list[i]];
 

@@ -31,12 +31,18 @@ aifab_port_ring_tx(const struct aifab_port_rt *rt, uint16_t q,
 		   struct rte_mbuf **pkts, uint16_t n)
 {
 	const struct aifab_port_tap *t = &rt->tap[q]; /* one per TX queue */
-	unsigned int k;
+	unsigned int k = 0, r;
 
 	if (t->fn != NULL)
 		n = t->fn(rt->port_id, q, pkts, n, t->arg);
-	k = rte_ring_enqueue_burst(rt->tx_ring, (void **)pkts, n, NULL);
-	if (t->mark != NULL && k != 0)
+	if (t->put != NULL) {
+		k = t->put(t->wire, pkts, n);
+		if (k == n)
+			return n;
+	}
+	r = rte_ring_enqueue_burst(rt->tx_ring, (void **)(pkts + k), n - k,
+				   NULL);
+	if (t->mark != NULL && r != 0)
 		*t->mark |= t->mark_bit;
-	return (uint16_t)k;
+	return (uint16_t)(k + r);
 }

@@ -394,6 +394,16 @@ uint32_t aifab_icrc4_combine_fold(const uint8_t *l3, uint32_t hdr_len,
 				  uint32_t payload_raw,
 				  const struct aifab_crc_shift *s);
 
+/**
+ * The raw CRC register after the LRH stand-in and @p hdr_len bytes of
+ * IPv4 (IHL 5) + UDP + BTH (+ more) headers at @p l3 with the variant
+ * fields as ones (what aifab_crc32_raw() gives over a masked copy), by
+ * carry-less multiplies: the receive check's header part. False (nothing
+ * written to @p reg) when aifab_icrc4_fold_ok(@p hdr_len) is not or the
+ * header has IPv4 options: use the table then.
+ */
+bool aifab_icrc4_hdr_fold(const uint8_t *l3, uint32_t hdr_len, uint32_t *reg);
+
 /** True if @p hdr_len bytes of IPv4 (IHL 5) headers take the folding path:
  * a multiple of 8 from 40 to 128, and the CPU has PCLMULQDQ. */
 bool aifab_icrc4_fold_ok(uint32_t hdr_len);

@@ -131,6 +131,22 @@ aifab_icrc4_fold_ok(uint32_t hdr_len)
 #endif
 }
 
+bool
+aifab_icrc4_hdr_fold(const uint8_t *l3, uint32_t hdr_len, uint32_t *reg)
+{
+#ifdef ICRC_FOLD_CLMUL
+	if (l3[0] == 0x45 && aifab_icrc4_fold_ok(hdr_len)) {
+		*reg = fold_hdr(l3, hdr_len / 8);
+		return true;
+	}
+#else
+	RTE_SET_USED(l3);
+	RTE_SET_USED(hdr_len);
+	RTE_SET_USED(reg);
+#endif
+	return false;
+}
+
 uint32_t
 aifab_icrc4_combine_fold(const uint8_t *l3, uint32_t hdr_len,
 			 uint32_t payload_raw, const struct aifab_crc_shift *s)
