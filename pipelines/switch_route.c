@@ -42,6 +42,8 @@ struct sw_routed {
 	uint16_t nh[SW_CHUNK];
 	uint16_t port[SW_CHUNK];      /* the next hop's */
 	uint8_t tc[SW_CHUNK];
+	uint16_t q[SW_CHUNK];         /* sw_queue(port, tc) */
+	uint32_t len[SW_CHUNK];       /* pkt_len */
 	uint16_t n;
 	uint8_t tcs;                  /* the TCs of the n, a mask */
 	uint64_t bytes, cells;        /* sum of pkt_len, SW_CELLS(pkt_len) */
@@ -203,6 +205,8 @@ sw_rewrite(struct sw *sw, uint16_t in_port, struct rte_mbuf **pkts,
 		tcs |= (uint8_t)(1u << tc);
 		q = sw_queue(r->port[k], tc);
 		r->qs[q / 64] |= 1ull << (q % 64);
+		r->q[k] = (uint16_t)q;
+		r->len[k] = pi->pkt_len;
 		bytes += pi->pkt_len;
 		cells += SW_CELLS(pi->pkt_len);
 	}
@@ -241,23 +245,27 @@ sw_pfc_plain(const struct sw *sw, const struct sw_worker *wk,
  * the PFC watchdog drops nothing, its PFC accounting is plain (@p plain),
  * the whole burst's cells would fit in the shared pool and under the
  * queue's limit at the least free buffer the burst can leave, its FIFO
- * has room for the whole burst, and ECN at enqueue cannot select (off,
- * or the whole burst's bytes keep the queue at or below kmin). Each
- * bound takes the whole burst, as if it all went to that queue; the
+ * has room for the whole burst and one slot more (sw_enqueue_queues()
+ * writes one slot past its last frame), and ECN at enqueue cannot select
+ * (off, or the whole burst's bytes keep the queue at or below kmin).
+ * Each bound takes the whole burst, as if it all went to that queue; the
  * limits only fall as the buffer fills, so what holds at the end holds
  * for every frame before it.
+ * @return the number of queues the burst goes to (their ids in @p qid,
+ *   the first SW_ENQ_QUEUES), or 0: not sure.
  */
-static inline bool
+#define SW_ENQ_QUEUES 2
+static inline unsigned int
 sw_enqueue_sure(const struct sw *sw, const struct sw_worker *wk,
-		const struct sw_routed *r, uint8_t plain)
+		const struct sw_routed *r, uint8_t plain, uint16_t *qid)
 {
 	const struct aifab_qos_buf *b = wk->buf;
 	uint64_t free_min;
-	unsigned int w;
+	unsigned int w, nq = 0;
 
 	if ((r->tcs & sw->lossless & (uint8_t)~plain) != 0 ||
 	    sw->ecn_at_dequeue || b->used + r->cells > b->size)
-		return false;
+		return 0;
 	free_min = b->size - b->used - r->cells;
 	for (w = 0; w < RTE_DIM(r->qs); w++) {
 		uint64_t bits = r->qs[w];
@@ -276,15 +284,66 @@ sw_enqueue_sure(const struct sw *sw, const struct sw_worker *wk,
 			if (sw->tcs_of_prios[aifab_pfc_share_stormed(
 				    &sw->pfc_share[p]) & sw->wd.drop] &
 			    (1u << tc))
-				return false;
+				return 0;
 			if (bq->shared + r->cells > lim ||
-			    (uint64_t)aifab_qos_fifo_count(f) + r->n >
-			    (uint64_t)f->mask + 1 ||
+			    (uint64_t)aifab_qos_fifo_count(f) + r->n > f->mask ||
 			    (ecn->enabled && f->bytes + r->bytes > ecn->kmin))
-				return false;
+				return 0;
+			if (nq < SW_ENQ_QUEUES)
+				qid[nq] = (uint16_t)q;
+			nq++;
 		}
 	}
-	return true;
+	return nq;
+}
+
+/*
+ * sw_enqueue_all() of a burst to at most SW_ENQ_QUEUES queues, a queue at
+ * a time: its frames' slots in order (without a branch: each frame's
+ * pointer is written at the tail, which moves on only for the queue's
+ * own, so one slot past the last is written too: sw_enqueue_sure() left
+ * room), its bytes and cells summed, then the FIFO's bytes and
+ * high-water mark (the bytes only grow over the burst, so the mark the
+ * per-frame updates would leave is the larger of the mark and the bytes
+ * after), the queue's shared cells and the PFC bytes once. Per-frame
+ * updates of those counters would chain each frame's through the store
+ * of the one before.
+ */
+static inline void
+sw_enqueue_queues(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
+		  struct rte_mbuf **pkts, const struct sw_routed *r,
+		  const uint16_t *qid, unsigned int nq)
+{
+	struct aifab_pfc_gen *g = &wk->eg[in_port].pfc_gen;
+	unsigned int i;
+	uint16_t k;
+
+	for (i = 0; i < nq; i++) {
+		uint16_t q = qid[i];
+		uint16_t p = (uint16_t)(q / AIFAB_QOS_N_TC);
+		uint8_t tc = (uint8_t)(q % AIFAB_QOS_N_TC);
+		struct sw_egress *eg = &wk->eg[p];
+		struct aifab_qos_fifo *f = eg->q[tc];
+		uint32_t tail = f->tail, mask = f->mask, bytes = 0, cells = 0;
+
+		for (k = 0; k < r->n; k++) {
+			uint32_t in = -(uint32_t)(r->q[k] == q);
+
+			f->slot[tail & mask] = pkts[r->pos[k]];
+			tail -= in;
+			bytes += r->len[k] & in;
+			cells += SW_CELLS(r->len[k]) & in;
+		}
+		f->tail = tail;
+		f->bytes += bytes;
+		if (f->bytes > f->hwm_bytes)
+			f->hwm_bytes = f->bytes;
+		wk->buf->q[q].shared += cells;
+		if (sw->lossless & (1u << tc))
+			g->bytes[tc] += bytes;
+		eg->nonempty |= (uint8_t)(1u << tc);
+	}
+	wk->buf->used += r->cells;
 }
 
 /*
@@ -334,6 +393,8 @@ sw_route(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 	uint16_t pos[SW_CHUNK];
 	struct sw_routed r;
 	uint16_t n4 = a->n4, n6 = a->n6, k;
+	uint16_t qid[SW_ENQ_QUEUES];
+	unsigned int nq;
 	uint8_t plain;
 
 	if (n4)
@@ -346,8 +407,12 @@ sw_route(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 		   (uint16_t)(n4 + n6), &r);
 	sw_rewrite(sw, in_port, pkts, a, &r);
 	plain = sw_pfc_plain(sw, wk, in_port, &r);
-	if (likely(sw_enqueue_sure(sw, wk, &r, plain))) {
-		sw_enqueue_all(sw, wk, in_port, pkts, &r);
+	nq = sw_enqueue_sure(sw, wk, &r, plain, qid);
+	if (likely(nq != 0)) {
+		if (nq <= SW_ENQ_QUEUES)
+			sw_enqueue_queues(sw, wk, in_port, pkts, &r, qid, nq);
+		else
+			sw_enqueue_all(sw, wk, in_port, pkts, &r);
 		return;
 	}
 	for (k = 0; k < r.n; k++)

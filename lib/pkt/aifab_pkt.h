@@ -488,11 +488,16 @@ static inline void aifab_put_u24(uint8_t *p, uint32_t v)
 static inline bool
 aifab_ipv4_cksum20_ok(const uint8_t *h)
 {
-	uint32_t w[5];
-	uint64_t s;
+	uint64_t a, b, s;
+	uint32_t c;
 
-	memcpy(w, h, sizeof(w));
-	s = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
+	/* into scalars straight from the header: copied as an array, the
+	 * compiler stores it to the stack in 16 bytes and reloads it in 4,
+	 * which store forwarding does not serve */
+	memcpy(&a, h, sizeof(a));
+	memcpy(&b, h + 8, sizeof(b));
+	memcpy(&c, h + 16, sizeof(c));
+	s = (a & 0xffffffffu) + (a >> 32) + (b & 0xffffffffu) + (b >> 32) + c;
 	s = (s & 0xffffffffu) + (s >> 32);
 	s = (s & 0xffff) + (s >> 16);
 	s = (s & 0xffff) + (s >> 16);
