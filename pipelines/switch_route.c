@@ -250,7 +250,10 @@ sw_pfc_plain(const struct sw *sw, const struct sw_worker *wk,
  * (off, or the whole burst's bytes keep the queue at or below kmin).
  * Each bound takes the whole burst, as if it all went to that queue; the
  * limits only fall as the buffer fills, so what holds at the end holds
- * for every frame before it.
+ * for every frame before it. The watchdog's stormed mask is read once
+ * per burst: with one worker nothing changes it during the burst; with
+ * several, one that worker 0 publishes meanwhile applies from the next
+ * burst, as if it had come that much later.
  * @return the number of queues the burst goes to (their ids in @p qid,
  *   the first SW_ENQ_QUEUES), or 0: not sure.
  */
