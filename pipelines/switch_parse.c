@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Switch ingress, per chunk of a burst: parse -> count what is seen ->
- * admit (kind, destination MAC, TTL; a PFC frame is consumed here), then
- * the admitted frames to switch_route.c.
+ * Switch ingress, per chunk of a burst, one pass: parse -> count what is
+ * seen -> admit (kind, destination MAC, TTL; a PFC frame is consumed
+ * here), then the admitted frames, as a burst, to switch_route.c.
  */
 #include <string.h>
 
@@ -93,10 +93,10 @@ sw_parse(const struct sw *sw, struct sw_worker *wk, uint16_t i,
 }
 
 /*
- * Parse, count and admit a burst of frames received on @p in_port, each
- * stage over the whole burst: prefetch ahead and parse, admit (kind,
- * destination MAC, TTL); the admitted ones go on to routing. Counters are
- * summed over the burst and added once.
+ * Parse, count and admit a burst of frames received on @p in_port, in one
+ * pass over the burst (headers prefetched ahead): parse, admit (kind,
+ * destination MAC, TTL); the admitted ones go on, as a burst, to routing.
+ * Counters are summed over the burst and added once.
  */
 void
 sw_ingress(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
@@ -105,11 +105,9 @@ sw_ingress(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 	struct sw_admitted a;
 	struct aifab_pkt_info *pi = a.pi;
 	const struct rte_ether_addr *mac = &sw->env.ports[in_port].mac;
-	uint16_t n4 = 0, n6 = 0, n_ok = 0, i;
-	uint16_t ok[SW_CHUNK];
+	uint16_t n4 = 0, n6 = 0, i;
 	uint64_t rx_bytes = 0;
 	uint32_t n_roce = 0, n_ip6 = 0; /* n_ip6: dropped before routing */
-	uint32_t rare = 0;
 
 	if (unlikely(sw->reference)) {
 		sw_ingress_ref(sw, wk, in_port, pkts, n);
@@ -117,62 +115,57 @@ sw_ingress(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 	}
 	for (i = 0; i < RTE_MIN(n, (uint16_t)SW_PREFETCH); i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
-	/* Stage 1: parse the burst (drops by parser reason). */
+	/* Parse and admit each frame (drops by parser reason, then by
+	 * admission; the common frame: IPv4 to our MAC, TTL > 1). One pass:
+	 * nothing here depends on another frame of the burst (a PFC frame
+	 * pauses egress, which runs after the burst). */
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
+		struct aifab_pkt_info *p = &pi[i];
 		enum aifab_pkt_err e;
+		const uint8_t *l3;
+		unsigned int reason;
 
 		if (i + SW_PREFETCH < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + SW_PREFETCH],
 						       void *));
 		rx_bytes += m->pkt_len;
-		e = sw_parse(sw, wk, i, m, &pi[i], &a.hdr[i]);
+		e = sw_parse(sw, wk, i, m, p, &a.hdr[i]);
 		if (unlikely(e != AIFAB_PKT_ERR_OK)) {
 			sw_drop(wk, in_port, SW_ST_PKT(e), m);
 			continue;
 		}
-		n_roce += (pi[i].flags & AIFAB_PKT_F_ROCE) ? 1 : 0;
-		rare |= pi[i].flags;
-		ok[n_ok++] = i;
-	}
-	/* Seen on receive: the rare kinds only when the burst has any. */
+		n_roce += (p->flags & AIFAB_PKT_F_ROCE) ? 1 : 0;
+		/* seen on receive: the rare kinds, admitted or not */
 #if AIFAB_SW_STATS
-	if (unlikely(rare & (AIFAB_PKT_F_VLAN | AIFAB_PKT_F_QINQ |
-			     AIFAB_PKT_F_IP_OPTS | AIFAB_PKT_F_FRAG)))
-		for (i = 0; i < n_ok; i++)
-			sw_count_rare(wk, in_port, pi[ok[i]].flags);
+		if (unlikely(p->flags & (AIFAB_PKT_F_VLAN | AIFAB_PKT_F_QINQ |
+					 AIFAB_PKT_F_IP_OPTS |
+					 AIFAB_PKT_F_FRAG)))
+			sw_count_rare(wk, in_port, p->flags);
 #endif
-	RTE_SET_USED(rare); /* -Dswitch_stats=false */
-	/* Stage 2: admit (the common frame: IPv4 to our MAC, TTL > 1). */
-	for (i = 0; i < n_ok; i++) {
-		uint16_t k = ok[i];
-		struct rte_mbuf *m = pkts[k];
-		const uint8_t *l3;
-		unsigned int reason;
-
-		if (likely(pi[k].l3 == AIFAB_L3_IPV4 &&
-			   (uint32_t)pi[k].l3_off + pi[k].l3_len <=
+		if (likely(p->l3 == AIFAB_L3_IPV4 &&
+			   (uint32_t)p->l3_off + p->l3_len <=
 			   rte_pktmbuf_data_len(m) &&
 			   rte_is_same_ether_addr(rte_pktmbuf_mtod(m,
 				const struct rte_ether_addr *), mac) &&
-			   pi[k].ttl > 1))
+			   p->ttl > 1))
 			reason = 0;
 		else
-			reason = sw_admit(sw, wk, in_port, m, &pi[k]);
+			reason = sw_admit(sw, wk, in_port, m, p);
 		if (reason != 0) {
-			n_ip6 += pi[k].l3 == AIFAB_L3_IPV6;
+			n_ip6 += p->l3 == AIFAB_L3_IPV6;
 			sw_drop(wk, in_port, reason, m);
 			continue;
 		}
-		l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, pi[k].l3_off);
-		if (likely(pi[k].l3 == AIFAB_L3_IPV4)) {
+		l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, p->l3_off);
+		if (likely(p->l3 == AIFAB_L3_IPV4)) {
 			a.ip4[n4] = rte_be_to_cpu_32(
 				((const struct rte_ipv4_hdr *)l3)->dst_addr);
-			a.idx4[n4++] = k;
+			a.idx4[n4++] = i;
 		} else {
 			memcpy(a.ip6[n6],
 			       ((const struct rte_ipv6_hdr *)l3)->dst_addr, 16);
-			a.idx6[n6++] = k;
+			a.idx6[n6++] = i;
 		}
 	}
 	SW_ADD(wk, sw_st_rx_pkts, in_port, n);

@@ -352,7 +352,7 @@ ref_enqueue(struct sw *sw, struct sw_worker *wk, uint16_t out_port,
 	m->l2_len = l3_off;
 	/* Admission: the fast path's own (switch_enqueue.h), not a copy. */
 	if (!sw_admit(sw, wk, SW_META_PORT(m->hash.usr), out_port, tc, m,
-		      m->pkt_len))
+		      m->pkt_len, false))
 		return;
 	/* A full FIFO drops first: ECN counts only frames that are queued. */
 	if (aifab_qos_fifo_count(eg->q[tc]) > eg->q[tc]->mask) {

@@ -4,7 +4,9 @@
  * burst before the next: LPM (one bulk lookup per family) -> resolve (the
  * target's drop, ECMP hash and member, egress MTU) -> rewrite (classify
  * DSCP / PCP -> TC, L2 rewrite, TTL or hop limit - 1 with the checksum)
- * -> enqueue in order (switch_enqueue.h, inline). Nothing per packet
+ * -> enqueue in order: the whole burst at once when it is sure to be
+ * queued with nothing decided (sw_enqueue_sure()), else per frame
+ * (switch_enqueue.h, inline). Nothing per packet
  * calls out of this file on the common path (IPv4 UDP, CRC32C ECMP); the
  * rare cases (other hash functions, non-UDP, IPv6) call lib/ecmp.
  */
@@ -40,7 +42,13 @@ struct sw_routed {
 	uint16_t nh[SW_CHUNK];
 	uint16_t port[SW_CHUNK];      /* the next hop's */
 	uint8_t tc[SW_CHUNK];
+	uint16_t q[SW_CHUNK];         /* sw_queue(port, tc) */
+	uint32_t len[SW_CHUNK];       /* pkt_len */
 	uint16_t n;
+	uint8_t tcs;                  /* the TCs of the n, a mask */
+	uint64_t bytes, cells;        /* sum of pkt_len, SW_CELLS(pkt_len) */
+	/* the queues (sw_queue()) of the n, a bit set */
+	uint64_t qs[AIFAB_SW_MAX_PORTS * AIFAB_QOS_N_TC / 64];
 };
 
 /*
@@ -167,7 +175,11 @@ sw_rewrite(struct sw *sw, uint16_t in_port, struct rte_mbuf **pkts,
 	   const struct sw_admitted *a, struct sw_routed *r)
 {
 	uint8_t trust = sw->trust[in_port];
+	uint8_t tcs = 0;
+	uint64_t bytes = 0, cells = 0;
 	uint16_t k;
+
+	memset(r->qs, 0, sizeof(r->qs));
 
 	for (k = 0; k < r->n; k++) {
 		const struct aifab_pkt_info *pi = &a->pi[r->pos[k]];
@@ -175,6 +187,7 @@ sw_rewrite(struct sw *sw, uint16_t in_port, struct rte_mbuf **pkts,
 		struct rte_mbuf *m = pkts[r->pos[k]];
 		struct rte_ether_hdr *eth;
 		uint8_t *l3, tc;
+		uint32_t q;
 
 		tc = aifab_qos_classify(&sw->map, trust, pi->tos,
 					pi->n_vlans > 0, pi->pcp);
@@ -189,7 +202,185 @@ sw_rewrite(struct sw *sw, uint16_t in_port, struct rte_mbuf **pkts,
 			((struct rte_ipv6_hdr *)l3)->hop_limits--;
 		m->hash.usr = SW_META(in_port, tc);
 		r->tc[k] = tc;
+		tcs |= (uint8_t)(1u << tc);
+		q = sw_queue(r->port[k], tc);
+		r->qs[q / 64] |= 1ull << (q % 64);
+		r->q[k] = (uint16_t)q;
+		r->len[k] = pi->pkt_len;
+		bytes += pi->pkt_len;
+		cells += SW_CELLS(pi->pkt_len);
 	}
+	r->tcs = tcs;
+	r->bytes = bytes;
+	r->cells = cells;
+}
+
+/*
+ * The lossless TCs of the burst whose PFC accounting at enqueue is a
+ * plain add of the bytes (aifab_pfc_gen_add_plain()): the free buffer
+ * any of the burst's adds sees is at most today's and at least today's
+ * less every cell of the burst (nothing leaves the buffer during the
+ * enqueue but frames dropped there). The common case then computes no
+ * XOFF threshold per packet.
+ */
+static inline uint8_t
+sw_pfc_plain(const struct sw *sw, const struct sw_worker *wk,
+	     uint16_t in_port, const struct sw_routed *r)
+{
+	uint8_t tcs = r->tcs & sw->lossless;
+	uint64_t free;
+
+	if (tcs == 0)
+		return 0;
+	free = sw_free(wk);
+	return aifab_pfc_gen_add_plain(&wk->eg[in_port].pfc_gen, tcs,
+				       r->bytes,
+				       free > r->cells ? free - r->cells : 0,
+				       free);
+}
+
+/*
+ * Whether every frame of the burst is sure to be queued by sw_enqueue()
+ * with nothing decided but its place: for each queue the burst goes to,
+ * the PFC watchdog drops nothing, its PFC accounting is plain (@p plain),
+ * the whole burst's cells would fit in the shared pool and under the
+ * queue's limit at the least free buffer the burst can leave, its FIFO
+ * has room for the whole burst and one slot more (sw_enqueue_queues()
+ * writes one slot past its last frame), and ECN at enqueue cannot select
+ * (off, or the whole burst's bytes keep the queue at or below kmin).
+ * Each bound takes the whole burst, as if it all went to that queue; the
+ * limits only fall as the buffer fills, so what holds at the end holds
+ * for every frame before it. The watchdog's stormed mask is read once
+ * per burst: with one worker nothing changes it during the burst; with
+ * several, one that worker 0 publishes meanwhile applies from the next
+ * burst, as if it had come that much later.
+ * @return the number of queues the burst goes to (their ids in @p qid,
+ *   the first SW_ENQ_QUEUES), or 0: not sure.
+ */
+#define SW_ENQ_QUEUES 2
+static inline unsigned int
+sw_enqueue_sure(const struct sw *sw, const struct sw_worker *wk,
+		const struct sw_routed *r, uint8_t plain, uint16_t *qid)
+{
+	const struct aifab_qos_buf *b = wk->buf;
+	uint64_t free_min;
+	unsigned int w, nq = 0;
+
+	if ((r->tcs & sw->lossless & (uint8_t)~plain) != 0 ||
+	    sw->ecn_at_dequeue || b->used + r->cells > b->size)
+		return 0;
+	free_min = b->size - b->used - r->cells;
+	for (w = 0; w < RTE_DIM(r->qs); w++) {
+		uint64_t bits = r->qs[w];
+
+		while (bits != 0) {
+			uint32_t q = w * 64 + (uint32_t)__builtin_ctzll(bits);
+			uint16_t p = (uint16_t)(q / AIFAB_QOS_N_TC);
+			uint8_t tc = (uint8_t)(q % AIFAB_QOS_N_TC);
+			const struct aifab_qos_bufq *bq = &b->q[q];
+			const struct aifab_qos_fifo *f = wk->eg[p].q[tc];
+			const struct aifab_qos_ecn_cfg *ecn = &sw->ecn[tc];
+			uint64_t lim = bq->alpha_q16 == 0 ? bq->static_lim :
+				(free_min * bq->alpha_q16) >> 16;
+
+			bits &= bits - 1;
+			if (sw->tcs_of_prios[aifab_pfc_share_stormed(
+				    &sw->pfc_share[p]) & sw->wd.drop] &
+			    (1u << tc))
+				return 0;
+			if (bq->shared + r->cells > lim ||
+			    (uint64_t)aifab_qos_fifo_count(f) + r->n > f->mask ||
+			    (ecn->enabled && f->bytes + r->bytes > ecn->kmin))
+				return 0;
+			if (nq < SW_ENQ_QUEUES)
+				qid[nq] = (uint16_t)q;
+			nq++;
+		}
+	}
+	return nq;
+}
+
+/*
+ * sw_enqueue_all() of a burst to at most SW_ENQ_QUEUES queues, a queue at
+ * a time: its frames' slots in order (without a branch: each frame's
+ * pointer is written at the tail, which moves on only for the queue's
+ * own, so one slot past the last is written too: sw_enqueue_sure() left
+ * room), its bytes and cells summed, then the FIFO's bytes and
+ * high-water mark (the bytes only grow over the burst, so the mark the
+ * per-frame updates would leave is the larger of the mark and the bytes
+ * after), the queue's shared cells and the PFC bytes once. Per-frame
+ * updates of those counters would chain each frame's through the store
+ * of the one before.
+ */
+static inline void
+sw_enqueue_queues(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
+		  struct rte_mbuf **pkts, const struct sw_routed *r,
+		  const uint16_t *qid, unsigned int nq)
+{
+	struct aifab_pfc_gen *g = &wk->eg[in_port].pfc_gen;
+	unsigned int i;
+	uint16_t k;
+
+	for (i = 0; i < nq; i++) {
+		uint16_t q = qid[i];
+		uint16_t p = (uint16_t)(q / AIFAB_QOS_N_TC);
+		uint8_t tc = (uint8_t)(q % AIFAB_QOS_N_TC);
+		struct sw_egress *eg = &wk->eg[p];
+		struct aifab_qos_fifo *f = eg->q[tc];
+		uint32_t tail = f->tail, mask = f->mask, bytes = 0, cells = 0;
+
+		for (k = 0; k < r->n; k++) {
+			uint32_t in = -(uint32_t)(r->q[k] == q);
+
+			f->slot[tail & mask] = pkts[r->pos[k]];
+			tail -= in;
+			bytes += r->len[k] & in;
+			cells += SW_CELLS(r->len[k]) & in;
+		}
+		f->tail = tail;
+		f->bytes += bytes;
+		if (f->bytes > f->hwm_bytes)
+			f->hwm_bytes = f->bytes;
+		wk->buf->q[q].shared += cells;
+		if (sw->lossless & (1u << tc))
+			g->bytes[tc] += bytes;
+		eg->nonempty |= (uint8_t)(1u << tc);
+	}
+	wk->buf->used += r->cells;
+}
+
+/*
+ * sw_enqueue() of a burst that sw_enqueue_sure() passed: what it would
+ * do, with every decision known (shared pool, plain PFC add, queued).
+ */
+static inline void
+sw_enqueue_all(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
+	       struct rte_mbuf **pkts, const struct sw_routed *r)
+{
+	struct aifab_qos_buf *b = wk->buf;
+	struct aifab_pfc_gen *g = &wk->eg[in_port].pfc_gen;
+	uint8_t lossless = sw->lossless;
+	uint16_t k;
+
+	for (k = 0; k < r->n; k++) {
+		struct rte_mbuf *m = pkts[r->pos[k]];
+		uint16_t p = r->port[k];
+		uint8_t tc = r->tc[k];
+		struct sw_egress *eg = &wk->eg[p];
+		struct aifab_qos_fifo *f = eg->q[tc];
+		uint32_t len = m->pkt_len;
+
+		if (lossless & (1u << tc))
+			g->bytes[tc] += len;
+		b->q[sw_queue(p, tc)].shared += SW_CELLS(len);
+		/* aifab_qos_fifo_enqueue() but its room check (it has room) */
+		f->slot[f->tail++ & f->mask] = m;
+		f->bytes += len;
+		if (f->bytes > f->hwm_bytes)
+			f->hwm_bytes = f->bytes;
+		eg->nonempty |= (uint8_t)(1u << tc);
+	}
+	b->used += r->cells; /* nothing above reads it */
 }
 
 /*
@@ -205,6 +396,9 @@ sw_route(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 	uint16_t pos[SW_CHUNK];
 	struct sw_routed r;
 	uint16_t n4 = a->n4, n6 = a->n6, k;
+	uint16_t qid[SW_ENQ_QUEUES];
+	unsigned int nq;
+	uint8_t plain;
 
 	if (n4)
 		aifab_fib_lookup4_bulk(sw->fib, a->ip4, target, n4);
@@ -215,7 +409,16 @@ sw_route(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 	sw_resolve(sw, wk, in_port, pkts, a, target, pos,
 		   (uint16_t)(n4 + n6), &r);
 	sw_rewrite(sw, in_port, pkts, a, &r);
+	plain = sw_pfc_plain(sw, wk, in_port, &r);
+	nq = sw_enqueue_sure(sw, wk, &r, plain, qid);
+	if (likely(nq != 0)) {
+		if (nq <= SW_ENQ_QUEUES)
+			sw_enqueue_queues(sw, wk, in_port, pkts, &r, qid, nq);
+		else
+			sw_enqueue_all(sw, wk, in_port, pkts, &r);
+		return;
+	}
 	for (k = 0; k < r.n; k++)
 		sw_enqueue(sw, wk, r.port[k], r.tc[k], pkts[r.pos[k]],
-			   a->pi[r.pos[k]].l3_off);
+			   a->pi[r.pos[k]].l3_off, plain);
 }

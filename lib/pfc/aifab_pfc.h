@@ -288,6 +288,40 @@ aifab_pfc_gen_add_inline(struct aifab_pfc_gen *g, unsigned int prio,
 }
 
 /**
+ * Of the priorities in @p prios, those for which every
+ * aifab_pfc_gen_add() of a run of frames (@p bytes in all, whatever the
+ * priorities they are split over) can only add the frame's bytes: no
+ * headroom, no drop, no change to XOFF wished for. That holds when the
+ * priority is not enabled, or when XOFF is not wished for and its bytes
+ * plus the run's stay below the XOFF threshold at @p free_min, the least
+ * free buffer any add of the run can be given (the threshold does not
+ * fall as the free buffer grows, so it is lowest there; @p free_max,
+ * the most, keeps the dynamic threshold on its exact formula). Such a
+ * priority's adds of the run may be just g->bytes[prio] += bytes (a
+ * aifab_pfc_gen_sub() between them keeps it so: bytes only fall).
+ */
+static inline uint8_t
+aifab_pfc_gen_add_plain(const struct aifab_pfc_gen *g, uint8_t prios,
+			uint64_t bytes, uint64_t free_min, uint64_t free_max)
+{
+	uint8_t plain = (uint8_t)(prios & ~g->cfg->enabled);
+	uint8_t check = (uint8_t)(prios & g->cfg->enabled & ~g->want);
+
+	while (check) {
+		unsigned int p = (unsigned int)__builtin_ctz(check);
+		const struct aifab_pfc_gen_prio_cfg *pc = &g->cfg->prio[p];
+
+		check &= (uint8_t)(check - 1);
+		if (pc->xoff_mode != AIFAB_PFC_XOFF_STATIC &&
+		    pc->alpha_den != 0 && free_max > UINT64_MAX / pc->alpha_num)
+			continue;
+		if (g->bytes[p] + bytes < aifab_pfc_xoff_at(pc, free_min))
+			plain |= (uint8_t)(1u << p);
+	}
+	return plain;
+}
+
+/**
  * The packet of @p bytes that aifab_pfc_gen_add() just admitted below XOFF
  * can only be buffered in headroom (the shared buffer is full, e.g. of
  * lossy traffic): count it as headroom and ask for XOFF (kept until the

@@ -245,30 +245,47 @@ uint8_t aifab_ipv4_dec_ttl(struct rte_ipv4_hdr *ip);
 /**
  * aifab_ipv4_dec_ttl() inline, for a datapath that rewrites per packet:
  * the same RFC 1624 update of the word holding the TTL (loaded as it sits
- * in memory), the same result bits.
+ * in memory), the same result bits. Little-endian: TTL, protocol and
+ * checksum (bytes 8-11) in one load and one store.
  */
 static inline void
 aifab_ipv4_dec_ttl_inline(struct rte_ipv4_hdr *ip)
 {
-	uint8_t *h = (uint8_t *)ip, w[2];
-	uint16_t old_word, new_word;
+	uint8_t *h = (uint8_t *)ip;
+	uint16_t old_word, new_word, cksum;
 	uint32_t sum;
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	uint32_t w;
+
+	memcpy(&w, h + 8, sizeof(w));
+	if ((w & 0xff) == 0)
+		return;
+	/* the TTL is the low byte of the word as it sits in memory: it
+	 * is not 0, so the decrement borrows nothing from the protocol */
+	old_word = (uint16_t)w;
+	new_word = (uint16_t)(old_word - 1);
+	cksum = (uint16_t)(w >> 16);
+#else
+	uint8_t b[2];
 
 	if (ip->time_to_live == 0)
 		return;
-	/* the word holding TTL and protocol, before and after, built in
-	 * registers (storing the byte and reloading the word would stall
-	 * store forwarding) */
-	memcpy(w, h + 8, sizeof(w));
-	memcpy(&old_word, w, sizeof(old_word));
-	w[0] = (uint8_t)(w[0] - 1);
-	memcpy(&new_word, w, sizeof(new_word));
-	h[8] = w[0];
-	sum = (uint32_t)(uint16_t)~ip->hdr_checksum + (uint16_t)~old_word +
-	      new_word;
+	memcpy(b, h + 8, sizeof(b));
+	memcpy(&old_word, b, sizeof(old_word));
+	b[0] = (uint8_t)(b[0] - 1);
+	memcpy(&new_word, b, sizeof(new_word));
+	cksum = ip->hdr_checksum;
+#endif
+	sum = (uint32_t)(uint16_t)~cksum + (uint16_t)~old_word + new_word;
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	w = (uint32_t)new_word | (uint32_t)(uint16_t)~sum << 16;
+	memcpy(h + 8, &w, sizeof(w));
+#else
+	h[8] = b[0];
 	ip->hdr_checksum = (uint16_t)~sum;
+#endif
 }
 
 /** aifab_ipv4_dec_ttl() on each of @p n headers, in one call. */
@@ -481,11 +498,16 @@ static inline void aifab_put_u24(uint8_t *p, uint32_t v)
 static inline bool
 aifab_ipv4_cksum20_ok(const uint8_t *h)
 {
-	uint32_t w[5];
-	uint64_t s;
+	uint64_t a, b, s;
+	uint32_t c;
 
-	memcpy(w, h, sizeof(w));
-	s = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
+	/* into scalars straight from the header: copied as an array, the
+	 * compiler stores it to the stack in 16 bytes and reloads it in 4,
+	 * which store forwarding does not serve */
+	memcpy(&a, h, sizeof(a));
+	memcpy(&b, h + 8, sizeof(b));
+	memcpy(&c, h + 16, sizeof(c));
+	s = (a & 0xffffffffu) + (a >> 32) + (b & 0xffffffffu) + (b >> 32) + c;
 	s = (s & 0xffffffffu) + (s >> 32);
 	s = (s & 0xffff) + (s >> 16);
 	s = (s & 0xffff) + (s >> 16);

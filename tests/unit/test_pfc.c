@@ -1253,6 +1253,116 @@ test_gen_release_run_and_inline_poll(void **state)
 	assert_true(cross > 0);
 }
 
+/*
+ * aifab_pfc_gen_add_plain(): for a run of adds (the switch's burst: any
+ * mix of priorities, the free buffer falling by each one's cells, from
+ * free_max down to no less than free_min), a priority it calls plain
+ * must take each add as a plain bytes += len: the run through
+ * aifab_pfc_gen_add() (which must admit every one of them) and the run
+ * as plain adds end in the same state. Thresholds: dynamic num/den
+ * (0.3), dynamic 2^-2, static; a disabled priority. Each run mostly of
+ * one priority whose bytes are set to end the run a few KB either side
+ * of its XOFF threshold at free_min, with XOFF wished for or not.
+ */
+static void
+test_gen_add_plain(void **state)
+{
+	const uint64_t size = 400000;
+	struct aifab_pfc_gen_params p = { .speed_mbps = 100000,
+					  .tsc_hz = NS_HZ };
+	struct aifab_pfc_gen_config cfg;
+	struct aifab_pfc_gen a, b;
+	struct aifab_rng r;
+	static const unsigned int prios[] = { 0, 3, 5, 6 };
+	uint64_t plain_runs = 0, not_plain = 0, crossed = 0;
+	unsigned int ep, i;
+
+	(void)state;
+	p.prio[3] = (struct aifab_pfc_gen_prio_params){ .enabled = true,
+		.xoff_mode = AIFAB_PFC_XOFF_DYNAMIC, .alpha_num = 300,
+		.alpha_den = 1000, .xon_mode = AIFAB_PFC_XON_OFFSET,
+		.xon_bytes = 3000, .headroom_bytes = 30000 };
+	p.prio[5] = (struct aifab_pfc_gen_prio_params){ .enabled = true,
+		.xoff_mode = AIFAB_PFC_XOFF_STATIC, .xoff_bytes = 30000,
+		.xon_mode = AIFAB_PFC_XON_ABS, .xon_bytes = 20000,
+		.headroom_bytes = 30000 };
+	p.prio[6] = (struct aifab_pfc_gen_prio_params){ .enabled = true,
+		.xoff_mode = AIFAB_PFC_XOFF_DYNAMIC, .alpha_log2 = -2,
+		.xon_mode = AIFAB_PFC_XON_OFFSET, .xon_bytes = 3000,
+		.headroom_bytes = 30000 };
+	gen_setup(&cfg, &a, &p);
+	aifab_rng_seed(&r, 11, 0);
+	for (ep = 0; ep < 40000; ep++) {
+		unsigned int n = 1 + aifab_rng_below(&r, 16);
+		unsigned int main_p = prios[1 + aifab_rng_below(&r, 3)];
+		unsigned int pr[16];
+		uint32_t len[16], cells[16];
+		uint64_t bytes = 0, cell_sum = 0, free_max, free_min, fr, x;
+		uint8_t mask = 0, plain;
+		int64_t start;
+
+		for (i = 0; i < n; i++) {
+			pr[i] = aifab_rng_below(&r, 4) ? main_p :
+				prios[aifab_rng_below(&r, RTE_DIM(prios))];
+			len[i] = 60 + aifab_rng_below(&r, 4100);
+			cells[i] = RTE_ALIGN_CEIL(len[i], 256u);
+			bytes += len[i];
+			cell_sum += cells[i];
+			mask |= (uint8_t)(1u << pr[i]);
+		}
+		free_max = cell_sum + aifab_rng_below(&r,
+			(uint32_t)(size - cell_sum) + 1);
+		free_min = free_max - cell_sum;
+		/* the main priority ends the run near XOFF at free_min (or
+		 * exactly on it), the others anywhere below */
+		x = aifab_pfc_xoff_at(&cfg.prio[main_p], free_min);
+		start = (int64_t)x - (int64_t)bytes +
+			(aifab_rng_below(&r, 8) ? (int64_t)aifab_rng_below(&r,
+				8001) - 4000 : 0);
+		for (i = 0; i < RTE_DIM(prios); i++) {
+			a.bytes[prios[i]] = aifab_rng_below(&r, 20000);
+			a.headroom[prios[i]] = 0;
+		}
+		a.bytes[main_p] = start > 0 ? (uint64_t)start : 0;
+		a.want = aifab_rng_below(&r, 4) ? 0 : (uint8_t)(1u << main_p);
+		memcpy(&b, &a, sizeof(b));
+		plain = aifab_pfc_gen_add_plain(&a, mask, bytes, free_min,
+						free_max);
+		assert_int_equal(plain & ~mask, 0);
+		assert_int_equal(plain & 1, mask & 1); /* not enabled */
+		plain_runs += (plain >> main_p) & 1;
+		not_plain += !((plain >> main_p) & 1);
+		fr = free_max;
+		for (i = 0; i < n; i++) {
+			enum aifab_pfc_verdict v = aifab_pfc_gen_add(&a, pr[i],
+				len[i], fr);
+
+			if (plain & (1u << pr[i])) {
+				assert_int_equal(v, AIFAB_PFC_ADMIT);
+				b.bytes[pr[i]] += len[i];
+			} else {
+				assert_int_equal(aifab_pfc_gen_add(&b, pr[i],
+					len[i], fr), v);
+			}
+			if (v != AIFAB_PFC_DROP)
+				fr -= cells[i];
+		}
+		crossed += (a.want >> main_p) & 1;
+		gen_same(&a, &b);
+	}
+	/* both answers, and runs that did reach XOFF, many times */
+	assert_true(plain_runs > 5000);
+	assert_true(not_plain > 5000);
+	assert_true(crossed > 5000);
+	/* on the threshold: a run that ends exactly at XOFF wishes XOFF */
+	memset(a.bytes, 0, sizeof(a.bytes));
+	a.want = 0;
+	a.bytes[5] = 30000 - 1000;
+	assert_int_equal(aifab_pfc_gen_add_plain(&a, 1u << 5, 1000, 0, 0), 0);
+	assert_int_equal(aifab_pfc_gen_add_plain(&a, 1u << 5, 999, 0, 0),
+			 1u << 5);
+}
+
 /* aifab_pfc_wd_poll_inline() acts as aifab_pfc_wd_poll(), pauses on and
  * off, storms detected and restored. */
 static void
@@ -1322,6 +1432,7 @@ main(void)
 		cmocka_unit_test(test_share_rx_pause_seen_by_all),
 		cmocka_unit_test(test_share_wd_owner_fed),
 		cmocka_unit_test(test_gen_release_run_and_inline_poll),
+		cmocka_unit_test(test_gen_add_plain),
 		cmocka_unit_test(test_wd_poll_inline),
 	};
 
