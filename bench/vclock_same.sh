@@ -4,10 +4,10 @@
 # bench/vclock_same.sh: digests of what the whole-process virtual clock
 # produces, to show a change to app/vclock.c (or anything under it) keeps
 # every result: the report (but elapsed_s, lcores and the multihost
-# wall-clock instants, the machine's), every --capture file and the
+# wall-clock instants, the machine's; the profile's path from profiles/
+# on, so two checkouts compare), every --capture file and the
 # --stats-jsonl lines (but their wall-clock "time" and the lcores' load)
-# of the demo (as
-# shipped and at 400G), every profiles/scenarios/*.ini and profiles/clos.ini.
+# of the demo (as shipped and at 400G), every profiles/scenarios/*.ini and profiles/clos.ini.
 #
 #   bench/vclock_same.sh OUT [AIFAB]     # writes OUT/digests, OUT/*.json
 #   diff OUT_BEFORE/digests OUT_AFTER/digests
@@ -63,6 +63,11 @@ if mh is not None:
     for it in mh.get("iterations", []):
         it.pop("start_ns", None)
         it.pop("end_ns", None)
+# the profile's path names the checkout: keep it relative to the tree, so
+# digests made in two clones or worktrees compare
+pr = r.get("profile", {})
+if isinstance(pr.get("path"), str) and "/profiles/" in pr["path"]:
+    pr["path"] = "profiles/" + pr["path"].split("/profiles/", 1)[1]
 h = hashlib.sha256(json.dumps(r, sort_keys=True).encode()).hexdigest()
 print("%s report %s" % (name, h))
 def strip(o):
