@@ -178,44 +178,72 @@ ref_lookup(const struct ref_route *r, unsigned int n, uint32_t ip)
 	return best < 0 ? AIFAB_FIB_MISS : r[best].target;
 }
 
+/* xorshift64, fixed seeds: the same routes and addresses every run */
+static uint32_t
+next32(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return (uint32_t)*x;
+}
+
+/* Add (or replace) a route in both the FIB and the reference. */
+static void
+ref_add(struct aifab_fib *f, struct ref_route *r, unsigned int *n,
+	uint32_t ip, uint8_t depth, uint32_t target)
+{
+	unsigned int k;
+
+	for (k = 0; k < *n; k++)
+		if (r[k].ip == ip && r[k].depth == depth)
+			break;
+	if (k == *n)
+		(*n)++;
+	r[k] = (struct ref_route){ ip, depth, target };
+	assert_int_equal(aifab_fib_route4_add(f, ip, depth, target), 0);
+}
+
+/* @p rounds bulk lookups of 64 random addresses (few top bits, where the
+ * routes are) against the reference. */
+static void
+check_vs_ref(struct aifab_fib *f, const struct ref_route *r, unsigned int n,
+	     uint64_t *x, unsigned int rounds)
+{
+	uint32_t ips[64], got[64];
+	unsigned int i, k;
+
+	for (i = 0; i < rounds; i++) {
+		for (k = 0; k < RTE_DIM(ips); k++)
+			ips[k] = next32(x) & 0x0F0F0F0Fu;
+		aifab_fib_lookup4_bulk(f, ips, got, RTE_DIM(ips));
+		for (k = 0; k < RTE_DIM(ips); k++)
+			assert_int_equal(got[k], ref_lookup(r, n, ips[k]));
+	}
+}
+
 static void
 test_random_vs_reference(void **state)
 {
 	struct aifab_fib *f = mk("t_rand");
 	struct ref_route r[200];
-	uint32_t ips[64], got[64];
 	uint64_t x = 0x9E3779B97F4A7C15ull; /* xorshift, fixed seed */
-	unsigned int i, k, n = 0;
+	unsigned int i, n = 0;
 	uint16_t nh;
 
 	(void)state;
 	nh = (uint16_t)aifab_fib_nh_add(f, 0, &mac_a);
 	for (i = 0; i < 16; i++)
 		aifab_fib_group_add(f, &nh, 1);
-#define NEXT() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, (uint32_t)x)
 	for (i = 0; i < RTE_DIM(r); i++) {
-		uint8_t depth = (uint8_t)(NEXT() % 33);
+		uint8_t depth = (uint8_t)(next32(&x) % 33);
 		uint32_t mask = depth ? ~0u << (32 - depth) : 0;
 		/* Few top bits so prefixes nest and overlap. */
-		uint32_t ip = (NEXT() & 0x0F0F0F0Fu) & mask;
-		uint32_t target = NEXT() % 16;
+		uint32_t ip = (next32(&x) & 0x0F0F0F0Fu) & mask;
 
-		for (k = 0; k < n; k++)
-			if (r[k].ip == ip && r[k].depth == depth)
-				break;
-		if (k == n)
-			n++;
-		r[k] = (struct ref_route){ ip, depth, target };
-		assert_int_equal(aifab_fib_route4_add(f, ip, depth, target), 0);
+		ref_add(f, r, &n, ip, depth, next32(&x) % 16);
 	}
-	for (i = 0; i < 200; i++) {
-		for (k = 0; k < RTE_DIM(ips); k++)
-			ips[k] = NEXT() & 0x0F0F0F0Fu;
-		aifab_fib_lookup4_bulk(f, ips, got, RTE_DIM(ips));
-		for (k = 0; k < RTE_DIM(ips); k++)
-			assert_int_equal(got[k], ref_lookup(r, n, ips[k]));
-	}
-#undef NEXT
+	check_vs_ref(f, r, n, &x, 200);
 	aifab_fib_free(f);
 }
 
@@ -229,13 +257,11 @@ test_widths_vs_reference(void **state)
 {
 	static const uint32_t n_groups[] = { 16, 1000, 40000 };
 	struct ref_route r[300];
-	uint32_t ips[64], got[64];
 	uint64_t x = 0x2545F4914F6CDD1Dull;
-	unsigned int w, i, k, n;
+	unsigned int w, i, n;
 	uint16_t nh;
 
 	(void)state;
-#define NEXT() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, (uint32_t)x)
 	for (w = 0; w < RTE_DIM(n_groups); w++) {
 		struct aifab_fib_params p = {
 			.name = "t_width", .socket_id = 0, .max_routes4 = 300,
@@ -253,38 +279,24 @@ test_widths_vs_reference(void **state)
 					 (int)i);
 		n = 0;
 		for (i = 0; i < RTE_DIM(r); i++) {
-			uint8_t depth = (uint8_t)(1 + NEXT() % 32);
+			uint8_t depth = (uint8_t)(1 + next32(&x) % 32);
 			uint32_t mask = ~0u << (32 - depth);
-			uint32_t ip = (NEXT() & 0x0F0F0F0Fu) & mask;
-			uint32_t c = NEXT() % 4, target =
+			uint32_t ip = (next32(&x) & 0x0F0F0F0Fu) & mask;
+			uint32_t c = next32(&x) % 4, target =
 				c == 0 ? AIFAB_FIB_LOCAL :
 				c == 1 ? AIFAB_FIB_UNRESOLVED :
-				c == 2 ? n_groups[w] - 1 : NEXT() % n_groups[w];
+				c == 2 ? n_groups[w] - 1 :
+				next32(&x) % n_groups[w];
 
-			for (k = 0; k < n; k++)
-				if (r[k].ip == ip && r[k].depth == depth)
-					break;
-			if (k == n)
-				n++;
-			r[k] = (struct ref_route){ ip, depth, target };
-			assert_int_equal(aifab_fib_route4_add(f, ip, depth,
-							      target), 0);
+			ref_add(f, r, &n, ip, depth, target);
 		}
-		for (i = 0; i < 100; i++) {
-			for (k = 0; k < RTE_DIM(ips); k++)
-				ips[k] = NEXT() & 0x0F0F0F0Fu;
-			aifab_fib_lookup4_bulk(f, ips, got, RTE_DIM(ips));
-			for (k = 0; k < RTE_DIM(ips); k++)
-				assert_int_equal(got[k],
-						 ref_lookup(r, n, ips[k]));
-		}
+		check_vs_ref(f, r, n, &x, 100);
 		assert_int_equal(aifab_fib_route6_add(f, a6, 128,
 						      n_groups[w] - 1), 0);
 		aifab_fib_lookup6_bulk(f, &a6, &t6, 1);
 		assert_int_equal(t6, n_groups[w] - 1);
 		aifab_fib_free(f);
 	}
-#undef NEXT
 }
 
 /* A family sized 0 has no table: only its /0 is taken. */
