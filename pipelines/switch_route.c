@@ -300,51 +300,84 @@ sw_enqueue_sure(const struct sw *sw, const struct sw_worker *wk,
 	return nq;
 }
 
+/* The end of sw_enqueue_queues() for queue @p q: its FIFO's tail, bytes
+ * and high-water mark, shared cells, PFC bytes and nonempty bit. */
+static inline void
+sw_enqueue_queue_done(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
+		      uint16_t q, uint32_t tail, uint32_t bytes, uint32_t cells)
+{
+	uint16_t p = (uint16_t)(q / AIFAB_QOS_N_TC);
+	uint8_t tc = (uint8_t)(q % AIFAB_QOS_N_TC);
+	struct sw_egress *eg = &wk->eg[p];
+	struct aifab_qos_fifo *f = eg->q[tc];
+
+	f->tail = tail;
+	f->bytes += bytes;
+	if (f->bytes > f->hwm_bytes)
+		f->hwm_bytes = f->bytes;
+	wk->buf->q[q].shared += cells;
+	if (sw->lossless & (1u << tc))
+		wk->eg[in_port].pfc_gen.bytes[tc] += bytes;
+	eg->nonempty |= (uint8_t)(1u << tc);
+}
+
 /*
- * sw_enqueue_all() of a burst to at most SW_ENQ_QUEUES queues, a queue at
- * a time: its frames' slots in order (without a branch: each frame's
- * pointer is written at the tail, which moves on only for the queue's
- * own, so one slot past the last is written too: sw_enqueue_sure() left
- * room), its bytes and cells summed, then the FIFO's bytes and
- * high-water mark (the bytes only grow over the burst, so the mark the
- * per-frame updates would leave is the larger of the mark and the bytes
- * after), the queue's shared cells and the PFC bytes once. Per-frame
- * updates of those counters would chain each frame's through the store
- * of the one before.
+ * sw_enqueue_all() of a burst to at most SW_ENQ_QUEUES queues: each
+ * queue's frames' slots in order (without a branch: each frame's pointer
+ * is written at the tail, which moves on only for the queue's own, so one
+ * slot past the last is written too: sw_enqueue_sure() left room), its
+ * bytes and cells summed, then the FIFO's bytes and high-water mark (the
+ * bytes only grow over the burst, so the mark the per-frame updates would
+ * leave is the larger of the mark and the bytes after), the queue's
+ * shared cells and the PFC bytes once. Per-frame updates of those
+ * counters would chain each frame's through the store of the one before.
+ * Two queues (a burst over a two-member ECMP group) in one pass over the
+ * burst: each frame's pointer goes to both tails, and the second queue's
+ * bytes and cells are the burst's less the first's.
  */
 static inline void
 sw_enqueue_queues(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 		  struct rte_mbuf **pkts, const struct sw_routed *r,
 		  const uint16_t *qid, unsigned int nq)
 {
-	struct aifab_pfc_gen *g = &wk->eg[in_port].pfc_gen;
-	unsigned int i;
 	uint16_t k;
 
-	for (i = 0; i < nq; i++) {
-		uint16_t q = qid[i];
-		uint16_t p = (uint16_t)(q / AIFAB_QOS_N_TC);
-		uint8_t tc = (uint8_t)(q % AIFAB_QOS_N_TC);
-		struct sw_egress *eg = &wk->eg[p];
-		struct aifab_qos_fifo *f = eg->q[tc];
-		uint32_t tail = f->tail, mask = f->mask, bytes = 0, cells = 0;
+	if (nq == 2) {
+		uint16_t q0 = qid[0], q1 = qid[1];
+		struct aifab_qos_fifo *f0 =
+			wk->eg[q0 / AIFAB_QOS_N_TC].q[q0 % AIFAB_QOS_N_TC];
+		struct aifab_qos_fifo *f1 =
+			wk->eg[q1 / AIFAB_QOS_N_TC].q[q1 % AIFAB_QOS_N_TC];
+		uint32_t t0 = f0->tail, m0 = f0->mask;
+		uint32_t t1 = f1->tail, m1 = f1->mask;
+		uint32_t bytes = 0, cells = 0;
 
 		for (k = 0; k < r->n; k++) {
-			uint32_t in = -(uint32_t)(r->q[k] == q);
+			struct rte_mbuf *m = pkts[r->pos[k]];
+			uint32_t in = -(uint32_t)(r->q[k] == q0);
 
-			f->slot[tail & mask] = pkts[r->pos[k]];
-			tail -= in;
+			f0->slot[t0 & m0] = m;
+			f1->slot[t1 & m1] = m;
+			t0 -= in;
+			t1 += 1 + in;
 			bytes += r->len[k] & in;
 			cells += SW_CELLS(r->len[k]) & in;
 		}
-		f->tail = tail;
-		f->bytes += bytes;
-		if (f->bytes > f->hwm_bytes)
-			f->hwm_bytes = f->bytes;
-		wk->buf->q[q].shared += cells;
-		if (sw->lossless & (1u << tc))
-			g->bytes[tc] += bytes;
-		eg->nonempty |= (uint8_t)(1u << tc);
+		sw_enqueue_queue_done(sw, wk, in_port, q0, t0, bytes, cells);
+		sw_enqueue_queue_done(sw, wk, in_port, q1, t1,
+				      (uint32_t)r->bytes - bytes,
+				      (uint32_t)r->cells - cells);
+	} else {
+		uint16_t q = qid[0];
+		struct aifab_qos_fifo *f =
+			wk->eg[q / AIFAB_QOS_N_TC].q[q % AIFAB_QOS_N_TC];
+		uint32_t tail = f->tail, mask = f->mask;
+
+		/* one queue: every frame is its own */
+		for (k = 0; k < r->n; k++)
+			f->slot[tail++ & mask] = pkts[r->pos[k]];
+		sw_enqueue_queue_done(sw, wk, in_port, q, tail,
+				      (uint32_t)r->bytes, (uint32_t)r->cells);
 	}
 	wk->buf->used += r->cells;
 }
