@@ -75,7 +75,6 @@ struct aifab_fib {
 	struct rte_fib6 *fib6;  /**< NULL: no IPv6 table */
 	uint32_t n_nh, max_nh;
 	uint32_t n_groups, max_groups;
-	uint32_t default4, default6; /**< /0 routes: the result of a miss */
 	/** Targets of next hops max_groups + 0, 1, 2 in rte_fib / rte_fib6:
 	 * local, unresolved, no route (the /0's target or a miss). */
 	uint32_t special4[3], special6[3];

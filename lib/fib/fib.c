@@ -98,8 +98,6 @@ aifab_fib_create(const struct aifab_fib_params *prm)
 	if (fib == NULL)
 		goto nomem;
 	fib->max_nh = prm->max_nh;
-	fib->default4 = AIFAB_FIB_MISS;
-	fib->default6 = AIFAB_FIB_MISS;
 	fib->max_groups = prm->max_groups;
 	fib->special4[NH_LOCAL] = fib->special6[NH_LOCAL] = AIFAB_FIB_LOCAL;
 	fib->special4[NH_UNRESOLVED] = fib->special6[NH_UNRESOLVED] =
@@ -225,7 +223,6 @@ aifab_fib_route4_add(struct aifab_fib *fib, uint32_t ip, uint8_t depth,
 		return -EINVAL;
 	if (depth == 0) {
 		/* the /0 is what "no route" (default_nh) stands for */
-		fib->default4 = target;
 		fib->special4[NH_NONE] = target;
 		return 0;
 	}
@@ -244,7 +241,6 @@ aifab_fib_route6_add(struct aifab_fib *fib, const uint8_t ip[16],
 	if (depth > 128 || !target_valid(fib, target))
 		return -EINVAL;
 	if (depth == 0) {
-		fib->default6 = target;
 		fib->special6[NH_NONE] = target;
 		return 0;
 	}
@@ -254,17 +250,29 @@ aifab_fib_route6_add(struct aifab_fib *fib, const uint8_t ip[16],
 	return rc == 0 ? 0 : (rc == -EINVAL ? -EINVAL : -ENOSPC);
 }
 
+/* rte_fib's next hops of a chunk to targets: a group id is itself, the
+ * three after the groups are @p special (local, unresolved, no route). */
+static inline void
+hops_to_targets(const uint64_t *hop, unsigned int n, uint32_t g,
+		const uint32_t *special, uint32_t *targets)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		targets[i] = hop[i] < g ? (uint32_t)hop[i] :
+			special[hop[i] - g];
+}
+
 void
 aifab_fib_lookup4_bulk(const struct aifab_fib *fib, const uint32_t *ips,
 		       uint32_t *targets, unsigned int n)
 {
 	uint64_t hop[64];
 	unsigned int i, done, chunk;
-	const uint32_t g = fib->max_groups;
 
 	if (unlikely(fib->fib4 == NULL)) {
 		for (i = 0; i < n; i++)
-			targets[i] = fib->default4;
+			targets[i] = fib->special4[NH_NONE];
 		return;
 	}
 	for (done = 0; done < n; done += chunk) {
@@ -273,9 +281,8 @@ aifab_fib_lookup4_bulk(const struct aifab_fib *fib, const uint32_t *ips,
 		rte_fib_lookup_bulk(fib->fib4,
 				    (uint32_t *)(uintptr_t)&ips[done], hop,
 				    (int)chunk);
-		for (i = 0; i < chunk; i++)
-			targets[done + i] = hop[i] < g ? (uint32_t)hop[i] :
-				fib->special4[hop[i] - g];
+		hops_to_targets(hop, chunk, fib->max_groups, fib->special4,
+				&targets[done]);
 	}
 }
 
@@ -285,18 +292,16 @@ aifab_fib_lookup6_bulk(const struct aifab_fib *fib, uint8_t (*ips)[16],
 {
 	uint64_t hop[64];
 	unsigned int i, done, chunk;
-	const uint32_t g = fib->max_groups;
 
 	if (unlikely(fib->fib6 == NULL)) {
 		for (i = 0; i < n; i++)
-			targets[i] = fib->default6;
+			targets[i] = fib->special6[NH_NONE];
 		return;
 	}
 	for (done = 0; done < n; done += chunk) {
 		chunk = RTE_MIN(n - done, (unsigned int)RTE_DIM(hop));
 		rte_fib6_lookup_bulk(fib->fib6, &ips[done], hop, (int)chunk);
-		for (i = 0; i < chunk; i++)
-			targets[done + i] = hop[i] < g ? (uint32_t)hop[i] :
-				fib->special6[hop[i] - g];
+		hops_to_targets(hop, chunk, fib->max_groups, fib->special6,
+				&targets[done]);
 	}
 }
