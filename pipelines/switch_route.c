@@ -379,41 +379,30 @@ sw_enqueue_queues(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 		sw_enqueue_queue_done(sw, wk, in_port, q, tail,
 				      (uint32_t)r->bytes, (uint32_t)r->cells);
 	}
-	wk->buf->used += r->cells;
 }
 
 /*
- * sw_enqueue() of a burst that sw_enqueue_sure() passed: what it would
- * do, with every decision known (shared pool, plain PFC add, queued).
+ * sw_enqueue() of a burst that sw_enqueue_sure() passed to more queues
+ * than sw_enqueue_queues() takes: what it would do, with every decision
+ * known (shared pool, plain PFC add, queued), frame by frame through
+ * sw_enqueue_queue_done().
  */
 static inline void
 sw_enqueue_all(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 	       struct rte_mbuf **pkts, const struct sw_routed *r)
 {
-	struct aifab_qos_buf *b = wk->buf;
-	struct aifab_pfc_gen *g = &wk->eg[in_port].pfc_gen;
-	uint8_t lossless = sw->lossless;
 	uint16_t k;
 
 	for (k = 0; k < r->n; k++) {
-		struct rte_mbuf *m = pkts[r->pos[k]];
-		uint16_t p = r->port[k];
-		uint8_t tc = r->tc[k];
-		struct sw_egress *eg = &wk->eg[p];
-		struct aifab_qos_fifo *f = eg->q[tc];
-		uint32_t len = m->pkt_len;
+		uint16_t q = r->q[k];
+		struct aifab_qos_fifo *f =
+			wk->eg[q / AIFAB_QOS_N_TC].q[q % AIFAB_QOS_N_TC];
 
-		if (lossless & (1u << tc))
-			g->bytes[tc] += len;
-		b->q[sw_queue(p, tc)].shared += SW_CELLS(len);
 		/* aifab_qos_fifo_enqueue() but its room check (it has room) */
-		f->slot[f->tail++ & f->mask] = m;
-		f->bytes += len;
-		if (f->bytes > f->hwm_bytes)
-			f->hwm_bytes = f->bytes;
-		eg->nonempty |= (uint8_t)(1u << tc);
+		f->slot[f->tail & f->mask] = pkts[r->pos[k]];
+		sw_enqueue_queue_done(sw, wk, in_port, q, f->tail + 1,
+				      r->len[k], SW_CELLS(r->len[k]));
 	}
-	b->used += r->cells; /* nothing above reads it */
 }
 
 /*
@@ -449,6 +438,7 @@ sw_route(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 			sw_enqueue_queues(sw, wk, in_port, pkts, &r, qid, nq);
 		else
 			sw_enqueue_all(sw, wk, in_port, pkts, &r);
+		wk->buf->used += r.cells; /* nothing above reads it */
 		return;
 	}
 	for (k = 0; k < r.n; k++)
