@@ -212,7 +212,8 @@ struct sw_worker {
 	 * vc_ne, the ports with a queued frame (set at enqueue, cleared by
 	 * the exact run when the port's queues are empty); vc_tx, the ports
 	 * given a frame to send since their last flush (departures and
-	 * PFC frames); vc_pfc_en, the ports with PFC generation on;
+	 * PFC frames); vc_pfc_en, the ports with PFC generation on, and
+	 * vc_pfc_w those with XOFF wanted or told;
 	 * vc_dirty, the ports whose mirrored counters may have changed since
 	 * the last mirror, and vc_pausing, the ports whose paused time may
 	 * still grow (sw_stats_sync_ports()); vc_wd, the ports whose PFC
@@ -222,6 +223,7 @@ struct sw_worker {
 	uint64_t vc_ne;
 	uint64_t vc_tx;
 	uint64_t vc_pfc_en;
+	uint64_t vc_pfc_w;
 	uint64_t vc_dirty;
 	uint64_t vc_pausing;
 	uint64_t vc_wd;

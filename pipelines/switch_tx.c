@@ -655,7 +655,7 @@ sw_egress_ne(struct sw *sw, struct sw_worker *wk, uint64_t now)
 void
 sw_egress_exact(struct sw *sw, struct sw_worker *wk, uint64_t now)
 {
-	uint64_t used, pfc, m;
+	uint64_t used, pfc, pfc2 = 0, m;
 	bool sum = wk->vc_act_ok;
 	uint16_t p;
 
@@ -665,14 +665,32 @@ sw_egress_exact(struct sw *sw, struct sw_worker *wk, uint64_t now)
 	if (unlikely(wk->n_links != 0))
 		for (p = 0; p < sw->env.n_ports; p++)
 			sw_link_storms(sw, wk, p);
-	/* sw_vclock_note(): only these ports' PFC generation can act */
-	pfc = sum ? (wk->vc_pfc | wk->vc_in) & wk->vc_pfc_en : UINT64_MAX;
+	/*
+	 * sw_vclock_note(): only these ports' PFC generation can act. A
+	 * port with nothing wanted or told whose last poll saw no more free
+	 * buffer and no fewer bytes buffered from it than now (no frame came
+	 * in since: enqueues alone add bytes and take buffer) would stay so
+	 * (XOFF's threshold does not fall as the buffer frees, struct
+	 * aifab_pfc_gen_prio_cfg): with no arrival since the last run, the
+	 * ports with XOFF wanted or told only (vc_pfc_w); after the
+	 * departures, those told XOFF by the first pass.
+	 */
+	if (!sum)
+		pfc = UINT64_MAX;
+	else if (wk->vc_in != 0)
+		pfc = (wk->vc_pfc | wk->vc_in) & wk->vc_pfc_en;
+	else
+		pfc = wk->vc_pfc_w;
 	for (m = pfc; m != 0; m &= m - 1) {
 		p = (uint16_t)__builtin_ctzll(m);
 		if (p >= sw->env.n_ports)
 			break;
 		sw_pfc_gen_send(sw, wk, p, now);
+		if (wk->eg[p].pfc_gen.told != 0)
+			pfc2 |= UINT64_C(1) << p;
 	}
+	if (!sum)
+		pfc2 = UINT64_MAX;
 	used = wk->buf->used;
 	if (sum) {
 		/* the counters sw_stats_sync_ports() mirrors: queues, PFC
@@ -693,7 +711,7 @@ sw_egress_exact(struct sw *sw, struct sw_worker *wk, uint64_t now)
 		}
 	}
 	if (wk->buf->used != used)
-		for (m = pfc; m != 0; m &= m - 1) {
+		for (m = pfc2; m != 0; m &= m - 1) {
 			p = (uint16_t)__builtin_ctzll(m);
 			if (p >= sw->env.n_ports)
 				break;

@@ -206,7 +206,7 @@ sw_vclock_storm_lapse(const struct sw *sw, const struct aifab_link *l,
 void
 sw_vclock_note(const struct sw *sw, struct sw_worker *wk)
 {
-	uint64_t act, pfc = 0, cand, m;
+	uint64_t act, pfc = 0, pfc_w = 0, cand, m;
 	uint16_t p;
 	unsigned int i;
 
@@ -244,7 +244,7 @@ sw_vclock_note(const struct sw *sw, struct sw_worker *wk)
 		en = sw->pfc_gen[p].enabled;
 		any = g->want | g->told;
 		if ((any & en) != 0)
-			act |= UINT64_C(1) << p;
+			pfc_w |= UINT64_C(1) << p;
 		/* aifab_pfc_gen_poll_inline()'s test: nothing buffered
 		 * from the port, nothing wanted or told: no PFC to poll,
 		 * until a frame comes in by it (vc_in) */
@@ -255,8 +255,9 @@ sw_vclock_note(const struct sw *sw, struct sw_worker *wk)
 			pfc |= UINT64_C(1) << p;
 	}
 	wk->vc_in = 0;
-	wk->vc_act = act;
+	wk->vc_act = act | pfc_w;
 	wk->vc_pfc = pfc;
+	wk->vc_pfc_w = pfc_w;
 	wk->vc_next = sw_egress_next(sw, wk, wk->now);
 	wk->vc_next_at = wk->now;
 	wk->vc_next_ok = true;
