@@ -119,6 +119,7 @@ sw_enqueue(struct sw *sw, struct sw_worker *wk, uint16_t out_port,
 	}
 	aifab_qos_fifo_enqueue(f, m); /* room checked above */
 	eg->nonempty |= (uint8_t)(1u << tc);
+	wk->vc_ne |= UINT64_C(1) << out_port; /* virtual clock summary */
 }
 
 #endif /* SWITCH_ENQUEUE_H */

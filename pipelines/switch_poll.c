@@ -26,32 +26,97 @@ sw_link_rx_release(struct sw *sw, struct sw_worker *wk)
 	}
 }
 
+/*
+ * The whole-process clock marks a ring port's RX ring when it puts frames
+ * in it (the tap's rx_mark; it says so with rx_marked before any poll).
+ * A worker that is its instance's only one, whose RX queues (at most 64)
+ * are each the one RX ring of an in-memory port without an RX fault
+ * stage, then reads only the queues marked since: an unmarked ring is
+ * empty, and its read would give nothing (no EOF to count: not a pcap).
+ * Decided at the first poll, which reads every queue.
+ */
+static bool
+sw_rx_by_mark(struct sw *sw, struct sw_worker *wk)
+{
+	unsigned int q;
+
+	if (likely(wk->vc_rx_mode != 0))
+		return wk->vc_rx_mode == 1;
+	wk->vc_rx_mode = 2;
+	if (!sw->vclock || sw->n_workers != 1 || wk->n_rxq == 0 ||
+	    wk->n_rxq > 64)
+		return false;
+	for (q = 0; q < wk->n_rxq; q++) {
+		const struct sw_rxq *rq = &wk->rxq[q];
+		const struct aifab_port_rt *rt = &sw->env.ports[rq->port];
+
+		if (!aifab_port_is_ring(rt) || rt->tap == NULL ||
+		    !rt->tap[0].rx_marked || rt->tap[0].rx_mark != NULL ||
+		    rt->nb_rxq != 1 || rq->finite ||
+		    wk->link[rq->port][AIFAB_FAULT_DIR_RX] != NULL)
+			return false;
+	}
+	for (q = 0; q < wk->n_rxq; q++) {
+		struct aifab_port_tap *tap = sw->env.ports[wk->rxq[q].port].tap;
+
+		tap[0].rx_mark = &wk->vc_rx;
+		tap[0].rx_mark_bit = UINT64_C(1) << q;
+	}
+	/* from the next poll on; this one reads every queue */
+	wk->vc_rx = wk->n_rxq == 64 ? UINT64_MAX :
+		(UINT64_C(1) << wk->n_rxq) - 1;
+	wk->vc_rx_mode = 1;
+	return false;
+}
+
+/* RX queue @p q's bursts through ingress, up to the burst budget.
+ * @return whether its ring may still hold frames (the last read took
+ * all it asked for). */
+static __rte_always_inline bool
+sw_rx_queue(struct sw *sw, struct sw_worker *wk, unsigned int q,
+	    struct rte_mbuf **pkts, unsigned int *handled)
+{
+	struct sw_rxq *rq = &wk->rxq[q];
+	uint32_t budget = sw->burst;
+	uint16_t n, ask;
+
+	if (rq->exhausted)
+		return false;
+	do {
+		ask = (uint16_t)RTE_MIN(budget, (uint32_t)SW_CHUNK);
+		n = sw_rx(sw, wk, rq, pkts, ask);
+		sw_ingress(sw, wk, rq->port, pkts, n);
+		if (n != 0) /* sw_egress_exact(): PFC to look at */
+			wk->vc_in |= UINT64_C(1) << rq->port;
+		*handled += n;
+		budget -= n;
+	} while (n == SW_CHUNK && budget > 0);
+	return n == ask && ask != 0;
+}
+
 /* Real time: each RX queue's burst through ingress, then egress. */
 static unsigned int
 sw_poll_real(struct sw *sw, struct sw_worker *wk, uint64_t now)
 {
 	struct rte_mbuf *pkts[SW_CHUNK];
 	unsigned int handled = 0, q;
-	uint16_t n;
+	uint64_t m;
 
 	wk->now = now;
+	wk->vc_next_ok = false; /* sw_next_event(): the poll changes it */
 	if (unlikely(sw->n_watch != 0))
 		sw_link_state(sw, wk);
-	for (q = 0; q < wk->n_rxq; q++) {
-		struct sw_rxq *rq = &wk->rxq[q];
-		uint32_t budget = sw->burst;
-
-		if (rq->exhausted)
-			continue;
-		do {
-			n = sw_rx(sw, wk, rq, pkts, (uint16_t)RTE_MIN(budget,
-						(uint32_t)SW_CHUNK));
-			sw_ingress(sw, wk, rq->port, pkts, n);
-			if (n != 0) /* sw_egress_exact(): PFC to look at */
-				wk->vc_in |= UINT64_C(1) << rq->port;
-			handled += n;
-			budget -= n;
-		} while (n == SW_CHUNK && budget > 0);
+	if (sw_rx_by_mark(sw, wk)) {
+		/* the marked queues, in queue order as below; a ring a
+		 * full budget left non-empty stays marked */
+		for (m = wk->vc_rx; m != 0; m &= m - 1) {
+			q = (unsigned int)__builtin_ctzll(m);
+			if (!sw_rx_queue(sw, wk, q, pkts, &handled))
+				wk->vc_rx &= ~(UINT64_C(1) << q);
+		}
+	} else {
+		for (q = 0; q < wk->n_rxq; q++)
+			sw_rx_queue(sw, wk, q, pkts, &handled);
 	}
 	if (unlikely(wk->n_links != 0))
 		sw_link_rx_release(sw, wk);
@@ -75,7 +140,12 @@ sw_poll(void *st, unsigned int w, uint64_t now)
 		n = sw_poll_real(sw, wk, now);
 	if (now - wk->synced >= sw->sync_cycles) {
 		wk->synced = now;
-		sw_stats_sync(sw, wk);
+		/* the whole-process clock's summary: the ports whose
+		 * counters may have changed since the last mirror */
+		if (wk->vc_act_ok)
+			sw_stats_sync_ports(sw, wk);
+		else
+			sw_stats_sync(sw, wk);
 	}
 	return n;
 }
@@ -114,6 +184,7 @@ sw_drain(void *st, unsigned int w, uint64_t now)
 
 	/* Stopping: what is still queued or staged is freed and counted. */
 	RTE_SET_USED(now);
+	wk->vc_next_ok = false;
 	for (q = 0; q < wk->n_rxq; q++) {
 		struct sw_rxq *rq = &wk->rxq[q];
 

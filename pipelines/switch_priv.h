@@ -194,10 +194,11 @@ struct sw_worker {
 	bool vt_due;                  /* virtual time: an arrival since the
 				       * last egress run (PFC thresholds) */
 	/* The whole-process clock: ports with something of their own to
-	 * do (a queued frame, a TX buffer, an XOFF kept or due) as the last
-	 * exact egress run left them (sw_egress_exact(), which ends every
-	 * poll), so that sw_egress_next() visits only those. vc_act_ok:
-	 * the set is usable (see sw_vclock_note()). */
+	 * do (a queued frame, a TX buffer, an XOFF kept or due, a watchdog
+	 * with state) as the last exact egress run left them
+	 * (sw_egress_exact(), which ends every poll), so that
+	 * sw_egress_next() visits only those. vc_act_ok: the set is usable
+	 * (see sw_vclock_note()). */
 	uint64_t vc_act;
 	/* and the ports whose PFC generation has anything to look at
 	 * (bytes buffered from them, an XOFF wanted or told), with the
@@ -206,6 +207,39 @@ struct sw_worker {
 	uint64_t vc_pfc;
 	uint64_t vc_in;
 	bool vc_act_ok;
+	/* The summary the exact run reads instead of every port's state
+	 * (vc_act_ok; sw_egress_exact()), kept where the values change:
+	 * vc_ne, the ports with a queued frame (set at enqueue, cleared by
+	 * the exact run when the port's queues are empty); vc_tx, the ports
+	 * given a frame to send since their last flush (departures and
+	 * PFC frames); vc_pfc_en, the ports with PFC generation on, and
+	 * vc_pfc_w those with XOFF wanted or told;
+	 * vc_dirty, the ports whose mirrored counters may have changed since
+	 * the last mirror, and vc_pausing, the ports whose paused time may
+	 * still grow (sw_stats_sync_ports()); vc_wd, the ports whose PFC
+	 * watchdog has state (fed since it was last quiet, in an episode,
+	 * stormed: its poll may act); vc_next, sw_egress_next() as
+	 * the exact run at vc_next_at left it (valid: vc_next_ok). */
+	uint64_t vc_ne;
+	uint64_t vc_tx;
+	uint64_t vc_pfc_en;
+	uint64_t vc_pfc_w;
+	uint64_t vc_dirty;
+	uint64_t vc_pausing;
+	uint64_t vc_wd;
+	/* The RX queues (bit: index in rxq[]) the whole-process clock put
+	 * frames in since their last read (it marks them through the
+	 * ports' taps, sw_rx_by_mark()); vc_rx_mode: 0 not decided yet, 1
+	 * read the marked ones only, 2 read every queue */
+	uint64_t vc_rx;
+	uint8_t vc_rx_mode;
+	uint64_t vc_next;
+	uint64_t vc_next_at;
+	bool vc_next_ok;
+	/* [port]: with one worker (the only writer of the port's received
+	 * pause, struct aifab_pfc_share), no priority of the port is paused
+	 * from this instant on: the latest `until` it stored */
+	uint64_t pause_end[AIFAB_SW_MAX_PORTS];
 	uint16_t n_rxq;
 	uint16_t txq;
 	struct sw_rxq rxq[SW_MAX_RXQ];
@@ -361,6 +395,7 @@ void sw_peer_pfc(struct sw *sw, struct sw_worker *wk, uint16_t port,
 /* switch_report.c */
 int sw_stats_setup(struct sw *sw, char *err, size_t errlen);
 void sw_stats_sync(struct sw *sw, struct sw_worker *wk);
+void sw_stats_sync_ports(struct sw *sw, struct sw_worker *wk);
 void sw_port_counters(const void *st, struct aifab_port_counters *out);
 void sw_report(const void *st, const struct aifab_report_sink *sink);
 void sw_warn_headroom(const struct sw *sw);

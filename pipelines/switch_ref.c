@@ -369,6 +369,7 @@ ref_enqueue(struct sw *sw, struct sw_worker *wk, uint16_t out_port,
 	}
 	aifab_qos_fifo_enqueue(eg->q[tc], m); /* room checked above */
 	eg->nonempty |= (uint8_t)(1u << tc);
+	wk->vc_ne |= UINT64_C(1) << out_port; /* virtual clock summary */
 }
 
 void

@@ -120,6 +120,37 @@ sw_stats_sync_links(struct sw *sw, struct sw_worker *wk)
 	}
 }
 
+/* sw_stats_sync() of port @p p. */
+static void
+sw_stats_sync_port(struct sw *sw, struct sw_worker *wk, unsigned int p)
+{
+	uint64_t *const *cb = wk->cb;
+	const struct sw_egress *eg = &wk->eg[p];
+	const struct aifab_pfc_stats *g = &eg->pfc_gen.stats;
+	const struct aifab_pfc_stats *r = &eg->pfc_rx.stats;
+	const struct aifab_pfc_stats *wd = &eg->wd.stats;
+	unsigned int tc, i;
+
+	for (tc = 0; tc < AIFAB_QOS_N_TC; tc++) {
+		i = p * AIFAB_QOS_N_TC + tc;
+		cb[sw_st_pfc_xoff_sent][i] = g->v[AIFAB_PFC_CNT_XOFF_SENT][tc];
+		cb[sw_st_pfc_xon_sent][i] = g->v[AIFAB_PFC_CNT_XON_SENT][tc];
+		cb[sw_st_pfc_tx][i] = g->v[AIFAB_PFC_CNT_XOFF_SENT][tc] +
+			g->v[AIFAB_PFC_CNT_XON_SENT][tc];
+		cb[sw_st_pfc_headroom_overflow][i] =
+			g->v[AIFAB_PFC_CNT_HEADROOM_OVERFLOW][tc];
+		cb[sw_st_pfc_rx][i] = r->v[AIFAB_PFC_CNT_RX][tc];
+		cb[sw_st_pfcwd_storms][i] = wd->v[AIFAB_PFC_CNT_WD_STORMS][tc];
+		cb[sw_st_pfcwd_restored][i] =
+			wd->v[AIFAB_PFC_CNT_WD_RESTORED][tc];
+		cb[sw_st_pfc_paused_cycles][i] = sw_ns_to_tsc(
+			aifab_pfc_rx_paused_ns(&eg->pfc_rx, tc, wk->now),
+			sw->env.tsc_hz);
+		cb[sw_st_queue_bytes][i] = eg->q[tc]->bytes;
+		cb[sw_st_queue_hwm_bytes][i] = eg->q[tc]->hwm_bytes;
+	}
+}
+
 /*
  * Copy what lib/pfc and lib/qos objects of this worker count (PFC per
  * priority, paused time) and the levels (queues, buffer) into the
@@ -128,40 +159,44 @@ sw_stats_sync_links(struct sw *sw, struct sw_worker *wk)
 void
 sw_stats_sync(struct sw *sw, struct sw_worker *wk)
 {
-	uint64_t *const *cb = wk->cb;
-	unsigned int p, tc, i;
+	unsigned int p;
 
-	for (p = 0; p < sw->env.n_ports; p++) {
-		const struct sw_egress *eg = &wk->eg[p];
-		const struct aifab_pfc_stats *g = &eg->pfc_gen.stats;
-		const struct aifab_pfc_stats *r = &eg->pfc_rx.stats;
-		const struct aifab_pfc_stats *wd = &eg->wd.stats;
-
-		for (tc = 0; tc < AIFAB_QOS_N_TC; tc++) {
-			i = p * AIFAB_QOS_N_TC + tc;
-			cb[sw_st_pfc_xoff_sent][i] =
-				g->v[AIFAB_PFC_CNT_XOFF_SENT][tc];
-			cb[sw_st_pfc_xon_sent][i] =
-				g->v[AIFAB_PFC_CNT_XON_SENT][tc];
-			cb[sw_st_pfc_tx][i] = g->v[AIFAB_PFC_CNT_XOFF_SENT][tc] +
-				g->v[AIFAB_PFC_CNT_XON_SENT][tc];
-			cb[sw_st_pfc_headroom_overflow][i] =
-				g->v[AIFAB_PFC_CNT_HEADROOM_OVERFLOW][tc];
-			cb[sw_st_pfc_rx][i] = r->v[AIFAB_PFC_CNT_RX][tc];
-			cb[sw_st_pfcwd_storms][i] =
-				wd->v[AIFAB_PFC_CNT_WD_STORMS][tc];
-			cb[sw_st_pfcwd_restored][i] =
-				wd->v[AIFAB_PFC_CNT_WD_RESTORED][tc];
-			cb[sw_st_pfc_paused_cycles][i] = sw_ns_to_tsc(
-				aifab_pfc_rx_paused_ns(&eg->pfc_rx, tc, wk->now),
-				sw->env.tsc_hz);
-			cb[sw_st_queue_bytes][i] = eg->q[tc]->bytes;
-			cb[sw_st_queue_hwm_bytes][i] = eg->q[tc]->hwm_bytes;
-		}
-	}
-	cb[sw_st_buffer_used_bytes][0] = wk->buf->used;
+	for (p = 0; p < sw->env.n_ports; p++)
+		sw_stats_sync_port(sw, wk, p);
+	wk->cb[sw_st_buffer_used_bytes][0] = wk->buf->used;
 	if (wk->n_links != 0)
 		sw_stats_sync_links(sw, wk);
+}
+
+/*
+ * sw_stats_sync() on the whole-process clock with the summary
+ * (vc_act_ok: one worker, no watchdog, no fault stage), which mirrors
+ * once per microsecond of model time: only the ports whose counters may
+ * have changed since the last mirror (vc_dirty, which the exact runs
+ * collect: queued or dequeued, PFC polled, a frame in) and those whose
+ * paused time may still grow (vc_pausing: a pause received and, at the
+ * last mirror, not over). The others' mirrored values are still theirs:
+ * the block ends up as sw_stats_sync() would leave it.
+ */
+void
+sw_stats_sync_ports(struct sw *sw, struct sw_worker *wk)
+{
+	uint64_t ports = (wk->vc_dirty | wk->vc_pausing), m;
+	unsigned int p;
+
+	for (m = wk->vc_pausing; m != 0; m &= m - 1) {
+		p = (unsigned int)__builtin_ctzll(m);
+		if (wk->pause_end[p] <= wk->now)
+			wk->vc_pausing &= ~(UINT64_C(1) << p);
+	}
+	wk->vc_dirty = 0;
+	for (m = ports; m != 0; m &= m - 1) {
+		p = (unsigned int)__builtin_ctzll(m);
+		if (p >= sw->env.n_ports)
+			break;
+		sw_stats_sync_port(sw, wk, p);
+	}
+	wk->cb[sw_st_buffer_used_bytes][0] = wk->buf->used;
 }
 
 /* ---- report ------------------------------------------------------------- */

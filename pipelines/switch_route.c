@@ -319,6 +319,7 @@ sw_enqueue_queue_done(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 	if (sw->lossless & (1u << tc))
 		wk->eg[in_port].pfc_gen.bytes[tc] += bytes;
 	eg->nonempty |= (uint8_t)(1u << tc);
+	wk->vc_ne |= UINT64_C(1) << p; /* virtual clock summary */
 }
 
 /*

@@ -144,10 +144,19 @@ sw_pfc_received(struct sw *sw, struct sw_worker *wk, uint16_t port,
 	aifab_pfc_rx_frame(&eg->pfc_rx, pi->pfc_enable, pi->pfc_time, wk->now);
 	aifab_pfc_share_rx(&sw->pfc_share[port], &eg->pfc_rx, pi->pfc_enable,
 			   wk->now);
+	/* the summary: when the port's pause is over at the latest (one
+	 * worker), and its paused time to mirror until then */
+	for (prio = 0; prio < AIFAB_PFC_NUM_PRIO; prio++)
+		if (pi->pfc_enable & (1u << prio))
+			wk->pause_end[port] = RTE_MAX(wk->pause_end[port],
+				__atomic_load_n(&sw->pfc_share[port].until[prio],
+						__ATOMIC_RELAXED));
+	wk->vc_pausing |= UINT64_C(1) << port;
 	/* The watchdog owner feeds itself; others' frames reach it through
 	 * the share's last_rx (aifab_pfc_share_wd_feed()). */
 	if (sw->wd.enabled == 0 || !sw_wd_owner(sw, wk))
 		return;
+	wk->vc_wd |= UINT64_C(1) << port; /* the summary: it has state */
 	for (prio = 0; prio < AIFAB_PFC_NUM_PRIO; prio++)
 		if (pi->pfc_enable & (1u << prio))
 			aifab_pfc_wd_feed(&eg->wd, prio, wk->now);
@@ -175,6 +184,7 @@ sw_pfc_send(struct sw *sw, struct sw_worker *wk, uint16_t port,
 	if (sw->virtual_time || sw->vclock)
 		ns = sw_serial_start(sw, wk, port, wk->now, len);
 	sw_tx(sw, wk, port, m, ns);
+	wk->vc_tx |= UINT64_C(1) << port;
 	if (sw->peer_pause) {
 		/* the peer model pauses its frames by the TC we give them */
 		struct aifab_pfc_frame t = { .enable = 0 };
@@ -501,7 +511,7 @@ sw_port_depart(struct sw *sw, struct sw_worker *wk, uint16_t port,
 {
 	struct sw_egress *eg = &wk->eg[port];
 	const struct aifab_qos_shaper_cfg *shc = &sw->shaper[port];
-	uint32_t head[AIFAB_QOS_N_TC];
+	uint32_t head[AIFAB_QOS_N_TC] = { 0 };
 	struct rte_mbuf *m;
 	uint8_t tc;
 	int pick;
@@ -510,9 +520,16 @@ sw_port_depart(struct sw *sw, struct sw_worker *wk, uint16_t port,
 		return;
 	aifab_qos_shaper_update(shc, &eg->shaper, now);
 	while (eg->nonempty != 0 && aifab_qos_shaper_ready(shc, &eg->shaper)) {
-		for (tc = 0; tc < AIFAB_QOS_N_TC; tc++)
+		unsigned int r;
+
+		/* DWRR reads the heads of its ready TCs only: just those
+		 * (each FIFO is a line of its own, as sw_port_dequeue()) */
+		for (r = eg->nonempty & eligible & sw->sched.dwrr_mask; r != 0;
+		     r &= r - 1) {
+			tc = (uint8_t)__builtin_ctz(r);
 			head[tc] = aifab_qos_fifo_head_len(eg->q[tc]) +
 				AIFAB_QOS_WIRE_OVERHEAD;
+		}
 		pick = aifab_qos_sched_next(&sw->sched, &eg->sched,
 					    eg->nonempty, eligible, head);
 		if (pick < 0)
@@ -526,6 +543,7 @@ sw_port_depart(struct sw *sw, struct sw_worker *wk, uint16_t port,
 		SW_ADD_TC(wk, sw_st_tc_tx_bytes, port, tc, m->pkt_len);
 		sw_tx(sw, wk, port, m,
 		      sw_serial_start(sw, wk, port, now, m->pkt_len));
+		wk->vc_tx |= UINT64_C(1) << port;
 		return;
 	}
 }
@@ -587,6 +605,45 @@ sw_egress_run(struct sw *sw, struct sw_worker *wk, uint64_t now)
 }
 
 /*
+ * The exact run's egress on the whole-process clock with the summary
+ * (vc_act_ok: one worker, no fault stage): in port order as the loop over
+ * every port, only the ports with a queued frame (vc_ne) or a watchdog
+ * with state (vc_wd: fed, in an episode or stormed); a port's received
+ * pause only while it may still hold (pause_end); the others' watchdog
+ * polls would change nothing (no priority paused or stormed, none in an
+ * episode) and their pause, over, leaves every TC eligible. The same
+ * departures, watchdog transitions and flushes as that loop, without
+ * reading the state of every port (one line each, which the other
+ * pipelines' polls evict between runs).
+ */
+static void
+sw_egress_ne(struct sw *sw, struct sw_worker *wk, uint64_t now)
+{
+	uint8_t all = (uint8_t)~sw->tcs_of_prios[0];
+	uint64_t m;
+
+	for (m = wk->vc_ne | wk->vc_wd; m != 0; m &= m - 1) {
+		uint16_t p = (uint16_t)__builtin_ctzll(m);
+		uint64_t bit = UINT64_C(1) << p;
+		struct sw_egress *eg = &wk->eg[p];
+		uint8_t eligible = all;
+
+		if (wk->vc_wd & bit) {
+			eligible = sw_pfc_pause(sw, wk, p, now);
+			if ((eg->wd.active & sw->wd.enabled) == 0 &&
+			    eg->wd.stormed == 0 && eg->stormed_seen == 0)
+				wk->vc_wd &= ~bit; /* quiet until fed */
+		} else if (now < wk->pause_end[p]) {
+			eligible = sw_pfc_pause(sw, wk, p, now);
+		}
+		if (eg->nonempty != 0)
+			sw_port_depart(sw, wk, p, eligible, now);
+		if (eg->nonempty == 0)
+			wk->vc_ne &= ~bit;
+	}
+}
+
+/*
  * Virtual time (pcap replays and the whole-process clock): the egress run
  * at instant @p now, which sw_egress_next() chose or an arrival brought
  * (after every arrival at @p now). In an order that does not depend on
@@ -598,7 +655,8 @@ sw_egress_run(struct sw *sw, struct sw_worker *wk, uint64_t now)
 void
 sw_egress_exact(struct sw *sw, struct sw_worker *wk, uint64_t now)
 {
-	uint64_t used, pfc, m;
+	uint64_t used, pfc, pfc2 = 0, m;
+	bool sum = wk->vc_act_ok;
 	uint16_t p;
 
 	wk->now = now;
@@ -607,35 +665,67 @@ sw_egress_exact(struct sw *sw, struct sw_worker *wk, uint64_t now)
 	if (unlikely(wk->n_links != 0))
 		for (p = 0; p < sw->env.n_ports; p++)
 			sw_link_storms(sw, wk, p);
-	/* sw_vclock_note(): only these ports' PFC generation can act */
-	pfc = wk->vc_act_ok ? wk->vc_pfc | wk->vc_in : UINT64_MAX;
+	/*
+	 * sw_vclock_note(): only these ports' PFC generation can act. A
+	 * port with nothing wanted or told whose last poll saw no more free
+	 * buffer and no fewer bytes buffered from it than now (no frame came
+	 * in since: enqueues alone add bytes and take buffer) would stay so
+	 * (XOFF's threshold does not fall as the buffer frees, struct
+	 * aifab_pfc_gen_prio_cfg): with no arrival since the last run, the
+	 * ports with XOFF wanted or told only (vc_pfc_w); after the
+	 * departures, those told XOFF by the first pass.
+	 */
+	if (!sum)
+		pfc = UINT64_MAX;
+	else if (wk->vc_in != 0)
+		pfc = (wk->vc_pfc | wk->vc_in) & wk->vc_pfc_en;
+	else
+		pfc = wk->vc_pfc_w;
 	for (m = pfc; m != 0; m &= m - 1) {
 		p = (uint16_t)__builtin_ctzll(m);
 		if (p >= sw->env.n_ports)
 			break;
 		sw_pfc_gen_send(sw, wk, p, now);
+		if (wk->eg[p].pfc_gen.told != 0)
+			pfc2 |= UINT64_C(1) << p;
 	}
+	if (!sum)
+		pfc2 = UINT64_MAX;
 	used = wk->buf->used;
-	for (p = 0; p < sw->env.n_ports; p++) {
-		uint8_t eligible;
+	if (sum) {
+		/* the counters sw_stats_sync_ports() mirrors: queues, PFC
+		 * generation, PFC received */
+		wk->vc_dirty |= wk->vc_ne | pfc | wk->vc_in | wk->vc_wd;
+		sw_egress_ne(sw, wk, now);
+	} else {
+		for (p = 0; p < sw->env.n_ports; p++) {
+			uint8_t eligible;
 
-		/* without the watchdog, the pause of an empty port is
-		 * only read, never acted on */
-		if (!sw->wd.enabled && wk->eg[p].nonempty == 0)
-			continue;
-		eligible = sw_pfc_pause(sw, wk, p, now);
-		if (wk->eg[p].nonempty != 0)
-			sw_port_depart(sw, wk, p, eligible, now);
+			/* without the watchdog, the pause of an empty port
+			 * is only read, never acted on */
+			if (!sw->wd.enabled && wk->eg[p].nonempty == 0)
+				continue;
+			eligible = sw_pfc_pause(sw, wk, p, now);
+			if (wk->eg[p].nonempty != 0)
+				sw_port_depart(sw, wk, p, eligible, now);
+		}
 	}
 	if (wk->buf->used != used)
-		for (m = pfc; m != 0; m &= m - 1) {
+		for (m = pfc2; m != 0; m &= m - 1) {
 			p = (uint16_t)__builtin_ctzll(m);
 			if (p >= sw->env.n_ports)
 				break;
 			sw_pfc_gen_send(sw, wk, p, now);
 		}
-	for (p = 0; p < sw->env.n_ports; p++)
-		sw_tx_flush(sw, wk, p);
+	if (sum) {
+		/* only departures and PFC frames fill a TX buffer here */
+		for (m = wk->vc_tx; m != 0; m &= m - 1)
+			sw_tx_flush(sw, wk, (uint16_t)__builtin_ctzll(m));
+	} else {
+		for (p = 0; p < sw->env.n_ports; p++)
+			sw_tx_flush(sw, wk, p);
+	}
+	wk->vc_tx = 0;
 	sw_vclock_note(sw, wk);
 }
 

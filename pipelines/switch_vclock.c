@@ -187,42 +187,80 @@ sw_vclock_storm_lapse(const struct sw *sw, const struct aifab_link *l,
  * until a frame reaches the switch, and that is a poll, which ends in an
  * exact egress run and a new set. The set stays unused (every port
  * visited) where another worker or a stage can change a port's state
- * between polls: more than one worker (shared PFC state), the PFC
- * watchdog (a shared stormed mask), fault stages (their own clocks).
+ * between polls: more than one worker (shared PFC state and stormed
+ * mask), fault stages (their own clocks). The PFC watchdog's ports are
+ * in the set while the watchdog has state (vc_wd: fed since it was last
+ * quiet, in an episode, stormed), which only a PFC frame coming in (a
+ * poll) starts.
+ *
+ * The sets are kept without visiting every port: the ports with a
+ * queued frame are the summary's (vc_ne, exact after the run; the TX
+ * buffers are empty after its flush); PFC generation can have something
+ * to look at only on a port it had something on before or that a frame
+ * came in by since (a port with nothing buffered from it, nothing
+ * wanted or told, changes only by a frame coming in by it). And the
+ * next event, which the loop asks for at this same instant after the
+ * other pipelines' polls, is computed here, with this run's lines still
+ * in the cache (sw_next_event()).
  */
 void
 sw_vclock_note(const struct sw *sw, struct sw_worker *wk)
 {
-	uint64_t act = 0, pfc = 0;
+	uint64_t act, pfc = 0, pfc_w = 0, cand, m;
 	uint16_t p;
 	unsigned int i;
 
-	wk->vc_in = 0;
-	wk->vc_act_ok = sw->vclock && sw->n_workers == 1 &&
-			!sw->wd.enabled && wk->n_links == 0;
-	if (!wk->vc_act_ok)
-		return;
-	for (p = 0; p < sw->env.n_ports; p++) {
-		const struct sw_egress *eg = &wk->eg[p];
-		uint8_t en = sw->pfc_gen[p].enabled;
-		uint64_t any = eg->pfc_gen.want | eg->pfc_gen.told;
+	if (unlikely(!wk->vc_act_ok)) {
+		wk->vc_in = 0;
+		if (!sw->vclock || sw->n_workers != 1 || wk->n_links != 0)
+			return;
+		/* from now on: the summary (vc_ne was set at every enqueue
+		 * and cleared nowhere yet: make it exact) */
+		wk->vc_act_ok = true;
+		wk->vc_ne = 0;
+		wk->vc_pfc_en = 0;
+		for (p = 0; p < sw->env.n_ports; p++) {
+			if (wk->eg[p].nonempty != 0)
+				wk->vc_ne |= UINT64_C(1) << p;
+			if (sw->pfc_gen[p].enabled != 0)
+				wk->vc_pfc_en |= UINT64_C(1) << p;
+		}
+		wk->vc_dirty = UINT64_MAX; /* the first mirror: every port */
+		/* every port's watchdog polled at the first summary run */
+		wk->vc_wd = sw->wd.enabled == 0 ? 0 :
+			sw->env.n_ports >= 64 ? UINT64_MAX :
+			(UINT64_C(1) << sw->env.n_ports) - 1;
+		wk->vc_pfc = wk->vc_pfc_en;
+	}
+	act = wk->vc_ne | wk->vc_wd;
+	cand = (wk->vc_pfc | wk->vc_in) & wk->vc_pfc_en;
+	for (m = cand; m != 0; m &= m - 1) {
+		const struct aifab_pfc_gen *g;
+		uint8_t en;
+		uint64_t any;
 
-		if (wk->tx[p].n != 0 || eg->nonempty != 0 ||
-		    ((eg->pfc_gen.want | eg->pfc_gen.told) & en) != 0)
-			act |= UINT64_C(1) << p;
+		p = (uint16_t)__builtin_ctzll(m);
+		g = &wk->eg[p].pfc_gen;
+		en = sw->pfc_gen[p].enabled;
+		any = g->want | g->told;
+		if ((any & en) != 0)
+			pfc_w |= UINT64_C(1) << p;
 		/* aifab_pfc_gen_poll_inline()'s test: nothing buffered
 		 * from the port, nothing wanted or told: no PFC to poll,
 		 * until a frame comes in by it (vc_in) */
-		if (en == 0)
-			continue;
 		for (i = 0; i < AIFAB_PFC_NUM_PRIO; i++)
 			if (en & (1u << i))
-				any |= eg->pfc_gen.bytes[i];
+				any |= g->bytes[i];
 		if (any != 0)
 			pfc |= UINT64_C(1) << p;
 	}
-	wk->vc_act = act;
+	wk->vc_in = 0;
+	wk->vc_act = act | pfc_w;
 	wk->vc_pfc = pfc;
+	wk->vc_pfc_w = pfc_w;
+	wk->vc_next = sw_egress_next(sw, wk, wk->now);
+	wk->vc_next_at = wk->now;
+	wk->vc_next_ok = true;
 }
 
 /* sw_egress_next() for port @p p: false when @p now is due already
@@ -294,6 +332,11 @@ uint64_t
 sw_next_event(const void *st, unsigned int w, uint64_t now)
 {
 	const struct sw *sw = st;
+	const struct sw_worker *wk = &sw->w[w];
 
-	return sw_egress_next(sw, &sw->w[w], now);
+	/* as the last exact run left it (sw_vclock_note()), if nothing
+	 * happened since: no poll, the same instant */
+	if (wk->vc_next_ok && now == wk->vc_next_at)
+		return wk->vc_next;
+	return sw_egress_next(sw, wk, now);
 }
