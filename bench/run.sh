@@ -259,7 +259,10 @@ oncpu() {	# "best median cpp" -> cpp or -
 }
 
 build_l3fwd || echo "bench: no l3fwd column" >&2
-TSC_HZ=$(awk -F: '/cpu MHz/ { printf "%d", $2 * 1e6; exit }' /proc/cpuinfo)
+# %.0f, not %d: mawk (Debian's awk) clamps %d at 2^31 - 1, which made the
+# first case's dpdk-aifab on-CPU figure (sampled before the app's report
+# gives tsc_hz) 17% low on a 2.6 GHz TSC.
+TSC_HZ=$(awk -F: '/cpu MHz/ { printf "%.0f", $2 * 1e6; exit }' /proc/cpuinfo)
 
 cpu=$(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 bt=$(meson introspect --buildoptions "$(dirname "$(dirname "$AIFAB")")" \
@@ -327,21 +330,31 @@ done
 # from the vdev's own memory cost, which testpmd's column shows"): within
 # each group (one size; flows: the cases without routes, against the
 # fewest flows; routes: one flow count, against the fewest routes), each
-# case's on-CPU cost over the reference's, for dpdk-aifab and l3fwd, and
-# the same over macswap's (the vdev's own change taken out).
+# case's on-CPU cost over the reference's, for dpdk-aifab and l3fwd; the
+# same over macswap's (ratios); and each tool's change in cycles less
+# macswap's, over its reference cost (the vdev's own change taken out as
+# the cycles it adds: at 4 KB x 1k net_pcap's copy adds ~110 cycles to
+# every tool, which a ratio would count against the cheaper tool). The
+# aim is judged on the last.
 if [ -s "$WORK/scale.$$" ]; then
 	sort -n -k1,1 -k3,3 -k2,2 "$WORK/scale.$$" | awk '
 	function rel(x, y) { return (x + 0 > 0 && y + 0 > 0) ? x / y : 0 }
 	function pct(x) { return x > 0 ? sprintf("%+.0f%%", 100 * (x - 1)) : "-" }
+	function net(x, x0, t, t0) {	# (x - x0 - (t - t0)) / x0, or "-"
+		if (x + 0 <= 0 || x0 + 0 <= 0 || t + 0 <= 0 || t0 + 0 <= 0) return "-"
+		return sprintf("%+.0f%%", 100 * (x - x0 - (t - t0)) / x0)
+	}
 	{
 		key = $3 == 0 ? $1 " flows" : $1 " " $2 " routes"
 		lab = $7; for (i = 8; i <= NF; i++) lab = lab " " $i
 		if (!(key in ref)) { ref[key] = lab; ra[key] = $4; rl[key] = $5; rt[key] = $6; next }
 		a = rel($4, ra[key]); l = rel($5, rl[key]); t = rel($6, rt[key])
 		ea = (a > 0 && t > 0) ? a / t : 0; el = (l > 0 && t > 0) ? l / t : 0
-		aim = ea > 0 ? ((ea <= 1.10 && ea >= 0.90) ? "met (within 10%)" : "missed (within 10%)") : "-"
-		if (!hdr++) printf "\n| scale case | vs | on-CPU aifab | l3fwd | macswap (vdev) | aifab / macswap | l3fwd / macswap | aim |\n|---|---|---:|---:|---:|---:|---:|---|\n"
-		printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", lab, ref[key], pct(a), pct(l), pct(t), pct(ea), pct(el), aim
+		na = net($4, ra[key], $6, rt[key]); nl = net($5, rl[key], $6, rt[key])
+		d = na == "-" ? -1 : (na + 0 < 0 ? -na : na + 0)
+		aim = d >= 0 ? (d <= 10 ? "met (within 10%)" : "missed (within 10%)") : "-"
+		if (!hdr++) printf "\n| scale case | vs | on-CPU aifab | l3fwd | macswap (vdev) | aifab / macswap | l3fwd / macswap | aifab less the vdev | l3fwd less the vdev | aim |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n"
+		printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", lab, ref[key], pct(a), pct(l), pct(t), pct(ea), pct(el), na, nl, aim
 	}'
 	rm -f "$WORK/scale.$$"
 fi
@@ -357,7 +370,9 @@ echo "packets, median window (what the core spent per packet while it ran, whate
 echo "else the machine ran); on-CPU l3fwd / aifab: the Mpps ratio that cost gives on"
 echo "an idle core. The aim is judged on the wall ratio. TSC $TSC_HZ Hz. Logs: $WORK"
 echo "Scale table: on-CPU cycles/pkt of a case over its group's first case; aifab /"
-echo "macswap takes out what the vdev's memory (the pcap's mbufs) costs every tool."
+echo "macswap takes out what the vdev's memory (the pcap's mbufs) costs every tool"
+echo "as a ratio; \"less the vdev\": the cycles a tool's cost grew by less macswap's,"
+echo "over the tool's first-case cost (the aim is judged on this one, within +-10%)."
 echo "Route cases: l3fwd loads the same /24s (its rule file) into its own LPM, so"
 echo "its column is the same table in DPDK's reference code."
 exit $status
