@@ -37,6 +37,25 @@ gen_vclock_step(const struct gen *g)
 }
 
 /*
+ * When rank @p rk (out of tokens) has tokens again: last_tsc +
+ * -tokens / rate_fp + 1; @p ready (or less) when that is not after
+ * @p ready, told by a multiply (most calls: one frame's debt is paid
+ * within the step), not a division.
+ */
+static inline uint64_t
+tokens_at(const struct gen_rank *rk, uint64_t ready)
+{
+	uint64_t debt = (uint64_t)(-rk->tokens), prod;
+
+	/* last + debt / rate + 1 <= ready <=> debt < (ready - last) x rate */
+	if (ready > rk->last_tsc &&
+	    !__builtin_mul_overflow(ready - rk->last_tsc, rk->rate_fp, &prod) &&
+	    debt < prod)
+		return ready;
+	return rk->last_tsc + debt / rk->rate_fp + 1;
+}
+
+/*
  * Closed loop: when rank @p rk next sends or times out by itself. A QP
  * with something to send goes when its rank has tokens again and its
  * DCQCN pace allows (not before the next step); a QP waiting for ACKs
@@ -50,8 +69,7 @@ gen_vclock_cl_rank(const struct gen *g, const struct gen_rank *rk,
 	uint32_t i;
 
 	if (rk->rate_fp != 0 && rk->tokens <= 0)
-		ready = RTE_MAX(ready, rk->last_tsc +
-				(uint64_t)(-rk->tokens) / rk->rate_fp + 1);
+		ready = RTE_MAX(ready, tokens_at(rk, ready));
 	for (i = 0; i < rk->n_act; i++) {
 		const struct gen_conn *cn = &g->conns[rk->act[i]];
 
