@@ -241,8 +241,9 @@ reap(struct gen *g, struct gen_conn *cn)
 	}
 }
 
-/* @p cn's retransmit timer may have started: its deadline in the rank's
- * bound (gen_cl_timers()). */
+/* An ACK or NAK moved @p cn's requester: its retransmit timer may have
+ * started (its deadline in the rank's bound, gen_cl_timers()), and the
+ * rank's summary for next_event() is stale. */
 static inline void
 timer_bound(struct gen *g, const struct gen_conn *cn)
 {
@@ -252,6 +253,7 @@ timer_bound(struct gen *g, const struct gen_conn *cn)
 	if (q->timer_on)
 		rk->timer_next = RTE_MIN(rk->timer_next,
 					 q->timer_start + q->timeout_tsc);
+	rk->vc_ok = false; /* the ACK or NAK moved the requester */
 }
 
 void
@@ -321,6 +323,7 @@ gen_cl_timers(struct gen_wk *wk, struct gen_rank *rk, uint64_t now)
 			uint64_t before = q->cnt[AIFAB_RC_REQ_CNT_TIMEOUTS];
 
 			aifab_rc_req_poll_timeout(q, now);
+			rk->vc_ok = false;
 			if ((ir = oldest_rec(g, cn)) != NULL)
 				gen_add(&ir->timeouts, q->cnt[
 					AIFAB_RC_REQ_CNT_TIMEOUTS] - before);
@@ -330,6 +333,7 @@ gen_cl_timers(struct gen_wk *wk, struct gen_rank *rk, uint64_t now)
 		if (q->msg_reaped == cn->n_posted && !cn->has_pend) {
 			cn->in_act = false;
 			rk->act[i] = rk->act[--rk->n_act];
+			rk->vc_ok = false;
 			continue;
 		}
 		if (q->timer_on)

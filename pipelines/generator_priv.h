@@ -202,8 +202,18 @@ struct gen_rank {
 	 * instant (at most the earliest retransmit deadline of its active
 	 * QPs; 0: one of them may leave the active list) */
 	uint64_t timer_next;
+	/* Closed loop, the virtual clock's next_event() (second cache
+	 * line): over the active QPs, the earliest retransmit deadline
+	 * (vc_dl), and over those with a packet to send whether any
+	 * (vc_send) and the least ceil(pace_t) and floor(pace_t) + 1 (DCQCN
+	 * pacing). Kept while vc_ok: cleared by whatever changes a QP's
+	 * requester, pace or the active list (generator_tx.c,
+	 * generator_cl.c); read and rebuilt by generator_vclock.c. */
+	bool vc_ok, vc_send;
+	uint64_t vc_dl, vc_ceil, vc_floor1;
+	uint64_t next_start;
 	uint32_t step, iter;
-	uint64_t step_start, next_start;
+	uint64_t step_start;
 	const struct aifab_coll_step *sched;
 	uint32_t *entry_conn;       /* first conn of each schedule entry */
 	uint32_t *act;              /* conns with packets left this step

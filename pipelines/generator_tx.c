@@ -445,6 +445,7 @@ post_entry(struct gen *g, struct gen_rank *rk, uint32_t e)
 		aifab_rc_req_post(cn->req, cn->n_posted, (uint32_t)b);
 		cn->n_posted++;
 		rk->msgs_out++;
+		rk->vc_ok = false;
 		if (!cn->in_act) {
 			cn->in_act = true;
 			rk->act[rk->n_act++] = ci;
@@ -580,6 +581,7 @@ cl_send_one(struct gen_wk *wk, struct gen_rank *rk, struct gen_conn *cn,
 	const struct gen_msg *gm;
 	uint32_t slot, wire;
 
+	rk->vc_ok = false; /* the requester, its pace or has_pend move */
 	if (!req_seg(wk, rk, cn, now, &seg, &slot))
 		return 0;
 	gm = &cn->msgs[slot];
@@ -601,6 +603,7 @@ iter_begin(struct gen *g, struct gen_rank *rk, uint64_t now)
 	memset(rk->cstep, 0, sizeof(rk->cstep[0]) * g->n_chan);
 	rk->ch_done = 0;
 	rk->post_more = true;
+	rk->vc_ok = false;
 	rk->state = RANK_SEND;
 }
 
