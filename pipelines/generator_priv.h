@@ -202,8 +202,8 @@ struct gen_rank {
 	 * instant (at most the earliest retransmit deadline of its active
 	 * QPs; 0: one of them may leave the active list) */
 	uint64_t timer_next;
-	/* Closed loop, the virtual clock's next_event() (second cache
-	 * line): over the active QPs, the earliest retransmit deadline
+	/* Closed loop, the virtual clock's next_event() (the end of the
+	 * first cache line and the second): over the active QPs, the earliest retransmit deadline
 	 * (vc_dl), and over those with a packet to send whether any
 	 * (vc_send) and the least ceil(pace_t) and floor(pace_t) + 1 (DCQCN
 	 * pacing). Kept while vc_ok: cleared by whatever changes a QP's
