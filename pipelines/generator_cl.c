@@ -94,6 +94,7 @@ delivered(struct gen_wk *wk, struct gen_conn *cn, uint64_t now,
 	if (e == UINT32_MAX)
 		return; /* cannot happen: nothing is sent on such a QP */
 	rk->got_total[par]++;
+	rk->post_more = true;       /* may release a step (post_ready) */
 	if (++rk->got[par][e] == rk->need[e])
 		stat_arrive(wk, it, e / g->n_chan, cn->src, now, gp);
 	cn->rx_e = conn_next_entry(g, cn, e + 1);
@@ -229,11 +230,30 @@ oldest_rec(struct gen *g, const struct gen_conn *cn)
 static void
 reap(struct gen *g, struct gen_conn *cn)
 {
+	struct gen_rank *rk = &g->ranks[cn->src];
 	uint64_t cookies[CL_REAP];
 	unsigned int n;
 
-	while ((n = aifab_rc_req_reap(cn->req, cookies, CL_REAP)) > 0)
-		g->ranks[cn->src].msgs_out -= n;
+	while ((n = aifab_rc_req_reap(cn->req, cookies, CL_REAP)) > 0) {
+		rk->msgs_out -= n;
+		rk->post_more = true; /* room in the QP's message queue */
+		rk->timer_next = 0;   /* the QP may leave the active list */
+	}
+}
+
+/* An ACK or NAK moved @p cn's requester: its retransmit timer may have
+ * started (its deadline in the rank's bound, gen_cl_timers()), and the
+ * rank's summary for next_event() is stale. */
+static inline void
+timer_bound(struct gen *g, const struct gen_conn *cn)
+{
+	const struct aifab_rc_req *q = cn->req;
+	struct gen_rank *rk = &g->ranks[cn->src];
+
+	if (q->timer_on)
+		rk->timer_next = RTE_MIN(rk->timer_next,
+					 q->timer_start + q->timeout_tsc);
+	rk->vc_ok = false; /* the ACK or NAK moved the requester */
 }
 
 void
@@ -245,6 +265,7 @@ gen_cl_on_ack(struct gen_wk *wk, struct gen_conn *cn, uint32_t psn,
 
 	if (aifab_rc_req_on_ack(cn->req, psn, now) > 0)
 		reap(g, cn);
+	timer_bound(g, cn);
 	GEN_DELTA(wk, GEN_G_ACKS_RX, cn->req->cnt, AIFAB_RC_REQ_CNT_ACKS_RX,
 		  before);
 }
@@ -259,6 +280,7 @@ gen_cl_on_nak(struct gen_wk *wk, struct gen_conn *cn, uint32_t psn,
 
 	if (aifab_rc_req_on_nak(cn->req, psn, now) > 0)
 		reap(g, cn);
+	timer_bound(g, cn);
 	if (ir != NULL)
 		gen_add(&ir->naks_rx,
 			cn->req->cnt[AIFAB_RC_REQ_CNT_NAKS_RX] - before);
@@ -287,28 +309,41 @@ void
 gen_cl_timers(struct gen_wk *wk, struct gen_rank *rk, uint64_t now)
 {
 	struct gen *g = wk->g;
+	uint64_t next = UINT64_MAX;
 	uint32_t i = 0;
 
 	while (i < rk->n_act) {
 		struct gen_conn *cn = &g->conns[rk->act[i]];
-		uint64_t before = cn->req->cnt[AIFAB_RC_REQ_CNT_TIMEOUTS];
+		struct aifab_rc_req *q = cn->req;
 		struct gen_iter_rec *ir;
 
-		aifab_rc_req_poll_timeout(cn->req, now);
-		if (cn->req->cnt[AIFAB_RC_REQ_CNT_TIMEOUTS] != before) {
+		/* lib/rc's test, here first: the call only when it fires */
+		if (q->timer_on && (int64_t)(now - q->timer_start) >=
+		    (int64_t)q->timeout_tsc) {
+			uint64_t before = q->cnt[AIFAB_RC_REQ_CNT_TIMEOUTS];
+
+			aifab_rc_req_poll_timeout(q, now);
+			rk->vc_ok = false;
 			if ((ir = oldest_rec(g, cn)) != NULL)
-				gen_add(&ir->timeouts, cn->req->cnt[
+				gen_add(&ir->timeouts, q->cnt[
 					AIFAB_RC_REQ_CNT_TIMEOUTS] - before);
-			GEN_DELTA(wk, GEN_G_TIMEOUTS, cn->req->cnt,
+			GEN_DELTA(wk, GEN_G_TIMEOUTS, q->cnt,
 				  AIFAB_RC_REQ_CNT_TIMEOUTS, before);
 		}
-		if (cn->req->msg_reaped == cn->n_posted && !cn->has_pend) {
+		if (q->msg_reaped == cn->n_posted && !cn->has_pend) {
 			cn->in_act = false;
 			rk->act[i] = rk->act[--rk->n_act];
+			rk->vc_ok = false;
 			continue;
 		}
+		if (q->timer_on)
+			next = RTE_MIN(next, q->timer_start + q->timeout_tsc);
 		i++;
 	}
+	/* Until then this loop would do nothing, unless a QP may leave the
+	 * list or a timer starts (those lower it: reap(), timer_bound(),
+	 * generator_tx.c). */
+	rk->timer_next = next;
 }
 
 /* The run starts at @p now: every QP's reaction point at the line rate. */

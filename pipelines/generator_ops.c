@@ -100,7 +100,7 @@ gen_poll(void *st, unsigned int w, uint64_t now)
 	struct gen *g = st;
 	struct gen_wk *wk = &g->wk[w];
 	unsigned int handled = 0;
-	uint32_t i, n = wk->n_own;
+	uint32_t i, j, n = wk->n_own;
 	uint64_t tsc = now;
 	bool started;
 	uint16_t u;
@@ -125,15 +125,18 @@ gen_poll(void *st, unsigned int w, uint64_t now)
 	}
 	if (!started && !gen_started(wk, tsc, now))
 		return handled;
-	/* The worker's ranks, round robin from a rotating first. */
-	for (i = 0; i < n; i++) {
-		uint32_t r = wk->own_list[(wk->rr_rank + i) % n];
+	/* The worker's ranks, round robin from a rotating first (an index
+	 * that wraps: no division per rank). */
+	for (i = 0, j = wk->rr_rank; i < n; i++) {
+		uint32_t r = wk->own_list[j];
 
+		if (++j == n)
+			j = 0;
 		handled += g->p.closed_loop ? gen_tx_cl_rank_poll(wk, r, now) :
 			gen_tx_rank_poll(wk, r, now);
 	}
-	if (n > 0)
-		wk->rr_rank = (wk->rr_rank + 1) % n;
+	if (n > 0 && ++wk->rr_rank >= n)
+		wk->rr_rank = 0;
 	if (g->port_sets)
 		flush_marked(wk, now);
 	else

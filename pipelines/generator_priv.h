@@ -160,39 +160,60 @@ struct gen_msg {
 };
 
 struct gen_conn {               /* one QP: src rank -> dst rank */
+	/* What every poll and next_event() of its rank reads, whether it
+	 * sends or not: one cache line (the struct is aligned to one). */
+	struct aifab_rc_req *req;   /* closed loop, requester (src) */
+	double pace_t;              /* TSC this QP may send again (DCQCN) */
+	bool has_pend;
+	bool in_act;
+	uint32_t pend_msg;          /* closed loop: msgs slot of pend */
+	struct gen_msg *msgs;       /* msg_mask + 1 */
+	uint32_t msg_mask, n_posted;
+	uint32_t src, dst, channel, q;
+	/* per frame */
 	struct aifab_roce_qp qp;
 	struct aifab_roce_rx rx;    /* what dst received */
 	struct aifab_roce_seg pend; /* cut but not built (no mbufs) */
-	bool has_pend;
-	uint32_t pend_msg;          /* closed loop: msgs slot of pend */
-	uint32_t src, dst, channel, q;
-	/* closed loop, requester (src) */
-	struct aifab_rc_req *req;
-	struct gen_msg *msgs;       /* msg_mask + 1 */
-	uint32_t msg_mask, n_posted;
 	struct aifab_dcqcn_rp rp;
-	double pace_t;              /* TSC this QP may send again (DCQCN) */
 	double rate_sum;            /* DCQCN rate at each packet sent */
 	uint64_t rate_n;
 	double rate_last;           /* at its last packet */
-	bool in_act;
 	/* closed loop, responder and notification point (dst) */
 	struct aifab_rc_resp resp;
 	struct aifab_dcqcn_np np;
 	uint32_t rx_e, rx_iter;     /* sender entry / iteration of the next
 				     * message to complete */
-};
+} __rte_cache_aligned;
 
 struct gen_rank {
-	uint16_t port;              /* env port index */
+	/* What every poll reads, whether the rank sends or not: the first
+	 * cache line (the struct is aligned to one). */
 	enum rank_state state;
+	uint16_t port;              /* env port index */
+	bool backlogged;            /* had packets left at the last poll */
+	bool post_more;             /* post_ready() may post: an arrival, a
+				     * reap or a new iteration since it last
+				     * found every channel blocked */
 	int64_t tokens, depth;      /* bytes << GEN_FP */
 	uint64_t rate_fp;           /* bytes per TSC << GEN_FP; 0: unpaced */
 	uint64_t max_idle;          /* TSC cycles added at most (overflow) */
-	bool backlogged;            /* had packets left at the last poll */
 	uint64_t last_tsc;
+	/* Closed loop: gen_cl_timers() has nothing to do before this
+	 * instant (at most the earliest retransmit deadline of its active
+	 * QPs; 0: one of them may leave the active list) */
+	uint64_t timer_next;
+	/* Closed loop, the virtual clock's next_event() (the end of the
+	 * first cache line and the second): over the active QPs, the earliest retransmit deadline
+	 * (vc_dl), and over those with a packet to send whether any
+	 * (vc_send) and the least ceil(pace_t) and floor(pace_t) + 1 (DCQCN
+	 * pacing). Kept while vc_ok: cleared by whatever changes a QP's
+	 * requester, pace or the active list (generator_tx.c,
+	 * generator_cl.c); read and rebuilt by generator_vclock.c. */
+	bool vc_ok, vc_send;
+	uint64_t vc_dl, vc_ceil, vc_floor1;
+	uint64_t next_start;
 	uint32_t step, iter;
-	uint64_t step_start, next_start;
+	uint64_t step_start;
 	const struct aifab_coll_step *sched;
 	uint32_t *entry_conn;       /* first conn of each schedule entry */
 	uint32_t *act;              /* conns with packets left this step
@@ -208,7 +229,7 @@ struct gen_rank {
 	uint32_t need_total, got_total[2];
 	double line_mbps;           /* DCQCN line rate (the rank's rate) */
 	struct aifab_dcqcn_conf dq;
-};
+} __rte_cache_aligned;
 
 /* One port as one worker sees it: its counters (the worker's share), its
  * TX queues (the worker's own ethdev TX queue), its fault stage. */

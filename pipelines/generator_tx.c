@@ -445,6 +445,7 @@ post_entry(struct gen *g, struct gen_rank *rk, uint32_t e)
 		aifab_rc_req_post(cn->req, cn->n_posted, (uint32_t)b);
 		cn->n_posted++;
 		rk->msgs_out++;
+		rk->vc_ok = false;
 		if (!cn->in_act) {
 			cn->in_act = true;
 			rk->act[rk->n_act++] = ci;
@@ -453,13 +454,19 @@ post_entry(struct gen *g, struct gen_rank *rk, uint32_t e)
 	return true;
 }
 
-/* Post every step whose chunk from the predecessor has arrived. */
+/* Post every step whose chunk from the predecessor has arrived. Only
+ * an arrival (generator_cl.c delivered()), a reap (room in a QP's message
+ * queue) or a new iteration can unblock a channel it left blocked: it
+ * looks again only after one of those (rk->post_more), not at every poll. */
 static void
 post_ready(struct gen *g, struct gen_rank *rk)
 {
 	uint32_t c, e, par = rk->iter & 1, de;
 	int32_t dep;
 
+	if (!rk->post_more)
+		return;
+	rk->post_more = false;
 	for (c = 0; c < g->n_chan; c++) {
 		while (rk->cstep[c] < g->n_steps) {
 			e = rk->cstep[c] * g->n_chan + c;
@@ -501,9 +508,10 @@ pick(struct gen *g, struct gen_rank *rk, uint64_t now)
 /* The requester's next packet of @p cn (new or a go-back-N resend, counted
  * as such) as a segment; its message slot in @p slot. False: none. */
 static inline bool
-req_seg(struct gen_wk *wk, struct gen_conn *cn, uint64_t now,
-	struct aifab_roce_seg *seg, uint32_t *slot)
+req_seg(struct gen_wk *wk, struct gen_rank *rk, struct gen_conn *cn,
+	uint64_t now, struct aifab_roce_seg *seg, uint32_t *slot)
 {
+	const struct aifab_rc_req *q = cn->req;
 	const struct gen_msg *gm;
 	struct aifab_rc_pkt pk;
 
@@ -511,10 +519,14 @@ req_seg(struct gen_wk *wk, struct gen_conn *cn, uint64_t now,
 		*seg = cn->pend;
 		*slot = cn->pend_msg;
 		cn->has_pend = false;
+		rk->timer_next = 0; /* the QP may leave the active list */
 		return true;
 	}
 	if (aifab_rc_req_next(cn->req, now, &pk) != 0)
 		return false;
+	/* its retransmit timer may have started (gen_cl_timers()) */
+	rk->timer_next = RTE_MIN(rk->timer_next,
+				 q->timer_start + q->timeout_tsc);
 	*slot = (uint32_t)pk.cookie & cn->msg_mask;
 	gm = &cn->msgs[*slot];
 	if (pk.flags & AIFAB_RC_F_RETX) {
@@ -569,7 +581,8 @@ cl_send_one(struct gen_wk *wk, struct gen_rank *rk, struct gen_conn *cn,
 	const struct gen_msg *gm;
 	uint32_t slot, wire;
 
-	if (!req_seg(wk, cn, now, &seg, &slot))
+	rk->vc_ok = false; /* the requester, its pace or has_pend move */
+	if (!req_seg(wk, rk, cn, now, &seg, &slot))
 		return 0;
 	gm = &cn->msgs[slot];
 	ti.step = gm->step;
@@ -589,6 +602,8 @@ iter_begin(struct gen *g, struct gen_rank *rk, uint64_t now)
 	gen_min(&g->iter_start[rk->iter], now);
 	memset(rk->cstep, 0, sizeof(rk->cstep[0]) * g->n_chan);
 	rk->ch_done = 0;
+	rk->post_more = true;
+	rk->vc_ok = false;
 	rk->state = RANK_SEND;
 }
 
@@ -599,6 +614,7 @@ gen_tx_cl_rank_poll(struct gen_wk *wk, uint32_t r, uint64_t now)
 	struct gen_rank *rk = &g->ranks[r];
 	unsigned int sent = 0;
 	struct gen_conn *cn;
+	bool looked;
 
 	bucket_refill(rk, now);
 	rk->backlogged = false;
@@ -609,8 +625,14 @@ gen_tx_cl_rank_poll(struct gen_wk *wk, uint32_t r, uint64_t now)
 			return 0;
 		iter_begin(g, rk, now);
 	}
+	/* A poll of a rank that cannot act reads its first cache line only:
+	 * post_ready() and the timers look only when something may have
+	 * changed (post_more, timer_next), and so does the test of the
+	 * iteration's end below. */
+	looked = rk->post_more;
 	post_ready(g, rk);
-	gen_cl_timers(wk, rk, now);
+	if (now >= rk->timer_next)
+		gen_cl_timers(wk, rk, now);
 	while (sent < g->p.burst_pkts) {
 		if (rk->rate_fp != 0 && rk->tokens <= 0) {
 			rk->backlogged = true;
@@ -623,7 +645,9 @@ gen_tx_cl_rank_poll(struct gen_wk *wk, uint32_t r, uint64_t now)
 			break;
 		sent++;
 	}
-	if (rk->ch_done == g->n_chan && rk->msgs_out == 0 &&
+	/* Only an arrival or a reap (which set post_more) or post_ready()
+	 * can make it true: it was false at the end of the last poll. */
+	if (looked && rk->ch_done == g->n_chan && rk->msgs_out == 0 &&
 	    rk->got_total[rk->iter & 1] == rk->need_total)
 		iter_rank_done(wk, rk, now);
 	return sent;

@@ -37,42 +37,91 @@ gen_vclock_step(const struct gen *g)
 }
 
 /*
- * Closed loop: when rank @p rk next sends or times out by itself. A QP
- * with something to send goes when its rank has tokens again and its
- * DCQCN pace allows (not before the next step); a QP waiting for ACKs
- * wakes at its retransmit timeout. Everything else waits for a frame.
+ * When rank @p rk (out of tokens) has tokens again: last_tsc +
+ * -tokens / rate_fp + 1; @p ready (or less) when that is not after
+ * @p ready, told by a multiply (most calls: one frame's debt is paid
+ * within the step), not a division.
  */
-static uint64_t
-gen_vclock_cl_rank(const struct gen *g, const struct gen_rank *rk,
-		   uint64_t now, uint64_t step)
+static inline uint64_t
+tokens_at(const struct gen_rank *rk, uint64_t ready)
 {
-	uint64_t t = UINT64_MAX, ready = now + step;
+	uint64_t debt = (uint64_t)(-rk->tokens), prod;
+
+	/* last + debt / rate + 1 <= ready <=> debt < (ready - last) x rate */
+	if (ready > rk->last_tsc &&
+	    !__builtin_mul_overflow(ready - rk->last_tsc, rk->rate_fp, &prod) &&
+	    debt < prod)
+		return ready;
+	return rk->last_tsc + debt / rk->rate_fp + 1;
+}
+
+/* Rebuild rank @p rk's summary of its active QPs (struct gen_rank,
+ * vc_ok): what gen_vclock_cl_rank() needs of them. */
+static void
+cl_rank_summary(const struct gen *g, struct gen_rank *rk)
+{
+	uint64_t dl = UINT64_MAX, c = UINT64_MAX, f1 = UINT64_MAX, fl;
+	bool send = false;
 	uint32_t i;
 
-	if (rk->rate_fp != 0 && rk->tokens <= 0)
-		ready = RTE_MAX(ready, rk->last_tsc +
-				(uint64_t)(-rk->tokens) / rk->rate_fp + 1);
 	for (i = 0; i < rk->n_act; i++) {
 		const struct gen_conn *cn = &g->conns[rk->act[i]];
 
 		if (cn->has_pend || aifab_rc_req_can_send(cn->req)) {
-			uint64_t e = ready;
-
-			if (g->p.dcqcn && cn->pace_t > (double)e)
-				e = (uint64_t)cn->pace_t + 1;
-			t = RTE_MIN(t, e);
+			send = true;
+			if (g->p.dcqcn) {
+				/* pace_t >= 0 (it starts at 0 and grows) */
+				fl = (uint64_t)cn->pace_t;
+				c = RTE_MIN(c, fl + ((double)fl < cn->pace_t));
+				f1 = RTE_MIN(f1, fl + 1);
+			}
 		}
 		if (cn->req->timer_on)
-			t = RTE_MIN(t, RTE_MAX(cn->req->timer_start +
-					       cn->req->timeout_tsc, now + 1));
+			dl = RTE_MIN(dl, cn->req->timer_start +
+				     cn->req->timeout_tsc);
 	}
+	rk->vc_send = send;
+	rk->vc_dl = dl;
+	rk->vc_ceil = c;
+	rk->vc_floor1 = f1;
+	rk->vc_ok = true;
+}
+
+/*
+ * Closed loop: when rank @p rk next sends or times out by itself. A QP
+ * with something to send goes when its rank has tokens again and its
+ * DCQCN pace allows (not before the next step); a QP waiting for ACKs
+ * wakes at its retransmit timeout. Everything else waits for a frame.
+ *
+ * Per QP q with a packet that is min(e_q) over them with e_q = ready, or
+ * floor(pace_t) + 1 when pace_t > ready; for a whole ready that test is
+ * ready < ceil(pace_t): the least e_q is ready if some QP has
+ * ceil(pace_t) <= ready, else the least floor(pace_t) + 1. So the
+ * rank's summary (cl_rank_summary(), rebuilt only when a QP changed)
+ * gives it without a pass over the QPs at every step.
+ */
+static uint64_t
+gen_vclock_cl_rank(const struct gen *g, struct gen_rank *rk, uint64_t now,
+		   uint64_t step)
+{
+	uint64_t t = UINT64_MAX, ready = now + step;
+
+	if (!rk->vc_ok)
+		cl_rank_summary(g, rk);
+	if (rk->vc_send) {
+		if (rk->rate_fp != 0 && rk->tokens <= 0)
+			ready = RTE_MAX(ready, tokens_at(rk, ready));
+		t = g->p.dcqcn && rk->vc_ceil > ready ? rk->vc_floor1 : ready;
+	}
+	if (rk->vc_dl != UINT64_MAX)
+		t = RTE_MIN(t, RTE_MAX(rk->vc_dl, now + 1));
 	return t;
 }
 
 uint64_t
 gen_next_event(const void *st, unsigned int w, uint64_t now)
 {
-	const struct gen *g = st;
+	struct gen *g = (struct gen *)(uintptr_t)st;
 	const struct gen_wk *wk = &g->wk[w];
 	uint64_t next = UINT64_MAX, step = 0;
 	uint32_t i;
@@ -106,7 +155,8 @@ gen_next_event(const void *st, unsigned int w, uint64_t now)
 				return now + gen_vclock_step(g);
 	}
 	for (i = 0; i < wk->n_own; i++) {
-		const struct gen_rank *rk = &g->ranks[wk->own_list[i]];
+		/* (the clock's one thread rebuilds a rank's summary here) */
+		struct gen_rank *rk = &g->ranks[wk->own_list[i]];
 
 		if (rk->state == RANK_SEND && !g->p.closed_loop)
 			return now + gen_vclock_step(g);
