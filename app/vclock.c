@@ -112,27 +112,29 @@ struct vc_frame {
  * ring. The loop's state of all wires is one small array (the FIFOs are
  * apart: a step reads every busy wire's state). */
 struct vc_wire {
-	struct rte_ring *tx, *rx;
+	/* The first cache line: what wire_put(), wire_deliver() and the
+	 * step's scans read per frame or per visit; the mapping below. */
 	uint64_t head_at;           /* fifo[head].at, UINT64_MAX when empty */
-	struct app_serial ser;      /* the sender's transmitter */
-	uint64_t prop_ns;
+	struct vc_frame *fifo;      /* VC_FIFO frames (mask + 1 in use) */
 	uint32_t head, tail;        /* fifo[head & mask] .. tail */
 	uint32_t mask;              /* window - 1: the slots in use, doubled
 				       (fifo_push()) up to VC_FIFO when full */
 	unsigned int rx_in;         /* frames in the RX ring: after delivery,
 				       then after its reader's poll */
 	unsigned int rx_delivered;  /* rx_in right after delivery */
+	unsigned int idx;           /* in vc->wire */
 	bool tx_left;               /* the FIFO was full: the TX ring holds more */
+	struct app_vclock *vc;
+	struct rte_ring *rx, *tx;
+	struct app_serial ser;      /* the sender's transmitter */
+	uint64_t prop_ns;
 	uint16_t from, to;          /* port indices */
 	int from_owner, to_owner;   /* their owners (app_vclock_add()) */
 	struct vc_slots readers;    /* slots polling port `to` */
 	struct aifab_port_tap *tap; /* port `from`'s, one per TX queue */
 	uint16_t n_tap;
-	unsigned int idx;           /* in vc->wire */
-	struct app_vclock *vc;
 	struct aifab_port_tap *rx_tap; /* port `to`'s tap[0]: its RX mark */
-	struct vc_frame *fifo;      /* VC_FIFO frames (mask + 1 in use) */
-};
+} __rte_cache_aligned;
 
 struct vc_slot {
 	const struct aifab_pipeline_ops *ops;
@@ -162,6 +164,8 @@ struct app_vclock {
 				       since the last take (the ports' TX
 				       taps mark them) */
 	struct vc_slots every;      /* slots without next_event: every step */
+	uint64_t wire_t;            /* the earliest wire_next() of the busy
+				       wires, as the last step left them */
 	struct vc_wire wire[AIFAB_MAX_PORTS];
 	struct vc_slot slot[VC_MAX_SLOTS];
 	struct aifab_stats_block *lblk;
@@ -223,6 +227,7 @@ app_vclock_new(const struct aifab_env *env, const struct aifab_profile *prof,
 
 	if (vc == NULL)
 		goto nomem;
+	vc->wire_t = UINT64_MAX;
 	for (i = 0; i < env->n_ports; i++) {
 		struct vc_wire *wi;
 		struct rte_ring *tx, *rx;
@@ -469,8 +474,9 @@ wire_put(void *arg, struct rte_mbuf **pkts, uint16_t n)
 }
 
 /* Frames that have arrived by @p now go to the receiver's RX ring, in
- * bursts, in order, until one does not fit. */
-static uint64_t
+ * bursts, in order, until one does not fit. Inlined in the step's one
+ * caller: most visits deliver a frame or two. */
+static __rte_always_inline uint64_t
 wire_deliver(struct vc_wire *wi, uint64_t now)
 {
 	struct rte_mbuf *m[VC_BURST];
@@ -517,18 +523,16 @@ wire_next(const struct app_vclock *vc, const struct vc_wire *wi)
 /*
  * The next instant: the earliest wire event and next_event() of every
  * slot. A slot whose next_event() said never (only a frame wakes it) and
- * that was not polled since says never again; the others are asked.
+ * that was not polled since says never again; the others are asked. The
+ * wires' part the end of the last step computed (wire_t): nothing
+ * touches a wire between steps, and a wire that is not busy has none.
  */
 static uint64_t
 vc_next(struct app_vclock *vc)
 {
-	uint64_t t = UINT64_MAX, m;
-	unsigned int i, k;
+	uint64_t t = vc->wire_t;
+	unsigned int i;
 
-	for (k = 0; k < vc->n_words; k++)
-		for (m = vc->busy[k]; m != 0; m &= m - 1)
-			t = RTE_MIN(t, wire_next(vc, &vc->wire[k * 64 +
-						 __builtin_ctzll(m)]));
 	for (i = 0; i < vc->n_slots; i++) {
 		struct vc_slot *s = &vc->slot[i];
 
@@ -576,22 +580,18 @@ app_vclock_step(struct app_vclock *vc)
 			if (wi->rx_in > 0)
 				slots_or(&poll, &wi->readers, vc->n_swords);
 		}
-	for (i = 0; i < vc->n_slots; i++) {
-		struct vc_slot *s = &vc->slot[i];
-
-		if (s->next != UINT64_MAX ||
-		    vc->now - s->synced >= VC_SYNC_NS)
-			set_add(poll.b, i);
-	}
 	start = c = rte_rdtsc();
 	for (i = 0; i < vc->n_slots; i++) {
 		struct vc_slot *s = &vc->slot[i];
+		bool sync = vc->now - s->synced >= VC_SYNC_NS;
 		uint64_t e;
 
-		s->polled = set_has(poll.b, i);
+		s->polled = set_has(poll.b, i) || s->next != UINT64_MAX ||
+			sync;
 		if (!s->polled)
 			continue;
-		if (vc->now - s->synced >= VC_SYNC_NS)
+		set_add(poll.b, i);     /* the readers polled, below */
+		if (sync)
 			s->synced = vc->now;
 		n = s->ops->poll(s->st, s->w, vc->now);
 		e = rte_rdtsc();
@@ -603,7 +603,9 @@ app_vclock_step(struct app_vclock *vc)
 	if (vc->lblk != NULL)
 		aifab_stats_account(vc->lblk, c - start, k);
 	/* The wires to look at: the busy ones (frames to read, frames on
-	 * the wire, a full FIFO) and those written to during the polls. */
+	 * the wire, a full FIFO) and those written to during the polls;
+	 * the busy ones' next event for the next step's vc_next(). */
+	t = UINT64_MAX;
 	for (j = 0; j < vc->n_words; j++) {
 		uint64_t sent = vc->sent[j];
 
@@ -622,10 +624,13 @@ app_vclock_step(struct app_vclock *vc)
 				wi->rx_in = rte_ring_count(wi->rx);
 			if (wi->tx_left || ((sent >> (i & 63)) & 1))
 				wire_take(wi, vc->now);
-			if (wi->rx_in > 0 || wi->head != wi->tail)
+			if (wi->rx_in > 0 || wi->head != wi->tail) {
 				set_add(vc->busy, i);
+				t = RTE_MIN(t, wire_next(vc, wi));
+			}
 		}
 	}
+	vc->wire_t = t;
 	return true;
 }
 
