@@ -452,6 +452,7 @@ wire_put(void *arg, struct rte_mbuf **pkts, uint16_t n)
 	struct vc_wire *wi = arg;
 	struct app_vclock *vc = wi->vc;
 	unsigned int k, room;
+	bool empty;
 
 	/* Frames wait in the TX ring only after a full FIFO (tx_left) or a
 	 * transmit put could not take (the ring port's mark, in `sent`),
@@ -460,16 +461,20 @@ wire_put(void *arg, struct rte_mbuf **pkts, uint16_t n)
 		     ((vc->sent[wi->idx >> 6] >> (wi->idx & 63)) & 1)))
 		return 0;
 	room = RTE_MIN(VC_FIFO - (wi->tail - wi->head), (unsigned int)n);
+	if (room == 0)
+		return 0;
+	/* head_at is fifo[head].at already unless the FIFO was empty: then
+	 * it is the first frame's (no reload of the head's slot). */
+	empty = wi->head == wi->tail;
 	for (k = 0; k < room; k++) {
 		struct vc_frame *f = fifo_push(wi);
 
 		f->m = pkts[k];
 		f->at = wire_send(wi, vc->now, pkts[k]->pkt_len);
+		if (k == 0 && empty)
+			wi->head_at = f->at;
 	}
-	if (room != 0) {
-		wi->head_at = wi->fifo[wi->head & wi->mask].at;
-		set_add(vc->busy, wi->idx);
-	}
+	set_add(vc->busy, wi->idx);
 	return (uint16_t)room;
 }
 
