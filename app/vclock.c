@@ -221,12 +221,15 @@ struct app_vclock *
 app_vclock_new(const struct aifab_env *env, const struct aifab_profile *prof,
 	       char *err, size_t errlen)
 {
-	struct app_vclock *vc = calloc(1, sizeof(*vc));
+	/* Cache-line aligned: the wire headers are (struct vc_wire). */
+	struct app_vclock *vc = aligned_alloc(RTE_CACHE_LINE_SIZE,
+					      sizeof(*vc));
 	uint32_t fastest = 0;
 	unsigned int i, q, peer;
 
 	if (vc == NULL)
 		goto nomem;
+	memset(vc, 0, sizeof(*vc));
 	vc->wire_t = UINT64_MAX;
 	for (i = 0; i < env->n_ports; i++) {
 		struct vc_wire *wi;
