@@ -112,8 +112,9 @@ struct vc_frame {
  * ring. The loop's state of all wires is one small array (the FIFOs are
  * apart: a step reads every busy wire's state). */
 struct vc_wire {
-	/* The first cache line: what wire_put(), wire_deliver() and the
-	 * step's scans read per frame or per visit; the mapping below. */
+	/* The first cache line (64 bytes, to rx): what the step's scans,
+	 * wire_put() and wire_deliver() read per visit; the transmitter
+	 * next (per frame put), the mapping after. */
 	uint64_t head_at;           /* fifo[head].at, UINT64_MAX when empty */
 	struct vc_frame *fifo;      /* VC_FIFO frames (mask + 1 in use) */
 	uint32_t head, tail;        /* fifo[head & mask] .. tail */
