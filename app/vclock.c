@@ -112,27 +112,30 @@ struct vc_frame {
  * ring. The loop's state of all wires is one small array (the FIFOs are
  * apart: a step reads every busy wire's state). */
 struct vc_wire {
-	struct rte_ring *tx, *rx;
+	/* The first cache line (64 bytes, to rx): what the step's scans,
+	 * wire_put() and wire_deliver() read per visit; the transmitter
+	 * next (per frame put), the mapping after. */
 	uint64_t head_at;           /* fifo[head].at, UINT64_MAX when empty */
-	struct app_serial ser;      /* the sender's transmitter */
-	uint64_t prop_ns;
+	struct vc_frame *fifo;      /* VC_FIFO frames (mask + 1 in use) */
 	uint32_t head, tail;        /* fifo[head & mask] .. tail */
 	uint32_t mask;              /* window - 1: the slots in use, doubled
 				       (fifo_push()) up to VC_FIFO when full */
 	unsigned int rx_in;         /* frames in the RX ring: after delivery,
 				       then after its reader's poll */
 	unsigned int rx_delivered;  /* rx_in right after delivery */
+	unsigned int idx;           /* in vc->wire */
 	bool tx_left;               /* the FIFO was full: the TX ring holds more */
+	struct app_vclock *vc;
+	struct rte_ring *rx, *tx;
+	struct app_serial ser;      /* the sender's transmitter */
+	uint64_t prop_ns;
 	uint16_t from, to;          /* port indices */
 	int from_owner, to_owner;   /* their owners (app_vclock_add()) */
 	struct vc_slots readers;    /* slots polling port `to` */
 	struct aifab_port_tap *tap; /* port `from`'s, one per TX queue */
 	uint16_t n_tap;
-	unsigned int idx;           /* in vc->wire */
-	struct app_vclock *vc;
 	struct aifab_port_tap *rx_tap; /* port `to`'s tap[0]: its RX mark */
-	struct vc_frame *fifo;      /* VC_FIFO frames (mask + 1 in use) */
-};
+} __rte_cache_aligned;
 
 struct vc_slot {
 	const struct aifab_pipeline_ops *ops;
@@ -162,6 +165,8 @@ struct app_vclock {
 				       since the last take (the ports' TX
 				       taps mark them) */
 	struct vc_slots every;      /* slots without next_event: every step */
+	uint64_t wire_t;            /* the earliest wire_next() of the busy
+				       wires, as the last step left them */
 	struct vc_wire wire[AIFAB_MAX_PORTS];
 	struct vc_slot slot[VC_MAX_SLOTS];
 	struct aifab_stats_block *lblk;
@@ -217,12 +222,16 @@ struct app_vclock *
 app_vclock_new(const struct aifab_env *env, const struct aifab_profile *prof,
 	       char *err, size_t errlen)
 {
-	struct app_vclock *vc = calloc(1, sizeof(*vc));
+	/* Cache-line aligned: the wire headers are (struct vc_wire). */
+	struct app_vclock *vc = aligned_alloc(RTE_CACHE_LINE_SIZE,
+					      sizeof(*vc));
 	uint32_t fastest = 0;
 	unsigned int i, q, peer;
 
 	if (vc == NULL)
 		goto nomem;
+	memset(vc, 0, sizeof(*vc));
+	vc->wire_t = UINT64_MAX;
 	for (i = 0; i < env->n_ports; i++) {
 		struct vc_wire *wi;
 		struct rte_ring *tx, *rx;
@@ -447,6 +456,7 @@ wire_put(void *arg, struct rte_mbuf **pkts, uint16_t n)
 	struct vc_wire *wi = arg;
 	struct app_vclock *vc = wi->vc;
 	unsigned int k, room;
+	bool empty;
 
 	/* Frames wait in the TX ring only after a full FIFO (tx_left) or a
 	 * transmit put could not take (the ring port's mark, in `sent`),
@@ -455,22 +465,27 @@ wire_put(void *arg, struct rte_mbuf **pkts, uint16_t n)
 		     ((vc->sent[wi->idx >> 6] >> (wi->idx & 63)) & 1)))
 		return 0;
 	room = RTE_MIN(VC_FIFO - (wi->tail - wi->head), (unsigned int)n);
+	if (room == 0)
+		return 0;
+	/* head_at is fifo[head].at already unless the FIFO was empty: then
+	 * it is the first frame's (no reload of the head's slot). */
+	empty = wi->head == wi->tail;
 	for (k = 0; k < room; k++) {
 		struct vc_frame *f = fifo_push(wi);
 
 		f->m = pkts[k];
 		f->at = wire_send(wi, vc->now, pkts[k]->pkt_len);
+		if (k == 0 && empty)
+			wi->head_at = f->at;
 	}
-	if (room != 0) {
-		wi->head_at = wi->fifo[wi->head & wi->mask].at;
-		set_add(vc->busy, wi->idx);
-	}
+	set_add(vc->busy, wi->idx);
 	return (uint16_t)room;
 }
 
 /* Frames that have arrived by @p now go to the receiver's RX ring, in
- * bursts, in order, until one does not fit. */
-static uint64_t
+ * bursts, in order, until one does not fit. Inlined in the step's one
+ * caller: most visits deliver a frame or two. */
+static __rte_always_inline uint64_t
 wire_deliver(struct vc_wire *wi, uint64_t now)
 {
 	struct rte_mbuf *m[VC_BURST];
@@ -517,18 +532,16 @@ wire_next(const struct app_vclock *vc, const struct vc_wire *wi)
 /*
  * The next instant: the earliest wire event and next_event() of every
  * slot. A slot whose next_event() said never (only a frame wakes it) and
- * that was not polled since says never again; the others are asked.
+ * that was not polled since says never again; the others are asked. The
+ * wires' part the end of the last step computed (wire_t): nothing
+ * touches a wire between steps, and a wire that is not busy has none.
  */
 static uint64_t
 vc_next(struct app_vclock *vc)
 {
-	uint64_t t = UINT64_MAX, m;
-	unsigned int i, k;
+	uint64_t t = vc->wire_t;
+	unsigned int i;
 
-	for (k = 0; k < vc->n_words; k++)
-		for (m = vc->busy[k]; m != 0; m &= m - 1)
-			t = RTE_MIN(t, wire_next(vc, &vc->wire[k * 64 +
-						 __builtin_ctzll(m)]));
 	for (i = 0; i < vc->n_slots; i++) {
 		struct vc_slot *s = &vc->slot[i];
 
@@ -576,22 +589,18 @@ app_vclock_step(struct app_vclock *vc)
 			if (wi->rx_in > 0)
 				slots_or(&poll, &wi->readers, vc->n_swords);
 		}
-	for (i = 0; i < vc->n_slots; i++) {
-		struct vc_slot *s = &vc->slot[i];
-
-		if (s->next != UINT64_MAX ||
-		    vc->now - s->synced >= VC_SYNC_NS)
-			set_add(poll.b, i);
-	}
 	start = c = rte_rdtsc();
 	for (i = 0; i < vc->n_slots; i++) {
 		struct vc_slot *s = &vc->slot[i];
+		bool sync = vc->now - s->synced >= VC_SYNC_NS;
 		uint64_t e;
 
-		s->polled = set_has(poll.b, i);
+		s->polled = set_has(poll.b, i) || s->next != UINT64_MAX ||
+			sync;
 		if (!s->polled)
 			continue;
-		if (vc->now - s->synced >= VC_SYNC_NS)
+		set_add(poll.b, i);     /* the readers polled, below */
+		if (sync)
 			s->synced = vc->now;
 		n = s->ops->poll(s->st, s->w, vc->now);
 		e = rte_rdtsc();
@@ -603,7 +612,9 @@ app_vclock_step(struct app_vclock *vc)
 	if (vc->lblk != NULL)
 		aifab_stats_account(vc->lblk, c - start, k);
 	/* The wires to look at: the busy ones (frames to read, frames on
-	 * the wire, a full FIFO) and those written to during the polls. */
+	 * the wire, a full FIFO) and those written to during the polls;
+	 * the busy ones' next event for the next step's vc_next(). */
+	t = UINT64_MAX;
 	for (j = 0; j < vc->n_words; j++) {
 		uint64_t sent = vc->sent[j];
 
@@ -622,10 +633,13 @@ app_vclock_step(struct app_vclock *vc)
 				wi->rx_in = rte_ring_count(wi->rx);
 			if (wi->tx_left || ((sent >> (i & 63)) & 1))
 				wire_take(wi, vc->now);
-			if (wi->rx_in > 0 || wi->head != wi->tail)
+			if (wi->rx_in > 0 || wi->head != wi->tail) {
 				set_add(vc->busy, i);
+				t = RTE_MIN(t, wire_next(vc, wi));
+			}
 		}
 	}
+	vc->wire_t = t;
 	return true;
 }
 
