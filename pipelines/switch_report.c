@@ -170,7 +170,7 @@ sw_stats_sync(struct sw *sw, struct sw_worker *wk)
 
 /*
  * sw_stats_sync() on the whole-process clock with the summary
- * (vc_act_ok: one worker, no watchdog, no fault stage), which mirrors
+ * (vc_act_ok: one worker, no fault stage; the watchdog included), which mirrors
  * once per microsecond of model time: only the ports whose counters may
  * have changed since the last mirror (vc_dirty, which the exact runs
  * collect: queued or dequeued, PFC polled, a frame in) and those whose
