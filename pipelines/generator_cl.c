@@ -250,9 +250,7 @@ timer_bound(struct gen *g, const struct gen_conn *cn)
 	const struct aifab_rc_req *q = cn->req;
 	struct gen_rank *rk = &g->ranks[cn->src];
 
-	if (q->timer_on)
-		rk->timer_next = RTE_MIN(rk->timer_next,
-					 q->timer_start + q->timeout_tsc);
+	rk->timer_next = RTE_MIN(rk->timer_next, aifab_rc_req_deadline(q));
 	rk->vc_ok = false; /* the ACK or NAK moved the requester */
 }
 
@@ -318,8 +316,7 @@ gen_cl_timers(struct gen_wk *wk, struct gen_rank *rk, uint64_t now)
 		struct gen_iter_rec *ir;
 
 		/* lib/rc's test, here first: the call only when it fires */
-		if (q->timer_on && (int64_t)(now - q->timer_start) >=
-		    (int64_t)q->timeout_tsc) {
+		if (aifab_rc_req_timeout_due(q, now)) {
 			uint64_t before = q->cnt[AIFAB_RC_REQ_CNT_TIMEOUTS];
 
 			aifab_rc_req_poll_timeout(q, now);
@@ -336,8 +333,7 @@ gen_cl_timers(struct gen_wk *wk, struct gen_rank *rk, uint64_t now)
 			rk->vc_ok = false;
 			continue;
 		}
-		if (q->timer_on)
-			next = RTE_MIN(next, q->timer_start + q->timeout_tsc);
+		next = RTE_MIN(next, aifab_rc_req_deadline(q));
 		i++;
 	}
 	/* Until then this loop would do nothing, unless a QP may leave the

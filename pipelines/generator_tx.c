@@ -525,8 +525,7 @@ req_seg(struct gen_wk *wk, struct gen_rank *rk, struct gen_conn *cn,
 	if (aifab_rc_req_next(cn->req, now, &pk) != 0)
 		return false;
 	/* its retransmit timer may have started (gen_cl_timers()) */
-	rk->timer_next = RTE_MIN(rk->timer_next,
-				 q->timer_start + q->timeout_tsc);
+	rk->timer_next = RTE_MIN(rk->timer_next, aifab_rc_req_deadline(q));
 	*slot = (uint32_t)pk.cookie & cn->msg_mask;
 	gm = &cn->msgs[*slot];
 	if (pk.flags & AIFAB_RC_F_RETX) {

@@ -76,9 +76,7 @@ cl_rank_summary(const struct gen *g, struct gen_rank *rk)
 				f1 = RTE_MIN(f1, fl + 1);
 			}
 		}
-		if (cn->req->timer_on)
-			dl = RTE_MIN(dl, cn->req->timer_start +
-				     cn->req->timeout_tsc);
+		dl = RTE_MIN(dl, aifab_rc_req_deadline(cn->req));
 	}
 	rk->vc_send = send;
 	rk->vc_dl = dl;

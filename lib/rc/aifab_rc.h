@@ -341,6 +341,25 @@ unsigned int aifab_rc_req_on_nak(struct aifab_rc_req *q, uint32_t psn,
 				 uint64_t now);
 
 /**
+ * Whether the retransmit timer is due at @p now: what
+ * aifab_rc_req_poll_timeout() tests first (a caller polling many QPs may
+ * test it inline and call only when it holds).
+ */
+static inline bool
+aifab_rc_req_timeout_due(const struct aifab_rc_req *q, uint64_t now)
+{
+	return q->timer_on &&
+	       (int64_t)(now - q->timer_start) >= (int64_t)q->timeout_tsc;
+}
+
+/** The instant the retransmit timer is due (UINT64_MAX while it is off). */
+static inline uint64_t
+aifab_rc_req_deadline(const struct aifab_rc_req *q)
+{
+	return q->timer_on ? q->timer_start + q->timeout_tsc : UINT64_MAX;
+}
+
+/**
  * Check the retransmit timer: when PSNs are outstanding and nothing
  * progressed for timeout_ns, go back to the oldest unacknowledged PSN and
  * restart the timer.

@@ -235,8 +235,7 @@ aifab_rc_req_on_nak(struct aifab_rc_req *q, uint32_t psn, uint64_t now)
 bool
 aifab_rc_req_poll_timeout(struct aifab_rc_req *q, uint64_t now)
 {
-	if (!q->timer_on || (int64_t)(now - q->timer_start) <
-	    (int64_t)q->timeout_tsc)
+	if (!aifab_rc_req_timeout_due(q, now))
 		return false;
 	q->nxt = q->una;
 	q->timer_start = now;
