@@ -101,6 +101,25 @@ aifab_port_is_ring(const struct aifab_port_rt *rt)
 	return rt->rx_ring != NULL;
 }
 
+/** Port @p rt is a ring port whose RX ring the whole-process virtual
+ * clock fills and marks (struct aifab_port_tap, rx_marked). */
+static inline bool
+aifab_port_rx_clock_marked(const struct aifab_port_rt *rt)
+{
+	return aifab_port_is_ring(rt) && rt->tap != NULL &&
+	       rt->tap[0].rx_marked;
+}
+
+/** Ask to be told of frames put in ring port @p rt's RX ring: bit
+ * @p bit set in @p *word (struct aifab_port_tap, rx_mark). */
+static inline void
+aifab_port_rx_mark_to(const struct aifab_port_rt *rt, uint64_t *word,
+		      uint64_t bit)
+{
+	rt->tap[0].rx_mark = word;
+	rt->tap[0].rx_mark_bit = bit;
+}
+
 /**
  * Receive up to @p n frames on queue @p q of @p rt: rte_eth_rx_burst()
  * on an ethdev, a dequeue from its RX ring on a ring port (one branch,

@@ -394,8 +394,7 @@ rx_by_mark(struct gen *g)
 			const struct aifab_port_rt *rt =
 				&g->env.ports[g->used_ports[u]];
 
-			if (!aifab_port_is_ring(rt) || rt->tap == NULL ||
-			    !rt->tap[0].rx_marked ||
+			if (!aifab_port_rx_clock_marked(rt) ||
 			    rt->tap[0].rx_mark != &g->rx_set[u >> 6])
 				mode = 2;
 		}

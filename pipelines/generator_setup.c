@@ -865,10 +865,9 @@ port_sets_init(struct gen *g)
 		struct aifab_port_rt *rt = &g->env.ports[g->used_ports[u]];
 
 		g->rx_set[u >> 6] |= UINT64_C(1) << (u & 63);
-		if (aifab_port_is_ring(rt) && rt->tap != NULL) {
-			rt->tap[0].rx_mark = &g->rx_set[u >> 6];
-			rt->tap[0].rx_mark_bit = UINT64_C(1) << (u & 63);
-		}
+		if (aifab_port_is_ring(rt) && rt->tap != NULL)
+			aifab_port_rx_mark_to(rt, &g->rx_set[u >> 6],
+					      UINT64_C(1) << (u & 63));
 	}
 }
 

@@ -50,18 +50,15 @@ sw_rx_by_mark(struct sw *sw, struct sw_worker *wk)
 		const struct sw_rxq *rq = &wk->rxq[q];
 		const struct aifab_port_rt *rt = &sw->env.ports[rq->port];
 
-		if (!aifab_port_is_ring(rt) || rt->tap == NULL ||
-		    !rt->tap[0].rx_marked || rt->tap[0].rx_mark != NULL ||
-		    rt->nb_rxq != 1 || rq->finite ||
+		if (!aifab_port_rx_clock_marked(rt) ||
+		    rt->tap[0].rx_mark != NULL || rt->nb_rxq != 1 ||
+		    rq->finite ||
 		    wk->link[rq->port][AIFAB_FAULT_DIR_RX] != NULL)
 			return false;
 	}
-	for (q = 0; q < wk->n_rxq; q++) {
-		struct aifab_port_tap *tap = sw->env.ports[wk->rxq[q].port].tap;
-
-		tap[0].rx_mark = &wk->vc_rx;
-		tap[0].rx_mark_bit = UINT64_C(1) << q;
-	}
+	for (q = 0; q < wk->n_rxq; q++)
+		aifab_port_rx_mark_to(&sw->env.ports[wk->rxq[q].port],
+				      &wk->vc_rx, UINT64_C(1) << q);
 	/* from the next poll on; this one reads every queue */
 	wk->vc_rx = wk->n_rxq == 64 ? UINT64_MAX :
 		(UINT64_C(1) << wk->n_rxq) - 1;
