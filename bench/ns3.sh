@@ -10,11 +10,14 @@
 # (bench/vclock.sh). Prints frame-hops per wall second side by side with
 # the ratio. A figure, not a test.
 #
-#   bench/ns3.sh [-r ROUNDS] [-m NS3_MS] [-s SCENARIO] [-w WORKDIR]
+#   bench/ns3.sh [-r ROUNDS] [-m NS3_MS] [-M MTU] [-s SCENARIO] [-w WORKDIR]
 #
 #   -r  runs per case, the fastest kept (default 3)
 #   -m  ns-3 simulated time in ms at 100G (default 10, the issue's run;
 #       at 400G a quarter of it: the same frames)
+#   -M  ns-3's link MTU (default 9000: a 4096-byte datagram is one frame,
+#       as a RoCE frame at IB MTU 4096; 1500, ns-3's own default, splits it
+#       into 3 IPv4 fragments, and ns-3's frame-hops are then fragments)
 #   -s  the scenario row (default incast-lossless)
 #   -w  work directory (default /tmp/aifab-ns3)
 #
@@ -29,6 +32,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BENCH=$ROOT/bench
 REPS=3
 MS=10
+MTU=9000
 SCEN=incast-lossless
 WORK=/tmp/aifab-ns3
 NS3_BUILD=${NS3_BUILD:-$ROOT/build-ns3}
@@ -36,7 +40,7 @@ NS3_MODS="ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications"
 
 # shellcheck source=bench/common.sh
 . "$BENCH/common.sh"
-bench_options "r:REPS m:MS s:SCEN w:WORK" 25 "$@"
+bench_options "r:REPS m:MS M:MTU s:SCEN w:WORK" 28 "$@"
 mkdir -p "$WORK" "$NS3_BUILD"
 
 have_ns3=1
@@ -61,7 +65,7 @@ fi
 ns3_best() {	# gbps ms
 	local best='' k line cpu='' c
 	for ((k = 0; k < REPS; k++)); do
-		line=$("$RING" --hosts=8 --gbps="$1" --ms="$2" | tail -1)
+		line=$("$RING" --hosts=8 --gbps="$1" --ms="$2" --mtu="$MTU" | tail -1)
 		# ns3: ... frame_hops H wall W s = R frame-hops/s (cpu C s)
 		c=$(sed -n 's/.*(cpu \([0-9.]*\) s).*/\1/p' <<<"$line")
 		line=$(awk -v ms="$2" '{ for (i = 1; i <= NF; i++) {
@@ -103,8 +107,8 @@ while read -r c clk hops _ el cpu; do
 	ours=$(rate "$hops" "$el")
 	oc=-
 	[ "${cpu:--}" != - ] && oc=$(rate "$hops" "$cpu")
-	ref=$n100 refname="100G, $MS ms"
-	case $c in *400*) ref=$n400 refname="400G, $(awk -v m="$MS" 'BEGIN { print m / 4 }') ms" ;; esac
+	ref=$n100 refname="100G, $MS ms, MTU $MTU"
+	case $c in *400*) ref=$n400 refname="400G, $(awk -v m="$MS" 'BEGIN { print m / 4 }') ms, MTU $MTU" ;; esac
 	if [ -n "$ref" ]; then
 		read -r nh _ nw nc <<<"$ref"
 		theirs=$(rate "$nh" "$nw")
