@@ -45,7 +45,8 @@
 #include "aifab_stats.h"
 #include "app.h"
 
-#define VC_FIFO 8192u           /* frames in flight per wire direction */
+#define VC_FIFO 8192u           /* frames in flight per wire direction
+				   (not yet arrived) */
 #define VC_FIFO_MIN 64u         /* the FIFO's first window (it grows) */
 #define VC_BURST 64u            /* frames taken off a TX ring at a time */
 #define VC_WIRE_EXTRA 24u       /* FCS, preamble, inter-frame gap */
@@ -91,41 +92,34 @@ slots_or(struct vc_slots *d, const struct vc_slots *s, unsigned int nw)
 		d->b[k] |= s->b[k];
 }
 
-static inline bool
-slots_meet(const struct vc_slots *a, const struct vc_slots *b,
-	   unsigned int nw)
-{
-	unsigned int k;
-
-	for (k = 0; k < nw; k++)
-		if (a->b[k] & b->b[k])
-			return true;
-	return false;
-}
-
 struct vc_frame {
 	struct rte_mbuf *m;
 	uint64_t at;                /* ns: the frame has arrived */
 };
 
-/* One direction of a cable: from port `from`'s TX ring to its peer's RX
- * ring. The loop's state of all wires is one small array (the FIFOs are
- * apart: a step reads every busy wire's state). */
+/* One direction of a cable: from port `from`'s TX ring to its peer. The
+ * FIFO holds the frames from the one its reader takes next (head) to the
+ * last put (tail): head .. dlv have arrived (delivered: what the peer's
+ * RX ring held before the reader took frames from the wire), dlv ..
+ * tail are on the wire. The loop's state of all wires is one small array
+ * (the FIFOs are apart: a step reads every busy wire's state). */
 struct vc_wire {
-	/* The first cache line (64 bytes, to rx): what the step's scans,
-	 * wire_put() and wire_deliver() read per visit; the transmitter
-	 * next (per frame put), the mapping after. */
-	uint64_t head_at;           /* fifo[head].at, UINT64_MAX when empty */
-	struct vc_frame *fifo;      /* VC_FIFO frames (mask + 1 in use) */
-	uint32_t head, tail;        /* fifo[head & mask] .. tail */
+	/* The first cache line (64 bytes, to rx_cap): what the step's
+	 * scans, wire_put(), wire_deliver() and wire_get() read per visit;
+	 * the transmitter next (per frame put), the mapping after. */
+	uint64_t dlv_at;            /* fifo[dlv].at: the next arrival,
+				       UINT64_MAX when none is on the wire */
+	struct vc_frame *fifo;      /* fifo_size frames (mask + 1 in use) */
+	uint32_t head, dlv, tail;   /* fifo[head & mask] .. dlv .. tail */
 	uint32_t mask;              /* window - 1: the slots in use, doubled
-				       (fifo_push()) up to VC_FIFO when full */
-	unsigned int rx_in;         /* frames in the RX ring: after delivery,
-				       then after its reader's poll */
-	unsigned int rx_delivered;  /* rx_in right after delivery */
+				       (fifo_push()) up to fifo_size when
+				       full */
+	unsigned int rx_delivered;  /* dlv - head right after delivery */
 	unsigned int idx;           /* in vc->wire */
 	bool tx_left;               /* the FIFO was full: the TX ring holds more */
 	struct app_vclock *vc;
+	unsigned int rx_cap;        /* delivered frames the reader may leave
+				       unread: the RX ring's capacity */
 	struct rte_ring *rx, *tx;
 	struct app_serial ser;      /* the sender's transmitter */
 	uint64_t prop_ns;
@@ -134,7 +128,8 @@ struct vc_wire {
 	struct vc_slots readers;    /* slots polling port `to` */
 	struct aifab_port_tap *tap; /* port `from`'s, one per TX queue */
 	uint16_t n_tap;
-	struct aifab_port_tap *rx_tap; /* port `to`'s tap[0]: its RX mark */
+	struct aifab_port_tap *rx_tap; /* port `to`'s tap[0]: its RX mark
+					  and hook (wire_get()) */
 } __rte_cache_aligned;
 
 struct vc_slot {
@@ -240,10 +235,15 @@ app_vclock_new(const struct aifab_env *env, const struct aifab_profile *prof,
 		if (tx == NULL || rx == NULL)
 			continue;
 		wi = &vc->wire[vc->n_wires++];
-		wi->fifo = calloc(VC_FIFO, sizeof(*wi->fifo));
+		/* Room for VC_FIFO frames on the wire and a full RX ring's
+		 * worth delivered but not read yet (a power of two: the
+		 * window doubles up to it). */
+		wi->rx_cap = rte_ring_get_capacity(rx);
+		wi->fifo = calloc(rte_align32pow2(VC_FIFO + wi->rx_cap),
+				  sizeof(*wi->fifo));
 		if (wi->fifo == NULL)
 			goto nomem;
-		wi->head_at = UINT64_MAX;
+		wi->dlv_at = UINT64_MAX;
 		wi->mask = VC_FIFO_MIN - 1;
 		wi->tx = tx;
 		wi->rx = rx;
@@ -373,9 +373,11 @@ slots_of_owner(const struct app_vclock *vc, int owner, struct vc_slots *m)
 }
 
 static uint16_t wire_put(void *arg, struct rte_mbuf **pkts, uint16_t n);
+static uint16_t wire_get(void *arg, struct rte_mbuf **pkts, uint16_t n);
 
 /* At the first step: who reads each wire; from now on a port's transmit
- * puts its frames on its wire at once (wire_put()). */
+ * puts its frames on its wire at once (wire_put()) and its peer's
+ * receive takes the delivered ones from it (wire_get()). */
 static void
 vc_map(struct app_vclock *vc)
 {
@@ -385,8 +387,11 @@ vc_map(struct app_vclock *vc)
 		struct vc_wire *wi = &vc->wire[i];
 
 		slots_of_owner(vc, wi->to_owner, &wi->readers);
-		if (wi->rx_tap != NULL)
+		if (wi->rx_tap != NULL) {
 			wi->rx_tap->rx_marked = true;
+			wi->rx_tap->rx_wire = wi;
+			wi->rx_tap->get = wire_get;
+		}
 		for (q = 0; q < wi->n_tap; q++) {
 			wi->tap[q].wire = wi;
 			wi->tap[q].put = wire_put;
@@ -397,9 +402,10 @@ vc_map(struct app_vclock *vc)
 }
 
 /*
- * The FIFO holds up to VC_FIFO frames, but a wire has a few in flight:
- * frames live in a window of the first mask + 1 slots (slot i & mask), so
- * the loop touches a kilobyte per wire, not 128 KB. A full window doubles
+ * The FIFO holds up to VC_FIFO frames on the wire and rx_cap delivered
+ * ones (16384 slots, 256 KB), but a wire has a few in flight: frames
+ * live in a window of the first mask + 1 slots (slot i & mask), so the
+ * loop touches a kilobyte per wire, not 256 KB. A full window doubles
  * in place: slot i & mask either stays or (bit mask + 1 of i set) moves
  * to the new upper half, empty until now.
  */
@@ -426,7 +432,7 @@ wire_take(struct vc_wire *wi, uint64_t now)
 	unsigned int n, k, room;
 
 	do {
-		room = RTE_MIN(VC_FIFO - (wi->tail - wi->head), VC_BURST);
+		room = RTE_MIN(VC_FIFO - (wi->tail - wi->dlv), VC_BURST);
 		n = room == 0 ? 0 : rte_ring_sc_dequeue_burst(wi->tx,
 						(void **)m, room, NULL);
 		for (k = 0; k < n; k++) {
@@ -436,10 +442,10 @@ wire_take(struct vc_wire *wi, uint64_t now)
 			f->at = wire_send(wi, now, m[k]->pkt_len);
 		}
 	} while (n == VC_BURST);
-	if (wi->head != wi->tail)
-		wi->head_at = wi->fifo[wi->head & wi->mask].at;
+	if (wi->dlv != wi->tail)
+		wi->dlv_at = wi->fifo[wi->dlv & wi->mask].at;
 	/* A full FIFO leaves frames in the TX ring: take them next step. */
-	wi->tx_left = wi->tail - wi->head == VC_FIFO;
+	wi->tx_left = wi->tail - wi->dlv == VC_FIFO;
 }
 
 /*
@@ -464,52 +470,67 @@ wire_put(void *arg, struct rte_mbuf **pkts, uint16_t n)
 	if (unlikely(wi->tx_left ||
 		     ((vc->sent[wi->idx >> 6] >> (wi->idx & 63)) & 1)))
 		return 0;
-	room = RTE_MIN(VC_FIFO - (wi->tail - wi->head), (unsigned int)n);
+	room = RTE_MIN(VC_FIFO - (wi->tail - wi->dlv), (unsigned int)n);
 	if (room == 0)
 		return 0;
-	/* head_at is fifo[head].at already unless the FIFO was empty: then
-	 * it is the first frame's (no reload of the head's slot). */
-	empty = wi->head == wi->tail;
+	/* dlv_at is fifo[dlv].at already unless no frame was on the wire:
+	 * then it is the first frame's (no reload of that slot). */
+	empty = wi->dlv == wi->tail;
 	for (k = 0; k < room; k++) {
 		struct vc_frame *f = fifo_push(wi);
 
 		f->m = pkts[k];
 		f->at = wire_send(wi, vc->now, pkts[k]->pkt_len);
 		if (k == 0 && empty)
-			wi->head_at = f->at;
+			wi->dlv_at = f->at;
 	}
 	set_add(vc->busy, wi->idx);
 	return (uint16_t)room;
 }
 
-/* Frames that have arrived by @p now go to the receiver's RX ring, in
- * bursts, in order, until one does not fit. Inlined in the step's one
- * caller: most visits deliver a frame or two. */
+/* Frames that have arrived by @p now are delivered, in order, as many as
+ * the receiver's RX ring would have had room for (rx_cap less the frames
+ * still unread): dlv moves past them, the reader takes them from the
+ * FIFO (wire_get()). Inlined in the step's one caller: most visits
+ * deliver a frame or two. */
 static __rte_always_inline uint64_t
 wire_deliver(struct vc_wire *wi, uint64_t now)
 {
-	struct rte_mbuf *m[VC_BURST];
-	unsigned int n = 0, k, put;
+	uint32_t d = wi->dlv, end;
+	unsigned int n;
 
-	while (wi->head_at <= now) {
-		uint32_t h = wi->head;
-
-		for (k = 0; k < VC_BURST && h != wi->tail &&
-		     wi->fifo[h & wi->mask].at <= now; k++, h++)
-			m[k] = wi->fifo[h & wi->mask].m;
-		put = rte_ring_sp_enqueue_burst(wi->rx, (void **)m, k, NULL);
-		wi->head += put;
-		n += put;
-		wi->head_at = wi->head != wi->tail ?
-			wi->fifo[wi->head & wi->mask].at : UINT64_MAX;
-		if (put < k)
-			break;  /* the RX ring is full */
+	if (wi->dlv_at > now)
+		n = 0;
+	else {
+		end = d + RTE_MIN(wi->rx_cap - (d - wi->head), wi->tail - d);
+		while (d != end && wi->fifo[d & wi->mask].at <= now)
+			d++;
+		n = d - wi->dlv;
+		wi->dlv = d;
+		wi->dlv_at = d != wi->tail ? wi->fifo[d & wi->mask].at :
+			UINT64_MAX;
 	}
-	wi->rx_in += n;
-	wi->rx_delivered = wi->rx_in;
+	wi->rx_delivered = wi->dlv - wi->head;
 	if (n != 0 && wi->rx_tap != NULL && wi->rx_tap->rx_mark != NULL)
 		*wi->rx_tap->rx_mark |= wi->rx_tap->rx_mark_bit;
 	return n;
+}
+
+/*
+ * The receiver's read of the wire (its port's aifab_port_rx_burst()):
+ * up to @p n of the frames delivered, in order, as a dequeue from its RX
+ * ring would have given them, without the ring.
+ */
+static uint16_t
+wire_get(void *arg, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct vc_wire *wi = arg;
+	uint32_t h = wi->head, k = RTE_MIN((uint32_t)n, wi->dlv - h), i;
+
+	for (i = 0; i < k; i++)
+		pkts[i] = wi->fifo[(h + i) & wi->mask].m;
+	wi->head = h + k;
+	return (uint16_t)k;
 }
 
 /* The wire's next event: its next arrival, or a receiver that still has
@@ -517,14 +538,14 @@ wire_deliver(struct vc_wire *wi, uint64_t now)
 static uint64_t
 wire_next(const struct app_vclock *vc, const struct vc_wire *wi)
 {
-	unsigned int left = wi->rx_in;
+	unsigned int left = wi->dlv - wi->head;
 	uint64_t t = UINT64_MAX;
 
 	if (left > 0)
 		t = left < wi->rx_delivered ? vc->now :
 			vc->now + vc->fallback_ns;
-	if (wi->head_at != UINT64_MAX)
-		t = RTE_MIN(t, RTE_MAX(wi->head_at, vc->now +
+	if (wi->dlv_at != UINT64_MAX)
+		t = RTE_MIN(t, RTE_MAX(wi->dlv_at, vc->now +
 				       (left > 0 ? vc->fallback_ns : 0)));
 	return t;
 }
@@ -586,7 +607,7 @@ app_vclock_step(struct app_vclock *vc)
 				&vc->wire[j * 64 + __builtin_ctzll(m)];
 
 			vc->hops += wire_deliver(wi, vc->now);
-			if (wi->rx_in > 0)
+			if (wi->dlv != wi->head)
 				slots_or(&poll, &wi->readers, vc->n_swords);
 		}
 	start = c = rte_rdtsc();
@@ -599,7 +620,6 @@ app_vclock_step(struct app_vclock *vc)
 			sync;
 		if (!s->polled)
 			continue;
-		set_add(poll.b, i);     /* the readers polled, below */
 		if (sync)
 			s->synced = vc->now;
 		n = s->ops->poll(s->st, s->w, vc->now);
@@ -628,12 +648,9 @@ app_vclock_step(struct app_vclock *vc)
 
 			i = j * 64 + __builtin_ctzll(m);
 			wi = &vc->wire[i];
-			if (wi->rx_in > 0 && slots_meet(&wi->readers, &poll,
-						     vc->n_swords))
-				wi->rx_in = rte_ring_count(wi->rx);
 			if (wi->tx_left || ((sent >> (i & 63)) & 1))
 				wire_take(wi, vc->now);
-			if (wi->rx_in > 0 || wi->head != wi->tail) {
+			if (wi->head != wi->tail) {
 				set_add(vc->busy, i);
 				t = RTE_MIN(t, wire_next(vc, wi));
 			}
@@ -681,8 +698,11 @@ app_vclock_free(struct app_vclock *vc)
 			wi->tap[q].put = NULL;
 			wi->tap[q].wire = NULL;
 		}
-		if (wi->rx_tap != NULL)
+		if (wi->rx_tap != NULL) {
 			wi->rx_tap->rx_marked = false;
+			wi->rx_tap->get = NULL;
+			wi->rx_tap->rx_wire = NULL;
+		}
 		while (wi->head != wi->tail)
 			rte_pktmbuf_free(wi->fifo[wi->head++ & wi->mask].m);
 		free(wi->fifo);

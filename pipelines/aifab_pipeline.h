@@ -92,6 +92,13 @@ struct aifab_port_tap {
 	uint64_t *rx_mark;
 	uint64_t rx_mark_bit;
 	bool rx_marked;
+	/** Receive side (tap[0] of a ring port; NULL get: none): the
+	 * whole-process virtual clock's wire into this port. A receive
+	 * takes the frames the clock delivered straight from the wire
+	 * (get(rx_wire, ...): up to @p n, in arrival order), not from the
+	 * RX ring, which then stays empty. */
+	uint16_t (*get)(void *rx_wire, struct rte_mbuf **pkts, uint16_t n);
+	void *rx_wire;
 };
 
 /** Port @p rt is an in-memory ring, not an ethdev. */
@@ -122,8 +129,9 @@ aifab_port_rx_mark_to(const struct aifab_port_rt *rt, uint64_t *word,
 
 /**
  * Receive up to @p n frames on queue @p q of @p rt: rte_eth_rx_burst()
- * on an ethdev, a dequeue from its RX ring on a ring port (one branch,
- * predicted by the port kind, per burst).
+ * on an ethdev; on a ring port the whole-process virtual clock's wire
+ * when it has one (struct aifab_port_tap, get), else a dequeue from its
+ * RX ring (a branch or two, predicted by the port kind, per burst).
  */
 static inline uint16_t
 aifab_port_rx_burst(const struct aifab_port_rt *rt, uint16_t q,
@@ -131,6 +139,8 @@ aifab_port_rx_burst(const struct aifab_port_rt *rt, uint16_t q,
 {
 	if (likely(rt->rx_ring == NULL))
 		return rte_eth_rx_burst(rt->port_id, q, pkts, n);
+	if (rt->tap != NULL && rt->tap[0].get != NULL)
+		return rt->tap[0].get(rt->tap[0].rx_wire, pkts, n);
 	return (uint16_t)rte_ring_sc_dequeue_burst(rt->rx_ring, (void **)pkts,
 						   n, NULL);
 }
