@@ -7,30 +7,37 @@
  * pipeline worker of the process is polled there, in a fixed order (the
  * order the app started them), with `now` = the model time in ns. Each
  * in-memory wire direction is a FIFO of (frame, arrival): a frame the
- * sender put in its TX ring during the poll at time d starts on the wire
- * at max(d, the wire free), takes (len + 24) x 8 / speed to serialize
+ * sender transmitted during the poll at time d starts on the wire at
+ * max(d, the wire free), takes (len + 24) x 8 / speed to serialize
  * (exact, the fraction of a ns carried) and arrives cable_m x 5 ns later;
- * it is put in the receiver's RX ring at that instant. One step: the
- * clock jumps to the earliest of every wire's next arrival and every
- * pipeline's next_event(); arrivals due are delivered (wires in port
- * order, each in time order), the workers with something to do are polled
+ * it is delivered at that instant: from then on the receiver's reads of
+ * its port (aifab_port_rx_burst(), through the port's tap: wire_get())
+ * take it from the FIFO, where it stays until read. No frame is copied
+ * into the port's RX ring (it stays empty on this clock), but the wire
+ * delivers as the ring did: at most its capacity of unread frames, the
+ * rest waiting on the wire (and the sender's room, VC_FIFO, counts the
+ * frames not yet delivered). One step: the clock jumps to the earliest
+ * of every wire's next arrival and every pipeline's next_event();
+ * arrivals due are delivered (wires in port order, each in time order;
+ * the reader's port marked), the workers with something to do are polled
  * in their order; what they send goes onto the wires during the polls
  * (wire_put(), with the arrival the end of the step would give it), or,
  * behind frames a full FIFO left in a TX ring, is taken from the ring
- * after them. A worker has
- * something to do when a frame waits in one of its RX rings, when its
- * next_event() is not "never" (it may act at any poll: a token bucket,
- * a pace), or when it has no next_event op. A worker whose next_event()
- * said never, with no frame for it, is not polled (nothing would happen
- * but its counter mirror, VC_SYNC_NS) and not asked again until it is.
- * Nothing reads the TSC, so a profile and seed give the same run on any
- * machine under any load.
+ * after them. A worker has something to do when a frame delivered to
+ * one of its ports is unread, when its next_event() is not "never" (it
+ * may act at any poll: a token bucket, a pace), or when it has no
+ * next_event op. A worker whose next_event() said never, with no frame
+ * for it, is not polled (nothing would happen but its counter mirror,
+ * VC_SYNC_NS) and not asked again until it is. Nothing reads the TSC, so
+ * a profile and seed give the same run on any machine under any load.
  *
  * Which ports a worker polls comes from app_vclock_add() (the ports'
  * owner: a switch instance or the generator side); the wires from
  * app_ports_wire(): per port, the ring it transmits into and the ring its
- * peer receives from, each with one writer and one reader (the loop is
- * the reader of every TX ring and the only writer of every RX ring).
+ * peer would receive from (its capacity bounds the unread frames), each
+ * with one writer and one reader (the loop is the reader of every TX
+ * ring; a receiver reads its wire's FIFO, the loop being its only
+ * writer).
  */
 #include <stdio.h>
 #include <stdlib.h>

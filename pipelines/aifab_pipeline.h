@@ -85,10 +85,11 @@ struct aifab_port_tap {
 	uint16_t (*put)(void *wire, struct rte_mbuf **pkts, uint16_t n);
 	void *wire;
 	/** Receive side (tap[0] of a ring port): its reader may ask to be
-	 * told when frames are put in its RX ring (@c rx_mark_bit set in
-	 * @c *rx_mark); the whole-process virtual clock, the RX ring's only
-	 * writer then, does so and says it with @c rx_marked (set before
-	 * any poll), so the reader polls only the rings it was told of. */
+	 * told when frames are delivered to it (@c rx_mark_bit set in
+	 * @c *rx_mark); the whole-process virtual clock, the only one
+	 * delivering to the port then (through @c get below), does so and
+	 * says it with @c rx_marked (set before any poll), so the reader
+	 * polls only the ports it was told of. */
 	uint64_t *rx_mark;
 	uint64_t rx_mark_bit;
 	bool rx_marked;
