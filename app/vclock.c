@@ -11,7 +11,8 @@
  * max(d, the wire free), takes (len + 24) x 8 / speed to serialize
  * (exact, the fraction of a ns carried) and arrives cable_m x 5 ns later;
  * it is delivered at that instant: from then on the receiver's reads of
- * its port (aifab_port_rx_burst(), through the port's tap: wire_get())
+ * its port (aifab_port_rx_burst(), through the port's tap:
+ * aifab_wire_read())
  * take it from the FIFO, where it stays until read. No frame is copied
  * into the port's RX ring (it stays empty on this clock), but the wire
  * delivers as the ring did: at most its capacity of unread frames, the
@@ -99,11 +100,6 @@ slots_or(struct vc_slots *d, const struct vc_slots *s, unsigned int nw)
 		d->b[k] |= s->b[k];
 }
 
-struct vc_frame {
-	struct rte_mbuf *m;
-	uint64_t at;                /* ns: the frame has arrived */
-};
-
 /* One direction of a cable: from port `from`'s TX ring to its peer. The
  * FIFO holds the frames from the one its reader takes next (head) to the
  * last put (tail): head .. dlv have arrived (delivered: what the peer's
@@ -112,15 +108,15 @@ struct vc_frame {
  * (the FIFOs are apart: a step reads every busy wire's state). */
 struct vc_wire {
 	/* The first cache line (64 bytes, to rx_cap): what the step's
-	 * scans, wire_put(), wire_deliver() and wire_get() read per visit;
+	 * scans, wire_put(), wire_deliver() and its reader read per visit;
 	 * the transmitter next (per frame put), the mapping after. */
 	uint64_t dlv_at;            /* fifo[dlv].at: the next arrival,
 				       UINT64_MAX when none is on the wire */
-	struct vc_frame *fifo;      /* fifo_size frames (mask + 1 in use) */
-	uint32_t head, dlv, tail;   /* fifo[head & mask] .. dlv .. tail */
-	uint32_t mask;              /* window - 1: the slots in use, doubled
-				       (fifo_push()) up to fifo_size when
-				       full */
+	/* The FIFO (its reader's view, aifab_wire_read()): q.fifo holds
+	 * VC_FIFO + rx_cap frames rounded up to a power of two, of which
+	 * mask + 1 in use (the window, doubled by fifo_push() when full);
+	 * fifo[head & mask] .. dlv .. tail. */
+	struct aifab_wire q;
 	unsigned int rx_delivered;  /* dlv - head right after delivery */
 	unsigned int idx;           /* in vc->wire */
 	bool tx_left;               /* the FIFO was full: the TX ring holds more */
@@ -136,7 +132,7 @@ struct vc_wire {
 	struct aifab_port_tap *tap; /* port `from`'s, one per TX queue */
 	uint16_t n_tap;
 	struct aifab_port_tap *rx_tap; /* port `to`'s tap[0]: its RX mark
-					  and hook (wire_get()) */
+					  and its wire */
 } __rte_cache_aligned;
 
 struct vc_slot {
@@ -246,12 +242,12 @@ app_vclock_new(const struct aifab_env *env, const struct aifab_profile *prof,
 		 * worth delivered but not read yet (a power of two: the
 		 * window doubles up to it). */
 		wi->rx_cap = rte_ring_get_capacity(rx);
-		wi->fifo = calloc(rte_align32pow2(VC_FIFO + wi->rx_cap),
-				  sizeof(*wi->fifo));
-		if (wi->fifo == NULL)
+		wi->q.fifo = calloc(rte_align32pow2(VC_FIFO + wi->rx_cap),
+				  sizeof(*wi->q.fifo));
+		if (wi->q.fifo == NULL)
 			goto nomem;
 		wi->dlv_at = UINT64_MAX;
-		wi->mask = VC_FIFO_MIN - 1;
+		wi->q.mask = VC_FIFO_MIN - 1;
 		wi->tx = tx;
 		wi->rx = rx;
 		wi->from = (uint16_t)i;
@@ -380,11 +376,10 @@ slots_of_owner(const struct app_vclock *vc, int owner, struct vc_slots *m)
 }
 
 static uint16_t wire_put(void *arg, struct rte_mbuf **pkts, uint16_t n);
-static uint16_t wire_get(void *arg, struct rte_mbuf **pkts, uint16_t n);
 
 /* At the first step: who reads each wire; from now on a port's transmit
  * puts its frames on its wire at once (wire_put()) and its peer's
- * receive takes the delivered ones from it (wire_get()). */
+ * receive takes the delivered ones from it (aifab_wire_read()). */
 static void
 vc_map(struct app_vclock *vc)
 {
@@ -396,8 +391,7 @@ vc_map(struct app_vclock *vc)
 		slots_of_owner(vc, wi->to_owner, &wi->readers);
 		if (wi->rx_tap != NULL) {
 			wi->rx_tap->rx_marked = true;
-			wi->rx_tap->rx_wire = wi;
-			wi->rx_tap->get = wire_get;
+			wi->rx_tap->rx_wire = &wi->q;
 		}
 		for (q = 0; q < wi->n_tap; q++) {
 			wi->tap[q].wire = wi;
@@ -416,19 +410,19 @@ vc_map(struct app_vclock *vc)
  * in place: slot i & mask either stays or (bit mask + 1 of i set) moves
  * to the new upper half, empty until now.
  */
-static inline struct vc_frame *
+static inline struct aifab_wire_frame *
 fifo_push(struct vc_wire *wi)
 {
-	if (unlikely(wi->tail - wi->head > wi->mask)) {
-		uint32_t i, half = wi->mask + 1;
+	if (unlikely(wi->q.tail - wi->q.head > wi->q.mask)) {
+		uint32_t i, half = wi->q.mask + 1;
 
-		for (i = wi->head; i != wi->tail; i++)
+		for (i = wi->q.head; i != wi->q.tail; i++)
 			if (i & half)
-				wi->fifo[(i & wi->mask) + half] =
-					wi->fifo[i & wi->mask];
-		wi->mask = 2 * half - 1;
+				wi->q.fifo[(i & wi->q.mask) + half] =
+					wi->q.fifo[i & wi->q.mask];
+		wi->q.mask = 2 * half - 1;
 	}
-	return &wi->fifo[wi->tail++ & wi->mask];
+	return &wi->q.fifo[wi->q.tail++ & wi->q.mask];
 }
 
 /* What the sender transmitted during this step's polls goes on the wire. */
@@ -439,20 +433,20 @@ wire_take(struct vc_wire *wi, uint64_t now)
 	unsigned int n, k, room;
 
 	do {
-		room = RTE_MIN(VC_FIFO - (wi->tail - wi->dlv), VC_BURST);
+		room = RTE_MIN(VC_FIFO - (wi->q.tail - wi->q.dlv), VC_BURST);
 		n = room == 0 ? 0 : rte_ring_sc_dequeue_burst(wi->tx,
 						(void **)m, room, NULL);
 		for (k = 0; k < n; k++) {
-			struct vc_frame *f = fifo_push(wi);
+			struct aifab_wire_frame *f = fifo_push(wi);
 
 			f->m = m[k];
 			f->at = wire_send(wi, now, m[k]->pkt_len);
 		}
 	} while (n == VC_BURST);
-	if (wi->dlv != wi->tail)
-		wi->dlv_at = wi->fifo[wi->dlv & wi->mask].at;
+	if (wi->q.dlv != wi->q.tail)
+		wi->dlv_at = wi->q.fifo[wi->q.dlv & wi->q.mask].at;
 	/* A full FIFO leaves frames in the TX ring: take them next step. */
-	wi->tx_left = wi->tail - wi->dlv == VC_FIFO;
+	wi->tx_left = wi->q.tail - wi->q.dlv == VC_FIFO;
 }
 
 /*
@@ -477,14 +471,14 @@ wire_put(void *arg, struct rte_mbuf **pkts, uint16_t n)
 	if (unlikely(wi->tx_left ||
 		     ((vc->sent[wi->idx >> 6] >> (wi->idx & 63)) & 1)))
 		return 0;
-	room = RTE_MIN(VC_FIFO - (wi->tail - wi->dlv), (unsigned int)n);
+	room = RTE_MIN(VC_FIFO - (wi->q.tail - wi->q.dlv), (unsigned int)n);
 	if (room == 0)
 		return 0;
 	/* dlv_at is fifo[dlv].at already unless no frame was on the wire:
 	 * then it is the first frame's (no reload of that slot). */
-	empty = wi->dlv == wi->tail;
+	empty = wi->q.dlv == wi->q.tail;
 	for (k = 0; k < room; k++) {
-		struct vc_frame *f = fifo_push(wi);
+		struct aifab_wire_frame *f = fifo_push(wi);
 
 		f->m = pkts[k];
 		f->at = wire_send(wi, vc->now, pkts[k]->pkt_len);
@@ -498,46 +492,29 @@ wire_put(void *arg, struct rte_mbuf **pkts, uint16_t n)
 /* Frames that have arrived by @p now are delivered, in order, as many as
  * the receiver's RX ring would have had room for (rx_cap less the frames
  * still unread): dlv moves past them, the reader takes them from the
- * FIFO (wire_get()). Inlined in the step's one caller: most visits
+ * FIFO (aifab_wire_read()). Inlined in the step's one caller: most visits
  * deliver a frame or two. */
 static __rte_always_inline uint64_t
 wire_deliver(struct vc_wire *wi, uint64_t now)
 {
-	uint32_t d = wi->dlv, end;
+	uint32_t d = wi->q.dlv, end;
 	unsigned int n;
 
 	if (wi->dlv_at > now)
 		n = 0;
 	else {
-		end = d + RTE_MIN(wi->rx_cap - (d - wi->head), wi->tail - d);
-		while (d != end && wi->fifo[d & wi->mask].at <= now)
+		end = d + RTE_MIN(wi->rx_cap - (d - wi->q.head), wi->q.tail - d);
+		while (d != end && wi->q.fifo[d & wi->q.mask].at <= now)
 			d++;
-		n = d - wi->dlv;
-		wi->dlv = d;
-		wi->dlv_at = d != wi->tail ? wi->fifo[d & wi->mask].at :
+		n = d - wi->q.dlv;
+		wi->q.dlv = d;
+		wi->dlv_at = d != wi->q.tail ? wi->q.fifo[d & wi->q.mask].at :
 			UINT64_MAX;
 	}
-	wi->rx_delivered = wi->dlv - wi->head;
+	wi->rx_delivered = wi->q.dlv - wi->q.head;
 	if (n != 0 && wi->rx_tap != NULL && wi->rx_tap->rx_mark != NULL)
 		*wi->rx_tap->rx_mark |= wi->rx_tap->rx_mark_bit;
 	return n;
-}
-
-/*
- * The receiver's read of the wire (its port's aifab_port_rx_burst()):
- * up to @p n of the frames delivered, in order, as a dequeue from its RX
- * ring would have given them, without the ring.
- */
-static uint16_t
-wire_get(void *arg, struct rte_mbuf **pkts, uint16_t n)
-{
-	struct vc_wire *wi = arg;
-	uint32_t h = wi->head, k = RTE_MIN((uint32_t)n, wi->dlv - h), i;
-
-	for (i = 0; i < k; i++)
-		pkts[i] = wi->fifo[(h + i) & wi->mask].m;
-	wi->head = h + k;
-	return (uint16_t)k;
 }
 
 /* The wire's next event: its next arrival, or a receiver that still has
@@ -545,7 +522,7 @@ wire_get(void *arg, struct rte_mbuf **pkts, uint16_t n)
 static uint64_t
 wire_next(const struct app_vclock *vc, const struct vc_wire *wi)
 {
-	unsigned int left = wi->dlv - wi->head;
+	unsigned int left = wi->q.dlv - wi->q.head;
 	uint64_t t = UINT64_MAX;
 
 	if (left > 0)
@@ -614,7 +591,7 @@ app_vclock_step(struct app_vclock *vc)
 				&vc->wire[j * 64 + __builtin_ctzll(m)];
 
 			vc->hops += wire_deliver(wi, vc->now);
-			if (wi->dlv != wi->head)
+			if (wi->q.dlv != wi->q.head)
 				slots_or(&poll, &wi->readers, vc->n_swords);
 		}
 	start = c = rte_rdtsc();
@@ -657,7 +634,7 @@ app_vclock_step(struct app_vclock *vc)
 			wi = &vc->wire[i];
 			if (wi->tx_left || ((sent >> (i & 63)) & 1))
 				wire_take(wi, vc->now);
-			if (wi->head != wi->tail) {
+			if (wi->q.head != wi->q.tail) {
 				set_add(vc->busy, i);
 				t = RTE_MIN(t, wire_next(vc, wi));
 			}
@@ -707,12 +684,11 @@ app_vclock_free(struct app_vclock *vc)
 		}
 		if (wi->rx_tap != NULL) {
 			wi->rx_tap->rx_marked = false;
-			wi->rx_tap->get = NULL;
 			wi->rx_tap->rx_wire = NULL;
 		}
-		while (wi->head != wi->tail)
-			rte_pktmbuf_free(wi->fifo[wi->head++ & wi->mask].m);
-		free(wi->fifo);
+		while (wi->q.head != wi->q.tail)
+			rte_pktmbuf_free(wi->q.fifo[wi->q.head++ & wi->q.mask].m);
+		free(wi->q.fifo);
 	}
 	free(vc);
 }
