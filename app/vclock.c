@@ -12,25 +12,25 @@
  * (exact, the fraction of a ns carried) and arrives cable_m x 5 ns later;
  * it is delivered at that instant: from then on the receiver's reads of
  * its port (aifab_port_rx_burst(), through the port's tap:
- * aifab_wire_read())
- * take it from the FIFO, where it stays until read. No frame is copied
- * into the port's RX ring (it stays empty on this clock), but the wire
- * delivers as the ring did: at most its capacity of unread frames, the
- * rest waiting on the wire (and the sender's room, VC_FIFO, counts the
- * frames not yet delivered). One step: the clock jumps to the earliest
- * of every wire's next arrival and every pipeline's next_event();
- * arrivals due are delivered (wires in port order, each in time order;
- * the reader's port marked), the workers with something to do are polled
- * in their order; what they send goes onto the wires during the polls
- * (wire_put(), with the arrival the end of the step would give it), or,
- * behind frames a full FIFO left in a TX ring, is taken from the ring
- * after them. A worker has something to do when a frame delivered to
- * one of its ports is unread, when its next_event() is not "never" (it
- * may act at any poll: a token bucket, a pace), or when it has no
- * next_event op. A worker whose next_event() said never, with no frame
- * for it, is not polled (nothing would happen but its counter mirror,
- * VC_SYNC_NS) and not asked again until it is. Nothing reads the TSC, so
- * a profile and seed give the same run on any machine under any load.
+ * aifab_wire_read()) take it from the FIFO, where it stays until read.
+ * No frame is copied into the port's RX ring (empty on this clock), but
+ * the wire delivers as the ring did: at most its capacity of unread
+ * frames, the rest waiting on the wire (and the sender's room, VC_FIFO,
+ * counts the frames not yet delivered). One step: the clock jumps to
+ * the earliest of every wire's next arrival and every pipeline's
+ * next_event(); arrivals due are delivered (wires in port order, each in
+ * time order; the reader's port marked), the workers with something to
+ * do are polled in their order; what they send goes onto the wires
+ * during the polls (wire_put(), with the arrival the end of the step
+ * would give it), or, behind frames a full FIFO left in a TX ring, is
+ * taken from the ring after them. A worker has something to do when a
+ * frame delivered to one of its ports is unread, when its next_event()
+ * is not "never" (it may act at any poll: a token bucket, a pace), or
+ * when it has no next_event op. A worker whose next_event() said never,
+ * with no frame for it, is not polled (nothing would happen but its
+ * counter mirror, VC_SYNC_NS) and not asked again until it is. Nothing
+ * reads the TSC, so a profile and seed give the same run on any machine
+ * under any load.
  *
  * Which ports a worker polls comes from app_vclock_add() (the ports'
  * owner: a switch instance or the generator side); the wires from
@@ -123,7 +123,7 @@ struct vc_wire {
 	struct app_vclock *vc;
 	unsigned int rx_cap;        /* delivered frames the reader may leave
 				       unread: the RX ring's capacity */
-	struct rte_ring *rx, *tx;
+	struct rte_ring *tx;
 	struct app_serial ser;      /* the sender's transmitter */
 	uint64_t prop_ns;
 	uint16_t from, to;          /* port indices */
@@ -249,7 +249,6 @@ app_vclock_new(const struct aifab_env *env, const struct aifab_profile *prof,
 		wi->dlv_at = UINT64_MAX;
 		wi->q.mask = VC_FIFO_MIN - 1;
 		wi->tx = tx;
-		wi->rx = rx;
 		wi->from = (uint16_t)i;
 		wi->to = (uint16_t)peer;
 		wi->from_owner = env->ports[i].gen_owned ? APP_VC_OWNER_GEN :
@@ -503,7 +502,8 @@ wire_deliver(struct vc_wire *wi, uint64_t now)
 	if (wi->dlv_at > now)
 		n = 0;
 	else {
-		end = d + RTE_MIN(wi->rx_cap - (d - wi->q.head), wi->q.tail - d);
+		end = d + RTE_MIN(wi->rx_cap - (d - wi->q.head),
+				  wi->q.tail - d);
 		while (d != end && wi->q.fifo[d & wi->q.mask].at <= now)
 			d++;
 		n = d - wi->q.dlv;
@@ -561,12 +561,12 @@ vc_next(struct app_vclock *vc)
 
 /*
  * One step. The slots polled are those with something to do (the header
- * comment): a frame in one of their RX rings, a next_event() that is not
- * never, no next_event op, or a counter mirror due (VC_SYNC_NS). Wires
- * are visited only when they hold frames (in the FIFO or the RX ring),
- * or when their TX ring was written to (the port's TX tap marks it,
- * aifab_port_ring_tx()): a step costs what happens in it, not the
- * number of wires.
+ * comment): a frame delivered to one of their ports and unread, a
+ * next_event() that is not never, no next_event op, or a counter mirror
+ * due (VC_SYNC_NS). Wires are visited only when they hold frames (on
+ * the wire or delivered and unread), or when their TX ring was written
+ * to (the port's TX tap marks it, aifab_port_ring_tx()): a step costs
+ * what happens in it, not the number of wires.
  */
 bool
 app_vclock_step(struct app_vclock *vc)
@@ -686,8 +686,10 @@ app_vclock_free(struct app_vclock *vc)
 			wi->rx_tap->rx_marked = false;
 			wi->rx_tap->rx_wire = NULL;
 		}
+		/* delivered but unread, and still on the wire */
 		while (wi->q.head != wi->q.tail)
-			rte_pktmbuf_free(wi->q.fifo[wi->q.head++ & wi->q.mask].m);
+			rte_pktmbuf_free(
+				wi->q.fifo[wi->q.head++ & wi->q.mask].m);
 		free(wi->q.fifo);
 	}
 	free(vc);
