@@ -7,30 +7,38 @@
  * pipeline worker of the process is polled there, in a fixed order (the
  * order the app started them), with `now` = the model time in ns. Each
  * in-memory wire direction is a FIFO of (frame, arrival): a frame the
- * sender put in its TX ring during the poll at time d starts on the wire
- * at max(d, the wire free), takes (len + 24) x 8 / speed to serialize
+ * sender transmitted during the poll at time d starts on the wire at
+ * max(d, the wire free), takes (len + 24) x 8 / speed to serialize
  * (exact, the fraction of a ns carried) and arrives cable_m x 5 ns later;
- * it is put in the receiver's RX ring at that instant. One step: the
- * clock jumps to the earliest of every wire's next arrival and every
- * pipeline's next_event(); arrivals due are delivered (wires in port
- * order, each in time order), the workers with something to do are polled
- * in their order; what they send goes onto the wires during the polls
- * (wire_put(), with the arrival the end of the step would give it), or,
- * behind frames a full FIFO left in a TX ring, is taken from the ring
- * after them. A worker has
- * something to do when a frame waits in one of its RX rings, when its
- * next_event() is not "never" (it may act at any poll: a token bucket,
- * a pace), or when it has no next_event op. A worker whose next_event()
- * said never, with no frame for it, is not polled (nothing would happen
- * but its counter mirror, VC_SYNC_NS) and not asked again until it is.
- * Nothing reads the TSC, so a profile and seed give the same run on any
- * machine under any load.
+ * it is delivered at that instant: from then on the receiver's reads of
+ * its port (aifab_port_rx_burst(), through the port's tap:
+ * aifab_wire_read()) take it from the FIFO, where it stays until read.
+ * No frame is copied into the port's RX ring (empty on this clock), but
+ * the wire delivers as the ring did: at most its capacity of unread
+ * frames, the rest waiting on the wire (and the sender's room, VC_FIFO,
+ * counts the frames not yet delivered). One step: the clock jumps to
+ * the earliest of every wire's next arrival and every pipeline's
+ * next_event(); arrivals due are delivered (wires in port order, each in
+ * time order; the reader's port marked), the workers with something to
+ * do are polled in their order; what they send goes onto the wires
+ * during the polls (wire_put(), with the arrival the end of the step
+ * would give it), or, behind frames a full FIFO left in a TX ring, is
+ * taken from the ring after them. A worker has something to do when a
+ * frame delivered to one of its ports is unread, when its next_event()
+ * is not "never" (it may act at any poll: a token bucket, a pace), or
+ * when it has no next_event op. A worker whose next_event() said never,
+ * with no frame for it, is not polled (nothing would happen but its
+ * counter mirror, VC_SYNC_NS) and not asked again until it is. Nothing
+ * reads the TSC, so a profile and seed give the same run on any machine
+ * under any load.
  *
  * Which ports a worker polls comes from app_vclock_add() (the ports'
  * owner: a switch instance or the generator side); the wires from
  * app_ports_wire(): per port, the ring it transmits into and the ring its
- * peer receives from, each with one writer and one reader (the loop is
- * the reader of every TX ring and the only writer of every RX ring).
+ * peer would receive from (its capacity bounds the unread frames), each
+ * with one writer and one reader (the loop is the reader of every TX
+ * ring; a receiver reads its wire's FIFO, the loop being its only
+ * writer).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +53,8 @@
 #include "aifab_stats.h"
 #include "app.h"
 
-#define VC_FIFO 8192u           /* frames in flight per wire direction */
+#define VC_FIFO 8192u           /* frames in flight per wire direction
+				   (not yet arrived) */
 #define VC_FIFO_MIN 64u         /* the FIFO's first window (it grows) */
 #define VC_BURST 64u            /* frames taken off a TX ring at a time */
 #define VC_WIRE_EXTRA 24u       /* FCS, preamble, inter-frame gap */
@@ -91,42 +100,30 @@ slots_or(struct vc_slots *d, const struct vc_slots *s, unsigned int nw)
 		d->b[k] |= s->b[k];
 }
 
-static inline bool
-slots_meet(const struct vc_slots *a, const struct vc_slots *b,
-	   unsigned int nw)
-{
-	unsigned int k;
-
-	for (k = 0; k < nw; k++)
-		if (a->b[k] & b->b[k])
-			return true;
-	return false;
-}
-
-struct vc_frame {
-	struct rte_mbuf *m;
-	uint64_t at;                /* ns: the frame has arrived */
-};
-
-/* One direction of a cable: from port `from`'s TX ring to its peer's RX
- * ring. The loop's state of all wires is one small array (the FIFOs are
- * apart: a step reads every busy wire's state). */
+/* One direction of a cable: from port `from`'s TX ring to its peer. The
+ * FIFO holds the frames from the one its reader takes next (head) to the
+ * last put (tail): head .. dlv have arrived (delivered: what the peer's
+ * RX ring held before the reader took frames from the wire), dlv ..
+ * tail are on the wire. The loop's state of all wires is one small array
+ * (the FIFOs are apart: a step reads every busy wire's state). */
 struct vc_wire {
-	/* The first cache line (64 bytes, to rx): what the step's scans,
-	 * wire_put() and wire_deliver() read per visit; the transmitter
-	 * next (per frame put), the mapping after. */
-	uint64_t head_at;           /* fifo[head].at, UINT64_MAX when empty */
-	struct vc_frame *fifo;      /* VC_FIFO frames (mask + 1 in use) */
-	uint32_t head, tail;        /* fifo[head & mask] .. tail */
-	uint32_t mask;              /* window - 1: the slots in use, doubled
-				       (fifo_push()) up to VC_FIFO when full */
-	unsigned int rx_in;         /* frames in the RX ring: after delivery,
-				       then after its reader's poll */
-	unsigned int rx_delivered;  /* rx_in right after delivery */
+	/* The first cache line (64 bytes, to rx_cap): what the step's
+	 * scans, wire_put(), wire_deliver() and its reader read per visit;
+	 * the transmitter next (per frame put), the mapping after. */
+	uint64_t dlv_at;            /* fifo[dlv].at: the next arrival,
+				       UINT64_MAX when none is on the wire */
+	/* The FIFO (its reader's view, aifab_wire_read()): q.fifo holds
+	 * VC_FIFO + rx_cap frames rounded up to a power of two, of which
+	 * mask + 1 in use (the window, doubled by fifo_push() when full);
+	 * fifo[head & mask] .. dlv .. tail. */
+	struct aifab_wire q;
+	unsigned int rx_delivered;  /* dlv - head right after delivery */
 	unsigned int idx;           /* in vc->wire */
 	bool tx_left;               /* the FIFO was full: the TX ring holds more */
 	struct app_vclock *vc;
-	struct rte_ring *rx, *tx;
+	unsigned int rx_cap;        /* delivered frames the reader may leave
+				       unread: the RX ring's capacity */
+	struct rte_ring *tx;
 	struct app_serial ser;      /* the sender's transmitter */
 	uint64_t prop_ns;
 	uint16_t from, to;          /* port indices */
@@ -134,7 +131,8 @@ struct vc_wire {
 	struct vc_slots readers;    /* slots polling port `to` */
 	struct aifab_port_tap *tap; /* port `from`'s, one per TX queue */
 	uint16_t n_tap;
-	struct aifab_port_tap *rx_tap; /* port `to`'s tap[0]: its RX mark */
+	struct aifab_port_tap *rx_tap; /* port `to`'s tap[0]: its RX mark
+					  and its wire */
 } __rte_cache_aligned;
 
 struct vc_slot {
@@ -240,13 +238,17 @@ app_vclock_new(const struct aifab_env *env, const struct aifab_profile *prof,
 		if (tx == NULL || rx == NULL)
 			continue;
 		wi = &vc->wire[vc->n_wires++];
-		wi->fifo = calloc(VC_FIFO, sizeof(*wi->fifo));
-		if (wi->fifo == NULL)
+		/* Room for VC_FIFO frames on the wire and a full RX ring's
+		 * worth delivered but not read yet (a power of two: the
+		 * window doubles up to it). */
+		wi->rx_cap = rte_ring_get_capacity(rx);
+		wi->q.fifo = calloc(rte_align32pow2(VC_FIFO + wi->rx_cap),
+				  sizeof(*wi->q.fifo));
+		if (wi->q.fifo == NULL)
 			goto nomem;
-		wi->head_at = UINT64_MAX;
-		wi->mask = VC_FIFO_MIN - 1;
+		wi->dlv_at = UINT64_MAX;
+		wi->q.mask = VC_FIFO_MIN - 1;
 		wi->tx = tx;
-		wi->rx = rx;
 		wi->from = (uint16_t)i;
 		wi->to = (uint16_t)peer;
 		wi->from_owner = env->ports[i].gen_owned ? APP_VC_OWNER_GEN :
@@ -375,7 +377,8 @@ slots_of_owner(const struct app_vclock *vc, int owner, struct vc_slots *m)
 static uint16_t wire_put(void *arg, struct rte_mbuf **pkts, uint16_t n);
 
 /* At the first step: who reads each wire; from now on a port's transmit
- * puts its frames on its wire at once (wire_put()). */
+ * puts its frames on its wire at once (wire_put()) and its peer's
+ * receive takes the delivered ones from it (aifab_wire_read()). */
 static void
 vc_map(struct app_vclock *vc)
 {
@@ -385,8 +388,10 @@ vc_map(struct app_vclock *vc)
 		struct vc_wire *wi = &vc->wire[i];
 
 		slots_of_owner(vc, wi->to_owner, &wi->readers);
-		if (wi->rx_tap != NULL)
+		if (wi->rx_tap != NULL) {
 			wi->rx_tap->rx_marked = true;
+			wi->rx_tap->rx_wire = &wi->q;
+		}
 		for (q = 0; q < wi->n_tap; q++) {
 			wi->tap[q].wire = wi;
 			wi->tap[q].put = wire_put;
@@ -397,25 +402,26 @@ vc_map(struct app_vclock *vc)
 }
 
 /*
- * The FIFO holds up to VC_FIFO frames, but a wire has a few in flight:
- * frames live in a window of the first mask + 1 slots (slot i & mask), so
- * the loop touches a kilobyte per wire, not 128 KB. A full window doubles
+ * The FIFO holds up to VC_FIFO frames on the wire and rx_cap delivered
+ * ones (16384 slots, 256 KB), but a wire has a few in flight: frames
+ * live in a window of the first mask + 1 slots (slot i & mask), so the
+ * loop touches a kilobyte per wire, not 256 KB. A full window doubles
  * in place: slot i & mask either stays or (bit mask + 1 of i set) moves
  * to the new upper half, empty until now.
  */
-static inline struct vc_frame *
+static inline struct aifab_wire_frame *
 fifo_push(struct vc_wire *wi)
 {
-	if (unlikely(wi->tail - wi->head > wi->mask)) {
-		uint32_t i, half = wi->mask + 1;
+	if (unlikely(wi->q.tail - wi->q.head > wi->q.mask)) {
+		uint32_t i, half = wi->q.mask + 1;
 
-		for (i = wi->head; i != wi->tail; i++)
+		for (i = wi->q.head; i != wi->q.tail; i++)
 			if (i & half)
-				wi->fifo[(i & wi->mask) + half] =
-					wi->fifo[i & wi->mask];
-		wi->mask = 2 * half - 1;
+				wi->q.fifo[(i & wi->q.mask) + half] =
+					wi->q.fifo[i & wi->q.mask];
+		wi->q.mask = 2 * half - 1;
 	}
-	return &wi->fifo[wi->tail++ & wi->mask];
+	return &wi->q.fifo[wi->q.tail++ & wi->q.mask];
 }
 
 /* What the sender transmitted during this step's polls goes on the wire. */
@@ -426,20 +432,20 @@ wire_take(struct vc_wire *wi, uint64_t now)
 	unsigned int n, k, room;
 
 	do {
-		room = RTE_MIN(VC_FIFO - (wi->tail - wi->head), VC_BURST);
+		room = RTE_MIN(VC_FIFO - (wi->q.tail - wi->q.dlv), VC_BURST);
 		n = room == 0 ? 0 : rte_ring_sc_dequeue_burst(wi->tx,
 						(void **)m, room, NULL);
 		for (k = 0; k < n; k++) {
-			struct vc_frame *f = fifo_push(wi);
+			struct aifab_wire_frame *f = fifo_push(wi);
 
 			f->m = m[k];
 			f->at = wire_send(wi, now, m[k]->pkt_len);
 		}
 	} while (n == VC_BURST);
-	if (wi->head != wi->tail)
-		wi->head_at = wi->fifo[wi->head & wi->mask].at;
+	if (wi->q.dlv != wi->q.tail)
+		wi->dlv_at = wi->q.fifo[wi->q.dlv & wi->q.mask].at;
 	/* A full FIFO leaves frames in the TX ring: take them next step. */
-	wi->tx_left = wi->tail - wi->head == VC_FIFO;
+	wi->tx_left = wi->q.tail - wi->q.dlv == VC_FIFO;
 }
 
 /*
@@ -464,49 +470,48 @@ wire_put(void *arg, struct rte_mbuf **pkts, uint16_t n)
 	if (unlikely(wi->tx_left ||
 		     ((vc->sent[wi->idx >> 6] >> (wi->idx & 63)) & 1)))
 		return 0;
-	room = RTE_MIN(VC_FIFO - (wi->tail - wi->head), (unsigned int)n);
+	room = RTE_MIN(VC_FIFO - (wi->q.tail - wi->q.dlv), (unsigned int)n);
 	if (room == 0)
 		return 0;
-	/* head_at is fifo[head].at already unless the FIFO was empty: then
-	 * it is the first frame's (no reload of the head's slot). */
-	empty = wi->head == wi->tail;
+	/* dlv_at is fifo[dlv].at already unless no frame was on the wire:
+	 * then it is the first frame's (no reload of that slot). */
+	empty = wi->q.dlv == wi->q.tail;
 	for (k = 0; k < room; k++) {
-		struct vc_frame *f = fifo_push(wi);
+		struct aifab_wire_frame *f = fifo_push(wi);
 
 		f->m = pkts[k];
 		f->at = wire_send(wi, vc->now, pkts[k]->pkt_len);
 		if (k == 0 && empty)
-			wi->head_at = f->at;
+			wi->dlv_at = f->at;
 	}
 	set_add(vc->busy, wi->idx);
 	return (uint16_t)room;
 }
 
-/* Frames that have arrived by @p now go to the receiver's RX ring, in
- * bursts, in order, until one does not fit. Inlined in the step's one
- * caller: most visits deliver a frame or two. */
+/* Frames that have arrived by @p now are delivered, in order, as many as
+ * the receiver's RX ring would have had room for (rx_cap less the frames
+ * still unread): dlv moves past them, the reader takes them from the
+ * FIFO (aifab_wire_read()). Inlined in the step's one caller: most visits
+ * deliver a frame or two. */
 static __rte_always_inline uint64_t
 wire_deliver(struct vc_wire *wi, uint64_t now)
 {
-	struct rte_mbuf *m[VC_BURST];
-	unsigned int n = 0, k, put;
+	uint32_t d = wi->q.dlv, end;
+	unsigned int n;
 
-	while (wi->head_at <= now) {
-		uint32_t h = wi->head;
-
-		for (k = 0; k < VC_BURST && h != wi->tail &&
-		     wi->fifo[h & wi->mask].at <= now; k++, h++)
-			m[k] = wi->fifo[h & wi->mask].m;
-		put = rte_ring_sp_enqueue_burst(wi->rx, (void **)m, k, NULL);
-		wi->head += put;
-		n += put;
-		wi->head_at = wi->head != wi->tail ?
-			wi->fifo[wi->head & wi->mask].at : UINT64_MAX;
-		if (put < k)
-			break;  /* the RX ring is full */
+	if (wi->dlv_at > now)
+		n = 0;
+	else {
+		end = d + RTE_MIN(wi->rx_cap - (d - wi->q.head),
+				  wi->q.tail - d);
+		while (d != end && wi->q.fifo[d & wi->q.mask].at <= now)
+			d++;
+		n = d - wi->q.dlv;
+		wi->q.dlv = d;
+		wi->dlv_at = d != wi->q.tail ? wi->q.fifo[d & wi->q.mask].at :
+			UINT64_MAX;
 	}
-	wi->rx_in += n;
-	wi->rx_delivered = wi->rx_in;
+	wi->rx_delivered = wi->q.dlv - wi->q.head;
 	if (n != 0 && wi->rx_tap != NULL && wi->rx_tap->rx_mark != NULL)
 		*wi->rx_tap->rx_mark |= wi->rx_tap->rx_mark_bit;
 	return n;
@@ -517,14 +522,14 @@ wire_deliver(struct vc_wire *wi, uint64_t now)
 static uint64_t
 wire_next(const struct app_vclock *vc, const struct vc_wire *wi)
 {
-	unsigned int left = wi->rx_in;
+	unsigned int left = wi->q.dlv - wi->q.head;
 	uint64_t t = UINT64_MAX;
 
 	if (left > 0)
 		t = left < wi->rx_delivered ? vc->now :
 			vc->now + vc->fallback_ns;
-	if (wi->head_at != UINT64_MAX)
-		t = RTE_MIN(t, RTE_MAX(wi->head_at, vc->now +
+	if (wi->dlv_at != UINT64_MAX)
+		t = RTE_MIN(t, RTE_MAX(wi->dlv_at, vc->now +
 				       (left > 0 ? vc->fallback_ns : 0)));
 	return t;
 }
@@ -556,12 +561,12 @@ vc_next(struct app_vclock *vc)
 
 /*
  * One step. The slots polled are those with something to do (the header
- * comment): a frame in one of their RX rings, a next_event() that is not
- * never, no next_event op, or a counter mirror due (VC_SYNC_NS). Wires
- * are visited only when they hold frames (in the FIFO or the RX ring),
- * or when their TX ring was written to (the port's TX tap marks it,
- * aifab_port_ring_tx()): a step costs what happens in it, not the
- * number of wires.
+ * comment): a frame delivered to one of their ports and unread, a
+ * next_event() that is not never, no next_event op, or a counter mirror
+ * due (VC_SYNC_NS). Wires are visited only when they hold frames (on
+ * the wire or delivered and unread), or when their TX ring was written
+ * to (the port's TX tap marks it, aifab_port_ring_tx()): a step costs
+ * what happens in it, not the number of wires.
  */
 bool
 app_vclock_step(struct app_vclock *vc)
@@ -586,7 +591,7 @@ app_vclock_step(struct app_vclock *vc)
 				&vc->wire[j * 64 + __builtin_ctzll(m)];
 
 			vc->hops += wire_deliver(wi, vc->now);
-			if (wi->rx_in > 0)
+			if (wi->q.dlv != wi->q.head)
 				slots_or(&poll, &wi->readers, vc->n_swords);
 		}
 	start = c = rte_rdtsc();
@@ -599,7 +604,6 @@ app_vclock_step(struct app_vclock *vc)
 			sync;
 		if (!s->polled)
 			continue;
-		set_add(poll.b, i);     /* the readers polled, below */
 		if (sync)
 			s->synced = vc->now;
 		n = s->ops->poll(s->st, s->w, vc->now);
@@ -628,12 +632,9 @@ app_vclock_step(struct app_vclock *vc)
 
 			i = j * 64 + __builtin_ctzll(m);
 			wi = &vc->wire[i];
-			if (wi->rx_in > 0 && slots_meet(&wi->readers, &poll,
-						     vc->n_swords))
-				wi->rx_in = rte_ring_count(wi->rx);
 			if (wi->tx_left || ((sent >> (i & 63)) & 1))
 				wire_take(wi, vc->now);
-			if (wi->rx_in > 0 || wi->head != wi->tail) {
+			if (wi->q.head != wi->q.tail) {
 				set_add(vc->busy, i);
 				t = RTE_MIN(t, wire_next(vc, wi));
 			}
@@ -681,11 +682,15 @@ app_vclock_free(struct app_vclock *vc)
 			wi->tap[q].put = NULL;
 			wi->tap[q].wire = NULL;
 		}
-		if (wi->rx_tap != NULL)
+		if (wi->rx_tap != NULL) {
 			wi->rx_tap->rx_marked = false;
-		while (wi->head != wi->tail)
-			rte_pktmbuf_free(wi->fifo[wi->head++ & wi->mask].m);
-		free(wi->fifo);
+			wi->rx_tap->rx_wire = NULL;
+		}
+		/* delivered but unread, and still on the wire */
+		while (wi->q.head != wi->q.tail)
+			rte_pktmbuf_free(
+				wi->q.fifo[wi->q.head++ & wi->q.mask].m);
+		free(wi->q.fifo);
 	}
 	free(vc);
 }

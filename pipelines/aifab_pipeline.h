@@ -68,6 +68,41 @@ struct aifab_port_rt {
 	struct aifab_port_tap *tap;
 };
 
+/** A frame on a wire of the whole-process virtual clock (app/vclock.c):
+ * the frame and its arrival, ns of model time. */
+struct aifab_wire_frame {
+	struct rte_mbuf *m;
+	uint64_t at;
+};
+
+/**
+ * A wire's FIFO of the whole-process virtual clock (one direction of an
+ * in-memory cable; the clock owns it, app/vclock.c): fifo[i & mask] for
+ * i from head to tail. head .. dlv have arrived (delivered by the clock,
+ * unread), dlv .. tail are still on the wire. Its one reader, the
+ * receiving port's pipeline, takes delivered frames from head
+ * (aifab_port_rx_burst(), aifab_wire_read()); the clock writes the rest.
+ */
+struct aifab_wire {
+	struct aifab_wire_frame *fifo;
+	uint32_t head, dlv, tail;
+	uint32_t mask;
+};
+
+/** Take up to @p n of the frames @p w delivered, in order. */
+static inline uint16_t
+aifab_wire_read(struct aifab_wire *w, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint32_t h = w->head, k = w->dlv - h, i;
+
+	if (k > n)
+		k = n;
+	for (i = 0; i < k; i++)
+		pkts[i] = w->fifo[(h + i) & w->mask].m;
+	w->head = h + k;
+	return (uint16_t)k;
+}
+
 /** A ring port's TX tap (the app's; NULL fn: none). */
 struct aifab_port_tap {
 	aifab_port_tx_hook fn;
@@ -85,13 +120,20 @@ struct aifab_port_tap {
 	uint16_t (*put)(void *wire, struct rte_mbuf **pkts, uint16_t n);
 	void *wire;
 	/** Receive side (tap[0] of a ring port): its reader may ask to be
-	 * told when frames are put in its RX ring (@c rx_mark_bit set in
-	 * @c *rx_mark); the whole-process virtual clock, the RX ring's only
-	 * writer then, does so and says it with @c rx_marked (set before
-	 * any poll), so the reader polls only the rings it was told of. */
+	 * told when frames are delivered to it (@c rx_mark_bit set in
+	 * @c *rx_mark); the whole-process virtual clock, the only one
+	 * delivering to the port then (@c rx_wire below), does so and
+	 * says it with @c rx_marked (set before any poll), so the reader
+	 * polls only the ports it was told of. */
 	uint64_t *rx_mark;
 	uint64_t rx_mark_bit;
 	bool rx_marked;
+	/** Receive side (tap[0] of a ring port; NULL: none): the
+	 * whole-process virtual clock's wire into this port. A receive
+	 * takes the frames the clock delivered straight from the wire's
+	 * FIFO (aifab_wire_read()), not from the RX ring, which then stays
+	 * empty. */
+	struct aifab_wire *rx_wire;
 };
 
 /** Port @p rt is an in-memory ring, not an ethdev. */
@@ -122,8 +164,9 @@ aifab_port_rx_mark_to(const struct aifab_port_rt *rt, uint64_t *word,
 
 /**
  * Receive up to @p n frames on queue @p q of @p rt: rte_eth_rx_burst()
- * on an ethdev, a dequeue from its RX ring on a ring port (one branch,
- * predicted by the port kind, per burst).
+ * on an ethdev; on a ring port the whole-process virtual clock's wire
+ * when it has one (struct aifab_port_tap, rx_wire), else a dequeue from its
+ * RX ring (a branch or two, predicted by the port kind, per burst).
  */
 static inline uint16_t
 aifab_port_rx_burst(const struct aifab_port_rt *rt, uint16_t q,
@@ -131,6 +174,8 @@ aifab_port_rx_burst(const struct aifab_port_rt *rt, uint16_t q,
 {
 	if (likely(rt->rx_ring == NULL))
 		return rte_eth_rx_burst(rt->port_id, q, pkts, n);
+	if (rt->tap != NULL && rt->tap[0].rx_wire != NULL)
+		return aifab_wire_read(rt->tap[0].rx_wire, pkts, n);
 	return (uint16_t)rte_ring_sc_dequeue_burst(rt->rx_ring, (void **)pkts,
 						   n, NULL);
 }
