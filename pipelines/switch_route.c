@@ -135,7 +135,6 @@ sw_resolve(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 		const struct aifab_ecmp_group *g = gs[i];
 		struct rte_mbuf *m = pkts[pos[i]];
 		const struct aifab_fib_nh *nh;
-		struct rte_ether_hdr *eth;
 		unsigned int slot = 0;
 		uint64_t *c;
 		uint16_t member, port;
@@ -177,9 +176,9 @@ sw_resolve(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 		/* rewrite */
 		tc = aifab_qos_classify(&sw->map, trust, pi->tos,
 					pi->n_vlans > 0, pi->pcp);
-		eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-		rte_ether_addr_copy(&nh->dmac, &eth->dst_addr);
-		rte_ether_addr_copy(&sw->env.ports[port].mac, &eth->src_addr);
+		/* the neighbour's MAC and the port's (nh->dmac, ports[].mac) */
+		memcpy(rte_pktmbuf_mtod(m, uint8_t *), sw->nh_l2[member],
+		       sizeof(sw->nh_l2[0]));
 		l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, pi->l3_off);
 		if (likely(pi->l3 == AIFAB_L3_IPV4))
 			aifab_ipv4_dec_ttl_inline((struct rte_ipv4_hdr *)l3);
