@@ -252,20 +252,25 @@ static inline void
 aifab_ipv4_dec_ttl_inline(struct rte_ipv4_hdr *ip)
 {
 	uint8_t *h = (uint8_t *)ip;
-	uint16_t old_word, new_word, cksum;
-	uint32_t sum;
 #if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
-	uint32_t w;
+	uint32_t w, c;
 
 	memcpy(&w, h + 8, sizeof(w));
 	if ((w & 0xff) == 0)
 		return;
-	/* the TTL is the low byte of the word as it sits in memory: it
-	 * is not 0, so the decrement borrows nothing from the protocol */
-	old_word = (uint16_t)w;
-	new_word = (uint16_t)(old_word - 1);
-	cksum = (uint16_t)(w >> 16);
+	/* The TTL is the low byte of the word as it sits in memory: it is
+	 * not 0, so the decrement borrows nothing from the protocol. RFC
+	 * 1624's ~(~C + ~m + m') with m' = m - 1 (as the word sits) is
+	 * ~(~C + 0xfffe) folded: C + 1 with the end-around carry, i.e.
+	 * C + 1, or + 2 from 0xfffe on (Linux's ip_decrease_ttl(); the same
+	 * result bits for every C, checked exhaustively). */
+	c = (w >> 16) + 1;
+	c += c >= 0xffff;
+	w = ((w - 1) & 0xffff) | c << 16;
+	memcpy(h + 8, &w, sizeof(w));
 #else
+	uint16_t old_word, new_word, cksum;
+	uint32_t sum;
 	uint8_t b[2];
 
 	if (ip->time_to_live == 0)
@@ -275,14 +280,9 @@ aifab_ipv4_dec_ttl_inline(struct rte_ipv4_hdr *ip)
 	b[0] = (uint8_t)(b[0] - 1);
 	memcpy(&new_word, b, sizeof(new_word));
 	cksum = ip->hdr_checksum;
-#endif
 	sum = (uint32_t)(uint16_t)~cksum + (uint16_t)~old_word + new_word;
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
-#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
-	w = (uint32_t)new_word | (uint32_t)(uint16_t)~sum << 16;
-	memcpy(h + 8, &w, sizeof(w));
-#else
 	h[8] = b[0];
 	ip->hdr_checksum = (uint16_t)~sum;
 #endif
