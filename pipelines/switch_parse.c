@@ -74,7 +74,7 @@ sw_admit(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 static inline enum aifab_pkt_err
 sw_parse(const struct sw *sw, struct sw_worker *wk, uint16_t i,
 	 const struct rte_mbuf *m, struct aifab_pkt_info *pi,
-	 const uint8_t **hdr)
+	 const uint8_t **hdr, bool *fast)
 {
 	uint32_t window = RTE_MIN(m->pkt_len, (uint32_t)AIFAB_PKT_HDR_WINDOW);
 	enum aifab_pkt_err e;
@@ -82,8 +82,10 @@ sw_parse(const struct sw *sw, struct sw_worker *wk, uint16_t i,
 	if (likely(rte_pktmbuf_data_len(m) >= window)) {
 		*hdr = rte_pktmbuf_mtod(m, const uint8_t *);
 		if (likely(aifab_pkt_parse_udp4_fast(*hdr, window, m->pkt_len,
-						     pi, sw->check_csum)))
+						     pi, sw->check_csum))) {
+			*fast = true;
 			return AIFAB_PKT_ERR_OK;
+		}
 		return aifab_pkt_parse(*hdr, window, m->pkt_len, pi,
 				       sw->check_csum);
 	}
@@ -125,12 +127,34 @@ sw_ingress(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 		enum aifab_pkt_err e;
 		const uint8_t *l3;
 		unsigned int reason;
+		bool fast;
 
 		if (i + SW_PREFETCH < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + SW_PREFETCH],
 						       void *));
 		rx_bytes += m->pkt_len;
-		e = sw_parse(sw, wk, i, m, p, &a.hdr[i]);
+		fast = false;
+		e = sw_parse(sw, wk, i, m, p, &a.hdr[i], &fast);
+		if (likely(fast)) {
+			/* untagged IPv4 UDP, no options, not a fragment, its
+			 * headers (and 8 bytes more) in the first segment:
+			 * only the MAC and the TTL are left to admit */
+			const uint8_t *h = a.hdr[i];
+			uint32_t dst;
+
+			n_roce += (p->flags & AIFAB_PKT_F_ROCE) ? 1 : 0;
+			if (unlikely(!rte_is_same_ether_addr(
+				    (const struct rte_ether_addr *)h, mac) ||
+				     p->ttl <= 1)) {
+				sw_drop(wk, in_port,
+					sw_admit(sw, wk, in_port, m, p), m);
+				continue;
+			}
+			memcpy(&dst, h + 14 + 16, sizeof(dst));
+			a.ip4[n4] = rte_be_to_cpu_32(dst);
+			a.idx4[n4++] = i;
+			continue;
+		}
 		if (unlikely(e != AIFAB_PKT_ERR_OK)) {
 			sw_drop(wk, in_port, SW_ST_PKT(e), m);
 			continue;

@@ -262,6 +262,9 @@ struct sw {
 	 * of several members, and the ports whose state is watched. */
 	uint16_t nh_port[AIFAB_SW_MAX_NEIGHS];
 	uint32_t n_nh;
+	/* next hop -> the frame's new Ethernet destination and source (the
+	 * neighbour's MAC, its port's): the rewrite is one 12-byte copy */
+	uint8_t nh_l2[AIFAB_SW_MAX_NEIGHS][2 * RTE_ETHER_ADDR_LEN];
 	uint32_t *multi;               /* groups[] ids with n_members > 1 */
 	uint32_t n_multi;
 	uint16_t watch[AIFAB_SW_MAX_PORTS];

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Switch routing, per burst of admitted frames, each stage over the whole
- * burst before the next: LPM (one bulk lookup per family) -> resolve (the
- * target's drop, ECMP hash and member, egress MTU) -> rewrite (classify
- * DSCP / PCP -> TC, L2 rewrite, TTL or hop limit - 1 with the checksum)
- * -> enqueue in order: the whole burst at once when it is sure to be
+ * burst before the next: LPM (one bulk lookup per family) -> the ECMP
+ * hashes -> resolve (the target's drop, ECMP member, egress MTU) and
+ * rewrite (classify DSCP / PCP -> TC, L2 rewrite, TTL or hop limit - 1
+ * with the checksum) in one walk -> enqueue in order: the whole burst at once when it is sure to be
  * queued with nothing decided (sw_enqueue_sure()), else per frame
  * (switch_enqueue.h, inline). Nothing per packet
  * calls out of this file on the common path (IPv4 UDP, CRC32C ECMP); the
@@ -39,7 +39,6 @@ sw_target_drop(uint32_t target)
  */
 struct sw_routed {
 	uint16_t pos[SW_CHUNK];
-	uint16_t nh[SW_CHUNK];
 	uint16_t port[SW_CHUNK];      /* the next hop's */
 	uint8_t tc[SW_CHUNK];
 	uint16_t q[SW_CHUNK];         /* sw_queue(port, tc) */
@@ -80,15 +79,20 @@ sw_hash1(const struct sw *sw, const struct aifab_pkt_info *pi,
 }
 
 /*
- * Resolve over the burst, in two passes. The first hashes every frame
- * whose target is a group with a choice: nothing there depends on another
- * frame, so the CRC and finalizer chains of successive frames overlap.
- * The second takes the target's drop, the ECMP member, the counters and
- * the egress MTU, in order. What survives is listed in @p r, in order,
- * with its egress port. ECMP counters count a frame once its member is
- * chosen (before the MTU check, as always), added in place per frame
- * (a burst to 1k routes changes target nearly every frame, so summing
- * runs of one target cost more than it saved).
+ * Resolve and rewrite over the burst, in two passes. The first hashes
+ * every frame whose target is a group with a choice: nothing there
+ * depends on another frame, so the CRC and finalizer chains of successive
+ * frames overlap. The second, per frame in order, resolves: the target's
+ * drop, the ECMP member, the counters, the egress MTU; and then rewrites
+ * the frame that survives (one walk of the burst, the frame's parse
+ * result, next hop and port in registers): classify (DSCP / PCP -> TC),
+ * MACs, TTL (checksum) or hop limit - 1, the metadata enqueue and dequeue
+ * read; the frame listed in @p r, in order, with its egress port, TC and
+ * queue, and the burst's TCs, queues (a bit set), bytes and cells summed
+ * for the enqueue. ECMP counters count a frame once its member is chosen
+ * (before the MTU check, as always), added in place per frame (a burst
+ * to 1k routes changes target nearly every frame, so summing runs of one
+ * target cost more than it saved).
  */
 static inline void
 sw_resolve(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
@@ -101,6 +105,9 @@ sw_resolve(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 	uint8_t ok[SW_CHUNK];
 	const struct aifab_fib_nh *nhs = sw->fib->nh;
 	uint32_t mtu_min = UINT32_MAX;
+	uint8_t trust = sw->trust[in_port];
+	uint8_t tcs = 0;
+	uint64_t bytes = 0, cells = 0;
 	uint16_t i, k = 0, p;
 
 	/* the smallest egress MTU: a frame within it skips the lookup */
@@ -122,18 +129,23 @@ sw_resolve(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 		else
 			hash[i] = 0;
 	}
+	memset(r->qs, 0, sizeof(r->qs));
 	for (i = 0; i < n; i++) {
 		const struct aifab_pkt_info *pi = &a->pi[pos[i]];
 		const struct aifab_ecmp_group *g = gs[i];
+		struct rte_mbuf *m = pkts[pos[i]];
+		const struct aifab_fib_nh *nh;
 		unsigned int slot = 0;
 		uint64_t *c;
 		uint16_t member, port;
+		uint8_t *l3, tc;
+		uint32_t q;
 
 		if (unlikely(g == NULL)) {
 			unsigned int reason = sw_target_drop(target[i]);
 
 			if (reason != 0) {
-				sw_drop(wk, in_port, reason, pkts[pos[i]]);
+				sw_drop(wk, in_port, reason, m);
 				continue;
 			}
 			g = &wk->groups[sw->tgt[target[i]].group];
@@ -146,7 +158,7 @@ sw_resolve(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 			    unlikely((slot = aifab_ecmp_select(g, hash[i])) ==
 				     AIFAB_ECMP_NONE)) {
 				sw_drop(wk, in_port, SW_DROP(ecmp_no_member),
-					pkts[pos[i]]);
+					m);
 				continue;
 			}
 		}
@@ -154,62 +166,37 @@ sw_resolve(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 		c[0]++;
 		c[1] += pi->pkt_len;
 		member = aifab_ecmp_member(g, slot);
-		port = nhs[member].port;
+		nh = &nhs[member];
+		port = nh->port;
 		if (unlikely(pi->ip_len > mtu_min) &&
 		    pi->ip_len > sw->env.ports[port].mtu) {
-			sw_drop(wk, in_port, SW_DROP(mtu_exceeded),
-				pkts[pos[i]]);
+			sw_drop(wk, in_port, SW_DROP(mtu_exceeded), m);
 			continue;
 		}
-		r->nh[k] = member;
-		r->port[k] = port;
-		r->pos[k++] = pos[i];
-	}
-	r->n = k;
-}
-
-/* Rewrite over the burst: classify, L2 rewrite, TTL (checksum) or hop
- * limit - 1, the metadata enqueue and dequeue read. */
-static inline void
-sw_rewrite(struct sw *sw, uint16_t in_port, struct rte_mbuf **pkts,
-	   const struct sw_admitted *a, struct sw_routed *r)
-{
-	uint8_t trust = sw->trust[in_port];
-	uint8_t tcs = 0;
-	uint64_t bytes = 0, cells = 0;
-	uint16_t k;
-
-	memset(r->qs, 0, sizeof(r->qs));
-
-	for (k = 0; k < r->n; k++) {
-		const struct aifab_pkt_info *pi = &a->pi[r->pos[k]];
-		const struct aifab_fib_nh *nh = aifab_fib_nh(sw->fib, r->nh[k]);
-		struct rte_mbuf *m = pkts[r->pos[k]];
-		struct rte_ether_hdr *eth;
-		uint8_t *l3, tc;
-		uint32_t q;
-
+		/* rewrite */
 		tc = aifab_qos_classify(&sw->map, trust, pi->tos,
 					pi->n_vlans > 0, pi->pcp);
-		eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-		rte_ether_addr_copy(&nh->dmac, &eth->dst_addr);
-		rte_ether_addr_copy(&sw->env.ports[r->port[k]].mac,
-				    &eth->src_addr);
+		/* the neighbour's MAC and the port's (nh->dmac, ports[].mac) */
+		memcpy(rte_pktmbuf_mtod(m, uint8_t *), sw->nh_l2[member],
+		       sizeof(sw->nh_l2[0]));
 		l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, pi->l3_off);
 		if (likely(pi->l3 == AIFAB_L3_IPV4))
 			aifab_ipv4_dec_ttl_inline((struct rte_ipv4_hdr *)l3);
 		else
 			((struct rte_ipv6_hdr *)l3)->hop_limits--;
 		m->hash.usr = SW_META(in_port, tc);
-		r->tc[k] = tc;
 		tcs |= (uint8_t)(1u << tc);
-		q = sw_queue(r->port[k], tc);
+		q = sw_queue(port, tc);
 		r->qs[q / 64] |= 1ull << (q % 64);
 		r->q[k] = (uint16_t)q;
+		r->tc[k] = tc;
 		r->len[k] = pi->pkt_len;
 		bytes += pi->pkt_len;
 		cells += SW_CELLS(pi->pkt_len);
+		r->port[k] = port;
+		r->pos[k++] = pos[i];
 	}
+	r->n = k;
 	r->tcs = tcs;
 	r->bytes = bytes;
 	r->cells = cells;
@@ -431,7 +418,6 @@ sw_route(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 	memcpy(pos + n4, a->idx6, sizeof(pos[0]) * n6);
 	sw_resolve(sw, wk, in_port, pkts, a, target, pos,
 		   (uint16_t)(n4 + n6), &r);
-	sw_rewrite(sw, in_port, pkts, a, &r);
 	plain = sw_pfc_plain(sw, wk, in_port, &r);
 	nq = sw_enqueue_sure(sw, wk, &r, plain, qid);
 	if (likely(nq != 0)) {

@@ -251,6 +251,9 @@ sw_fib_build(struct sw *sw, int socket, char *err, size_t errlen)
 			goto fail;
 		nh_of[i] = (uint16_t)rc;
 		sw->nh_port[rc] = n->port;
+		memcpy(sw->nh_l2[rc], &n->mac, RTE_ETHER_ADDR_LEN);
+		memcpy(sw->nh_l2[rc] + RTE_ETHER_ADDR_LEN,
+		       &sw->env.ports[n->port].mac, RTE_ETHER_ADDR_LEN);
 		sw->n_nh = RTE_MAX(sw->n_nh, (uint32_t)rc + 1);
 		g = aifab_fib_group_add(sw->fib, &nh_of[i], 1);
 		if (g < 0 || fib_add_route(sw->fib, n->family, n->addr,

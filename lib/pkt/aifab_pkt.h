@@ -252,20 +252,25 @@ static inline void
 aifab_ipv4_dec_ttl_inline(struct rte_ipv4_hdr *ip)
 {
 	uint8_t *h = (uint8_t *)ip;
-	uint16_t old_word, new_word, cksum;
-	uint32_t sum;
 #if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
-	uint32_t w;
+	uint32_t w, c;
 
 	memcpy(&w, h + 8, sizeof(w));
 	if ((w & 0xff) == 0)
 		return;
-	/* the TTL is the low byte of the word as it sits in memory: it
-	 * is not 0, so the decrement borrows nothing from the protocol */
-	old_word = (uint16_t)w;
-	new_word = (uint16_t)(old_word - 1);
-	cksum = (uint16_t)(w >> 16);
+	/* The TTL is the low byte of the word as it sits in memory: it is
+	 * not 0, so the decrement borrows nothing from the protocol. RFC
+	 * 1624's ~(~C + ~m + m') with m' = m - 1 (as the word sits) is
+	 * ~(~C + 0xfffe) folded: C + 1 with the end-around carry, i.e.
+	 * C + 1, or + 2 from 0xfffe on (Linux's ip_decrease_ttl(); the same
+	 * result bits for every C, checked exhaustively). */
+	c = (w >> 16) + 1;
+	c += c >= 0xffff;
+	w = ((w - 1) & 0xffff) | c << 16;
+	memcpy(h + 8, &w, sizeof(w));
 #else
+	uint16_t old_word, new_word, cksum;
+	uint32_t sum;
 	uint8_t b[2];
 
 	if (ip->time_to_live == 0)
@@ -275,14 +280,9 @@ aifab_ipv4_dec_ttl_inline(struct rte_ipv4_hdr *ip)
 	b[0] = (uint8_t)(b[0] - 1);
 	memcpy(&new_word, b, sizeof(new_word));
 	cksum = ip->hdr_checksum;
-#endif
 	sum = (uint32_t)(uint16_t)~cksum + (uint16_t)~old_word + new_word;
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
-#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
-	w = (uint32_t)new_word | (uint32_t)(uint16_t)~sum << 16;
-	memcpy(h + 8, &w, sizeof(w));
-#else
 	h[8] = b[0];
 	ip->hdr_checksum = (uint16_t)~sum;
 #endif
@@ -508,11 +508,11 @@ aifab_ipv4_cksum20_ok(const uint8_t *h)
 	memcpy(&b, h + 8, sizeof(b));
 	memcpy(&c, h + 16, sizeof(c));
 	s = (a & 0xffffffffu) + (a >> 32) + (b & 0xffffffffu) + (b >> 32) + c;
-	s = (s & 0xffffffffu) + (s >> 32);
-	s = (s & 0xffff) + (s >> 16);
-	s = (s & 0xffff) + (s >> 16);
-	s = (s & 0xffff) + (s >> 16);
-	return s == 0xffff;
+	/* Folded (end-around carry) to 16 bits, a sum s > 0 keeps its value
+	 * modulo 0xffff (2^16 = 1) and lands in 1..0xffff, where only 0xffff
+	 * is 0 modulo 0xffff: so the folded sum is 0xffff exactly when s is
+	 * a non-zero multiple of 0xffff. A multiply, not five folds. */
+	return s != 0 && s % 0xffff == 0;
 }
 
 /**
@@ -531,13 +531,29 @@ aifab_pkt_parse_udp4_fast(const uint8_t *buf, uint32_t lim, uint32_t pkt_len,
 {
 	const uint8_t *h = buf + 14, *u = buf + 34;
 	uint32_t tl, ulen;
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	uint64_t w0, w1;
 
+	/* Ethernet + IPv4 + UDP headers in the window; IPv4, IHL 5; not
+	 * fragmented (MF and offset 0); UDP. Bytes 12-19 (EtherType,
+	 * version / IHL, TOS, total length) and 20-27 (flags / fragment
+	 * offset, TTL, protocol) in two loads, tested masked. */
+	if (lim < 42)
+		return false;
+	memcpy(&w0, buf + 12, sizeof(w0));
+	memcpy(&w1, buf + 20, sizeof(w1));
+	if ((w0 & 0xffffff) != 0x450008 ||
+	    (w1 & 0xff00ff3f) != 0x11000000)
+		return false;
+	tl = rte_be_to_cpu_16((uint16_t)(w0 >> 32));
+#else
 	/* Ethernet + IPv4 + UDP headers in the window; IPv4, IHL 5; not
 	 * fragmented (MF and offset 0); UDP */
 	if (lim < 42 || buf[12] != 0x08 || buf[13] != 0x00 || h[0] != 0x45 ||
 	    (h[6] & 0x3f) != 0 || h[7] != 0 || h[9] != 17)
 		return false;
 	tl = (uint32_t)h[2] << 8 | h[3];
+#endif
 	ulen = (uint32_t)u[4] << 8 | u[5];
 	if (tl < 20 || tl > pkt_len - 14 || ulen < 8 || ulen > tl - 20)
 		return false;
