@@ -127,13 +127,19 @@ gen_poll(void *st, unsigned int w, uint64_t now)
 		return handled;
 	/* The worker's ranks, round robin from a rotating first (an index
 	 * that wraps: no division per rank). */
-	for (i = 0, j = wk->rr_rank; i < n; i++) {
-		uint32_t r = wk->own_list[j];
+	if (wk->rs.on) {
+		/* the virtual clock, closed loop: those that may act */
+		handled += gen_vclock_ranks_poll(wk, now);
+	} else {
+		for (i = 0, j = wk->rr_rank; i < n; i++) {
+			uint32_t r = wk->own_list[j];
 
-		if (++j == n)
-			j = 0;
-		handled += g->p.closed_loop ? gen_tx_cl_rank_poll(wk, r, now) :
-			gen_tx_rank_poll(wk, r, now);
+			if (++j == n)
+				j = 0;
+			handled += g->p.closed_loop ?
+				gen_tx_cl_rank_poll(wk, r, now) :
+				gen_tx_rank_poll(wk, r, now);
+		}
 	}
 	if (n > 0 && ++wk->rr_rank >= n)
 		wk->rr_rank = 0;

@@ -615,7 +615,7 @@ build_workers(struct gen *g, unsigned int n, char *err, size_t errlen)
 
 		wk->own_list[wk->n_own++] = g->own_list[i];
 	}
-	return 0;
+	return gen_vclock_build(g, err, errlen);
 }
 
 /* PFC honouring and the fault stage per port; departure stamps. */
@@ -954,6 +954,7 @@ gen_fini(void *st)
 	for (w = 0; g->wk != NULL && w < g->n_wk; w++)
 		wk_free_held(&g->wk[w]);
 	gen_cl_free(g);
+	gen_vclock_free(g);
 	aifab_stats_free(g->stats);
 	for (r = 0; g->ranks != NULL && r < g->p.n_ranks; r++) {
 		rte_free(g->ranks[r].entry_conn);
