@@ -258,14 +258,21 @@ rank_settle(struct gen_wk *wk, uint32_t i, uint64_t now)
 	}
 }
 
+/* Ranks of word @p j (the last word: those that exist, of @p n). */
+static inline uint32_t
+word_ranks(uint32_t j, uint32_t n)
+{
+	return n - j * 64 < 64 ? n - j * 64 : 64;
+}
+
 /* The ranks of word @p j whose wake came by @p now are due. */
 static void
-wake_due(struct gen_rs *rs, uint32_t j, uint64_t now)
+wake_due(struct gen_rs *rs, uint32_t j, uint32_t n, uint64_t now)
 {
+	uint32_t i, nr = word_ranks(j, n);
 	uint64_t lo = UINT64_MAX, d = 0;
-	uint32_t i;
 
-	for (i = 0; i < 64; i++) {
+	for (i = 0; i < nr; i++) {
 		uint64_t w = rs->wake[j * 64 + i];
 
 		if (w <= now) {
@@ -289,7 +296,7 @@ gen_vclock_ranks_poll(struct gen_wk *wk, uint64_t now)
 
 	for (j = 0; j < rs->nw; j++)
 		if (rs->wake_w[j] <= now)
-			wake_due(rs, j, now);
+			wake_due(rs, j, wk->n_own, now);
 	/* own_list[s], ..., the last, the first, ..., own_list[s - 1]: the
 	 * order of gen_poll()'s loop over every rank. A visit changes its
 	 * own rank's bit only. */
@@ -325,20 +332,22 @@ rs_start(struct gen_wk *wk)
 /* Closed loop on the rank sets: the loop over the ranks below, from
  * the keys. */
 static uint64_t
-rs_next_event(const struct gen *g, struct gen_rs *rs, uint64_t now)
+rs_next_event(const struct gen *g, const struct gen_wk *wk,
+	      struct gen_rs *rs, uint64_t now)
 {
 	uint64_t mn[GEN_K_N] = { UINT64_MAX, UINT64_MAX, UINT64_MAX }, x, t;
-	uint32_t d, j, i;
+	uint32_t d, j, i, nr;
 	unsigned int n;
 
 	for (d = 0; d < (rs->nw + 63) / 64; d++)
 		for (; rs->dirty[d] != 0; rs->dirty[d] &= rs->dirty[d] - 1) {
 			j = d * 64 + (uint32_t)__builtin_ctzll(rs->dirty[d]);
+			nr = word_ranks(j, wk->n_own);
 			for (n = 0; n < GEN_K_N; n++) {
 				const uint64_t *key = &rs->key[n][j * 64];
 				uint64_t lo = UINT64_MAX;
 
-				for (i = 0; i < 64; i++)
+				for (i = 0; i < nr; i++)
 					lo = RTE_MIN(lo, key[i]);
 				rs->key_w[n][j] = lo;
 			}
@@ -455,8 +464,8 @@ gen_next_event(const void *st, unsigned int w, uint64_t now)
 				return now + gen_vclock_step(g);
 	}
 	if (wk->rs.on)
-		return rs_next_event(g, &((struct gen_wk *)(uintptr_t)wk)->rs,
-				     now);
+		return rs_next_event(g, wk,
+				     &((struct gen_wk *)(uintptr_t)wk)->rs, now);
 	for (i = 0; i < wk->n_own; i++) {
 		/* (the clock's one thread rebuilds a rank's summary here) */
 		struct gen_rank *rk = &g->ranks[wk->own_list[i]];
