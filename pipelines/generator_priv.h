@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #include <rte_mbuf.h>
+#include <rte_reciprocal.h>
 #include <rte_ring.h>
 #include <rte_spinlock.h>
 
@@ -211,6 +212,7 @@ struct gen_rank {
 	 * generator_cl.c); read and rebuilt by generator_vclock.c. */
 	bool vc_ok, vc_send;
 	uint64_t vc_dl, vc_ceil, vc_floor1;
+	struct rte_reciprocal_u64 rate_rcp; /* x / rate_fp (paced) */
 	uint64_t next_start;
 	uint32_t step, iter;
 	uint64_t step_start;
@@ -278,6 +280,7 @@ struct gen_iter_rec {               /* updated atomically (any worker) */
 enum { GEN_K_R, GEN_K_V, GEN_K_A, GEN_K_N };
 struct gen_rs {
 	bool on;
+	bool dcqcn;                 /* [generator] dcqcn */
 	uint32_t nw;                /* words of 64 ranks */
 	uint64_t *due;              /* nw: ranks the next poll visits */
 	uint64_t *wake;             /* per rank: due at the first poll from

@@ -513,6 +513,7 @@ setup_rank(struct gen *g, uint32_t r, uint32_t ranks_on_port)
 	if (rk->rate_fp == 0)
 		rk->rate_fp = 1;
 	rk->max_idle = ((uint64_t)INT64_MAX >> 2) / rk->rate_fp;
+	rk->rate_rcp = rte_reciprocal_value_u64(rk->rate_fp);
 }
 
 /* Each worker's pools (`mbufs` frames each): no mempool shared by

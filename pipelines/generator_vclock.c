@@ -171,12 +171,14 @@ rank_ta(const struct gen_rank *rk)
 {
 	if (rk->rate_fp == 0 || rk->tokens > 0)
 		return 0;
-	return rk->last_tsc + (uint64_t)(-rk->tokens) / rk->rate_fp + 1;
+	/* (the division by a multiply: DPDK's exact reciprocal) */
+	return rk->last_tsc + rte_reciprocal_divide_u64(
+		(uint64_t)(-rk->tokens), &rk->rate_rcp) + 1;
 }
 
 /* next_event()'s keys of rank @p rk (the comment above). */
-static void
-rank_keys(const struct gen *g, struct gen_rank *rk, uint64_t ta,
+static inline void
+rank_keys(const struct gen *g, bool dcqcn, struct gen_rank *rk, uint64_t ta,
 	  uint64_t k[GEN_K_N])
 {
 	uint64_t c;
@@ -193,7 +195,7 @@ rank_keys(const struct gen *g, struct gen_rank *rk, uint64_t ta,
 	k[GEN_K_A] = rk->vc_dl;
 	if (!rk->vc_send)
 		return;
-	c = g->p.dcqcn ? rk->vc_ceil : 0;
+	c = dcqcn ? rk->vc_ceil : 0;
 	k[GEN_K_R] = RTE_MAX(ta, c);
 	k[GEN_K_V] = ta >= c ? ta : rk->vc_floor1;
 }
@@ -244,7 +246,7 @@ rank_settle(struct gen_wk *wk, uint32_t i, uint64_t now)
 	uint64_t k[GEN_K_N], w, bit = UINT64_C(1) << (i & 63);
 	unsigned int n;
 
-	rank_keys(wk->g, rk, ta, k);
+	rank_keys(wk->g, rs->dcqcn, rk, ta, k);
 	for (n = 0; n < GEN_K_N; n++)
 		key_put(rs, n, i, k[n]);
 	w = rank_wake(rk, ta, k[GEN_K_R], now);
@@ -384,6 +386,7 @@ gen_vclock_build(struct gen *g, char *err, size_t errlen)
 		for (i = 0; i < wk->n_own; i++)
 			g->rank_pos[wk->own_list[i]] = i;
 		rs->nw = nw;
+		rs->dcqcn = g->p.dcqcn;
 		rs->due = calloc(nw, sizeof(uint64_t));
 		rs->wake = malloc(sizeof(uint64_t) * nw * 64);
 		rs->wake_w = malloc(sizeof(uint64_t) * nw);
