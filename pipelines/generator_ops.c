@@ -7,7 +7,10 @@
  *   receive   generator_rx.c: every port's RX burst, dispatched
  *   send      generator_tx.c: every rank (round robin from a rotating
  *             first) posts what its schedule allows and sends up to a
- *             burst, paced; closed-loop state in generator_cl.c
+ *             burst, paced; closed-loop state in generator_cl.c (on the
+ *             whole-process virtual clock, closed loop: only the ranks
+ *             whose poll may change something, in the same order,
+ *             generator_vclock.c)
  *   flush     generator_tx.c: every port's queues, unless paused by PFC
  *
  * with the counters mirrored to lib/stats about every millisecond
