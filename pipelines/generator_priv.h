@@ -291,6 +291,10 @@ struct gen_rs {
 	uint64_t *key_w[GEN_K_N];   /* nw: the least key of the word, but for
 				     * the dirty words (above it, maybe) */
 	uint64_t *dirty;            /* (nw + 63) / 64 words */
+	/* its ranks by used port (u): pr_list[pr_start[u] ..
+	 * pr_start[u + 1]) (made at the start; pr_all: mark them all) */
+	uint32_t *pr_start, *pr_list;
+	bool pr_all;
 };
 
 /*
@@ -556,6 +560,9 @@ uint64_t gen_next_event(const void *st, unsigned int w, uint64_t now);
 /* On the virtual clock, closed loop: the poll of the worker's ranks that
  * may act (in the order of the loop over all of them); packets sent. */
 unsigned int gen_vclock_ranks_poll(struct gen_wk *wk, uint64_t now);
+/* A PFC frame changed port @p p's pause: the ranks of the port (every
+ * worker's) are visited at the next poll. */
+void gen_vclock_pause_changed(struct gen *g, uint16_t p);
 /* The rank sets' memory (build, fini). */
 int gen_vclock_build(struct gen *g, char *err, size_t errlen);
 void gen_vclock_free(struct gen *g);

@@ -203,9 +203,10 @@ rank_keys(const struct gen *g, bool dcqcn, struct gen_rank *rk, uint64_t ta,
 /* The first instant from which rank @p rk's poll may change something
  * (<= @p now: at the next poll); @p kr its send key. */
 static uint64_t
-rank_wake(const struct gen_rank *rk, uint64_t ta, uint64_t kr, uint64_t now)
+rank_wake(const struct gen *g, const struct gen_rank *rk, uint64_t ta,
+	  uint64_t kr, uint64_t now)
 {
-	uint64_t w;
+	uint64_t w, until;
 
 	if (rk->state == RANK_DONE)
 		return UINT64_MAX;
@@ -219,6 +220,15 @@ rank_wake(const struct gen_rank *rk, uint64_t ta, uint64_t kr, uint64_t now)
 	else if (rk->backlogged ||
 		 (rk->n_act > 0 && (rk->rr == 0 || rk->rr > rk->n_act)))
 		return now;
+	/* A frame that may leave waits for the end of its port's pause:
+	 * until then the poll stops at port_room() (a PFC frame received
+	 * on the port marks the rank, gen_vclock_pause_changed()). */
+	if (kr <= now) {
+		until = __atomic_load_n(&g->pfc[rk->port].until[g->p.data_prio],
+					__ATOMIC_RELAXED);
+		if (now < until)
+			kr = until;
+	}
 	return RTE_MIN(w, kr);
 }
 
@@ -249,7 +259,7 @@ rank_settle(struct gen_wk *wk, uint32_t i, uint64_t now)
 	rank_keys(wk->g, rs->dcqcn, rk, ta, k);
 	for (n = 0; n < GEN_K_N; n++)
 		key_put(rs, n, i, k[n]);
-	w = rank_wake(rk, ta, k[GEN_K_R], now);
+	w = rank_wake(wk->g, rk, ta, k[GEN_K_R], now);
 	if (w <= now) {
 		rs->due[i >> 6] |= bit;
 		rs->wake[i] = UINT64_MAX;
@@ -324,11 +334,55 @@ static void
 rs_start(struct gen_wk *wk)
 {
 	struct gen_rs *rs = &wk->rs;
-	uint32_t i;
+	struct gen *g = wk->g;
+	uint32_t i, u, nu = g->n_used_ports;
 
 	for (i = 0; i < wk->n_own; i++)
 		rs->due[i >> 6] |= UINT64_C(1) << (i & 63);
+	/* its ranks by port (a counting sort; the ranks' ports are set) */
+	rs->pr_all = !g->port_sets;
+	for (i = 0; i < wk->n_own && !rs->pr_all; i++) {
+		u = g->port_u[g->ranks[wk->own_list[i]].port];
+		if (u == UINT16_MAX)
+			rs->pr_all = true;
+		else
+			rs->pr_start[u + 1]++;
+	}
+	for (u = 0; u < nu && !rs->pr_all; u++)
+		rs->pr_start[u + 1] += rs->pr_start[u];
+	for (i = 0; i < wk->n_own && !rs->pr_all; i++) {
+		u = g->port_u[g->ranks[wk->own_list[i]].port];
+		rs->pr_list[rs->pr_start[u]++] = i;
+	}
+	for (u = nu; u > 0 && !rs->pr_all; u--)   /* back to the starts */
+		rs->pr_start[u] = rs->pr_start[u - 1];
+	if (!rs->pr_all)
+		rs->pr_start[0] = 0;
 	rs->on = true;
+}
+
+void
+gen_vclock_pause_changed(struct gen *g, uint16_t p)
+{
+	uint16_t u = g->port_u[p];
+	unsigned int w;
+	uint32_t k, i;
+
+	for (w = 0; w < g->n_wk; w++) {
+		struct gen_rs *rs = &g->wk[w].rs;
+
+		if (!rs->on)
+			continue;
+		if (rs->pr_all || u == UINT16_MAX) {
+			for (i = 0; i < g->wk[w].n_own; i++)
+				rs->due[i >> 6] |= UINT64_C(1) << (i & 63);
+			continue;
+		}
+		for (k = rs->pr_start[u]; k < rs->pr_start[u + 1]; k++) {
+			i = rs->pr_list[k];
+			rs->due[i >> 6] |= UINT64_C(1) << (i & 63);
+		}
+	}
 }
 
 /* Closed loop on the rank sets: the loop over the ranks below, from
@@ -391,8 +445,11 @@ gen_vclock_build(struct gen *g, char *err, size_t errlen)
 		rs->wake = malloc(sizeof(uint64_t) * nw * 64);
 		rs->wake_w = malloc(sizeof(uint64_t) * nw);
 		rs->dirty = calloc((nw + 63) / 64, sizeof(uint64_t));
+		rs->pr_start = calloc(g->n_used_ports + 1u, sizeof(uint32_t));
+		rs->pr_list = calloc(RTE_MAX(wk->n_own, 1u), sizeof(uint32_t));
 		if (rs->due == NULL || rs->wake == NULL ||
-		    rs->wake_w == NULL || rs->dirty == NULL)
+		    rs->wake_w == NULL || rs->dirty == NULL ||
+		    rs->pr_start == NULL || rs->pr_list == NULL)
 			BAD("out of memory");
 		memset(rs->wake, 0xff, sizeof(uint64_t) * nw * 64);
 		memset(rs->wake_w, 0xff, sizeof(uint64_t) * nw);
@@ -420,6 +477,8 @@ gen_vclock_free(struct gen *g)
 		free(rs->wake);
 		free(rs->wake_w);
 		free(rs->dirty);
+		free(rs->pr_start);
+		free(rs->pr_list);
 		for (n = 0; n < GEN_K_N; n++) {
 			free(rs->key[n]);
 			free(rs->key_w[n]);
