@@ -143,7 +143,10 @@ gen_vclock_cl_rank(const struct gen *g, struct gen_rank *rk, uint64_t now,
  *    tokens, not backlogged and its round-robin pointer one pick()
  *    finding nothing leaves as it is (rr in 1..n_act); and T before
  *    its send key R (its tokens and the least DCQCN pace of the QPs
- *    with a packet: nothing can leave before it);
+ *    with a packet: nothing can leave before it), or R passed but
+ *    received PFC pausing its port's data priority until after T (the
+ *    poll stops at port_room(); a PFC frame received on the port marks
+ *    the port's ranks, gen_vclock_pause_changed());
  *  - done (RANK_DONE): always (its bucket is never read again).
  *
  * (port_room() may flush the rank's port when its data queue is full:
