@@ -212,7 +212,6 @@ struct gen_rank {
 	 * generator_cl.c); read and rebuilt by generator_vclock.c. */
 	bool vc_ok, vc_send;
 	uint64_t vc_dl, vc_ceil, vc_floor1;
-	struct rte_reciprocal_u64 rate_rcp; /* x / rate_fp (paced) */
 	uint64_t next_start;
 	uint32_t step, iter;
 	uint64_t step_start;
@@ -231,6 +230,8 @@ struct gen_rank {
 	uint32_t need_total, got_total[2];
 	double line_mbps;           /* DCQCN line rate (the rank's rate) */
 	struct aifab_dcqcn_conf dq;
+	/* x / rate_fp (paced; the virtual clock's rank sets) */
+	struct rte_reciprocal_u64 rate_rcp;
 } __rte_cache_aligned;
 
 /* One port as one worker sees it: its counters (the worker's share), its
@@ -329,12 +330,12 @@ struct gen_wk {
 	uint32_t n_rated;             /* its QPs that sent */
 	double rate_min;              /* lowest any of them reached */
 	struct gen_iter_stat ist[GEN_STAT_SLOTS]; /* arrivals at its ranks */
-	struct gen_rs rs;             /* the virtual clock's rank sets */
 	/* used ports (by index u) whose queues may hold frames: set when a
 	 * frame is queued, cleared by the flush that empties both (only
 	 * with g->port_sets) */
 	uint64_t txq_set[GEN_PORT_WORDS];
 	struct gen_port port[AIFAB_GEN_MAX_PORTS];
+	struct gen_rs rs;             /* the virtual clock's rank sets */
 } __rte_cache_aligned;
 
 struct gen {
