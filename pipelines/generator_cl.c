@@ -95,6 +95,7 @@ delivered(struct gen_wk *wk, struct gen_conn *cn, uint64_t now,
 		return; /* cannot happen: nothing is sent on such a QP */
 	rk->got_total[par]++;
 	rk->post_more = true;       /* may release a step (post_ready) */
+	gen_rank_mark(wk, cn->dst);
 	if (++rk->got[par][e] == rk->need[e])
 		stat_arrive(wk, it, e / g->n_chan, cn->src, now, gp);
 	cn->rx_e = conn_next_entry(g, cn, e + 1);
@@ -261,6 +262,7 @@ gen_cl_on_ack(struct gen_wk *wk, struct gen_conn *cn, uint32_t psn,
 	struct gen *g = wk->g;
 	uint64_t before = cn->req->cnt[AIFAB_RC_REQ_CNT_ACKS_RX];
 
+	gen_rank_mark(wk, cn->src);
 	if (aifab_rc_req_on_ack(cn->req, psn, now) > 0)
 		reap(g, cn);
 	timer_bound(g, cn);
@@ -276,6 +278,7 @@ gen_cl_on_nak(struct gen_wk *wk, struct gen_conn *cn, uint32_t psn,
 	struct gen_iter_rec *ir = oldest_rec(g, cn);
 	uint64_t before = cn->req->cnt[AIFAB_RC_REQ_CNT_NAKS_RX];
 
+	gen_rank_mark(wk, cn->src);
 	if (aifab_rc_req_on_nak(cn->req, psn, now) > 0)
 		reap(g, cn);
 	timer_bound(g, cn);
@@ -293,6 +296,7 @@ gen_cl_on_cnp(struct gen_wk *wk, struct gen_conn *cn, uint64_t now)
 	uint64_t before;
 
 	wk->glob[GEN_G_CNP_RX]++;
+	gen_rank_mark(wk, cn->src);
 	if (!g->p.dcqcn)
 		return;
 	before = cn->rp.cnt[AIFAB_DCQCN_RP_CNT_RATE_CUTS];

@@ -7,7 +7,10 @@
  *   receive   generator_rx.c: every port's RX burst, dispatched
  *   send      generator_tx.c: every rank (round robin from a rotating
  *             first) posts what its schedule allows and sends up to a
- *             burst, paced; closed-loop state in generator_cl.c
+ *             burst, paced; closed-loop state in generator_cl.c (on the
+ *             whole-process virtual clock, closed loop: only the ranks
+ *             whose poll may change something, in the same order,
+ *             generator_vclock.c)
  *   flush     generator_tx.c: every port's queues, unless paused by PFC
  *
  * with the counters mirrored to lib/stats about every millisecond
@@ -127,13 +130,19 @@ gen_poll(void *st, unsigned int w, uint64_t now)
 		return handled;
 	/* The worker's ranks, round robin from a rotating first (an index
 	 * that wraps: no division per rank). */
-	for (i = 0, j = wk->rr_rank; i < n; i++) {
-		uint32_t r = wk->own_list[j];
+	if (wk->rs.on) {
+		/* the virtual clock, closed loop: those that may act */
+		handled += gen_vclock_ranks_poll(wk, now);
+	} else {
+		for (i = 0, j = wk->rr_rank; i < n; i++) {
+			uint32_t r = wk->own_list[j];
 
-		if (++j == n)
-			j = 0;
-		handled += g->p.closed_loop ? gen_tx_cl_rank_poll(wk, r, now) :
-			gen_tx_rank_poll(wk, r, now);
+			if (++j == n)
+				j = 0;
+			handled += g->p.closed_loop ?
+				gen_tx_cl_rank_poll(wk, r, now) :
+				gen_tx_rank_poll(wk, r, now);
+		}
 	}
 	if (n > 0 && ++wk->rr_rank >= n)
 		wk->rr_rank = 0;

@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #include <rte_mbuf.h>
+#include <rte_reciprocal.h>
 #include <rte_ring.h>
 #include <rte_spinlock.h>
 
@@ -229,6 +230,8 @@ struct gen_rank {
 	uint32_t need_total, got_total[2];
 	double line_mbps;           /* DCQCN line rate (the rank's rate) */
 	struct aifab_dcqcn_conf dq;
+	/* x / rate_fp (paced; the virtual clock's rank sets) */
+	struct rte_reciprocal_u64 rate_rcp;
 } __rte_cache_aligned;
 
 /* One port as one worker sees it: its counters (the worker's share), its
@@ -269,6 +272,33 @@ struct gen_iter_rec {               /* updated atomically (any worker) */
 #define GEN_LINGER_S 2           /* several hosts, closed loop: see done */
 
 /*
+ * The whole-process virtual clock's view of one worker's closed-loop
+ * ranks (generator_vclock.c), by index in its own_list: the ranks its
+ * next poll visits, when each must be visited again without a frame,
+ * and next_event()'s three keys per rank with their minimum per 64
+ * ranks. On once the clock asks next_event() (never in real time).
+ */
+enum { GEN_K_R, GEN_K_V, GEN_K_A, GEN_K_N };
+struct gen_rs {
+	bool on;
+	bool dcqcn;                 /* [generator] dcqcn */
+	uint32_t nw;                /* words of 64 ranks */
+	uint64_t *due;              /* nw: ranks the next poll visits */
+	uint64_t *wake;             /* per rank: due at the first poll from
+				     * this instant (UINT64_MAX: only when
+				     * marked, gen_rank_mark()) */
+	uint64_t *wake_w;           /* nw: at most the least wake of the word */
+	uint64_t *key[GEN_K_N];     /* per rank (generator_vclock.c) */
+	uint64_t *key_w[GEN_K_N];   /* nw: the least key of the word, but for
+				     * the dirty words (above it, maybe) */
+	uint64_t *dirty;            /* (nw + 63) / 64 words */
+	/* its ranks by used port (u): pr_list[pr_start[u] ..
+	 * pr_start[u + 1]) (made at the start; pr_all: mark them all) */
+	uint32_t *pr_start, *pr_list;
+	bool pr_all;
+};
+
+/*
  * One worker (a generator lcore): everything only it writes. It sends for
  * its ranks (a rank's QPs' requester ends, its token bucket, its schedule)
  * and receives for them (its ranks' QPs' responder ends and arrivals),
@@ -305,6 +335,7 @@ struct gen_wk {
 	 * with g->port_sets) */
 	uint64_t txq_set[GEN_PORT_WORDS];
 	struct gen_port port[AIFAB_GEN_MAX_PORTS];
+	struct gen_rs rs;             /* the virtual clock's rank sets */
 } __rte_cache_aligned;
 
 struct gen {
@@ -375,6 +406,8 @@ struct gen {
 	/* The workers ([generator] lcores): ranks sharded over them */
 	unsigned int n_wk;
 	uint8_t *rank_wk;             /* per rank: its worker */
+	uint32_t *rank_pos;           /* per rank: its index in its worker's
+				       * own_list */
 	/* rte_flow rules steering frames to a rank's IPv4 to its worker's
 	 * RX queue, per port (0: none, frames are handed over) */
 	uint32_t flow_rules[AIFAB_GEN_MAX_PORTS];
@@ -396,6 +429,20 @@ gen_txq_mark(struct gen_wk *wk, uint16_t p)
 
 	if (u != UINT16_MAX)
 		wk->txq_set[u >> 6] |= UINT64_C(1) << (u & 63);
+}
+
+/* Something happened to rank @p r (a frame for it or one of its QPs):
+ * on the virtual clock, its worker's next poll visits it (@p wk is its
+ * worker: a rank's frames are read there). */
+static inline void
+gen_rank_mark(struct gen_wk *wk, uint32_t r)
+{
+	uint32_t i;
+
+	if (!wk->rs.on)
+		return;
+	i = wk->g->rank_pos[r];
+	wk->rs.due[i >> 6] |= UINT64_C(1) << (i & 63);
 }
 
 /* The conn of QP number @p gi (NULL: not kept here): conns is sorted by
@@ -511,6 +558,15 @@ void gen_tx_drain(struct gen_wk *wk);
 /* generator_vclock.c: the ops table's next_event ([general] clock =
  * virtual) */
 uint64_t gen_next_event(const void *st, unsigned int w, uint64_t now);
+/* On the virtual clock, closed loop: the poll of the worker's ranks that
+ * may act (in the order of the loop over all of them); packets sent. */
+unsigned int gen_vclock_ranks_poll(struct gen_wk *wk, uint64_t now);
+/* A PFC frame changed port @p p's pause: the ranks of the port (every
+ * worker's) are visited at the next poll. */
+void gen_vclock_pause_changed(struct gen *g, uint16_t p);
+/* The rank sets' memory (build, fini). */
+int gen_vclock_build(struct gen *g, char *err, size_t errlen);
+void gen_vclock_free(struct gen *g);
 
 /* generator_cl.c: closed loop. A data packet @p d to @p cn's receiver
  * (port @p gp): PSN tracking, the responder's decision in @p act and the

@@ -321,6 +321,8 @@ rx_one(struct gen_wk *wk, uint16_t p, struct rte_mbuf *m, uint64_t now)
 		rte_spinlock_lock(&g->pfc_lock[p]);
 		aifab_pfc_rx_frame(&g->pfc[p], pi.pfc_enable, pi.pfc_time, now);
 		rte_spinlock_unlock(&g->pfc_lock[p]);
+		if (wk->rs.on)
+			gen_vclock_pause_changed(g, p);
 		return false;
 	}
 	if (pi.flags & AIFAB_PKT_F_PAUSE) {

@@ -513,6 +513,7 @@ setup_rank(struct gen *g, uint32_t r, uint32_t ranks_on_port)
 	if (rk->rate_fp == 0)
 		rk->rate_fp = 1;
 	rk->max_idle = ((uint64_t)INT64_MAX >> 2) / rk->rate_fp;
+	rk->rate_rcp = rte_reciprocal_value_u64(rk->rate_fp);
 }
 
 /* Each worker's pools (`mbufs` frames each): no mempool shared by
@@ -615,7 +616,7 @@ build_workers(struct gen *g, unsigned int n, char *err, size_t errlen)
 
 		wk->own_list[wk->n_own++] = g->own_list[i];
 	}
-	return 0;
+	return gen_vclock_build(g, err, errlen);
 }
 
 /* PFC honouring and the fault stage per port; departure stamps. */
@@ -954,6 +955,7 @@ gen_fini(void *st)
 	for (w = 0; g->wk != NULL && w < g->n_wk; w++)
 		wk_free_held(&g->wk[w]);
 	gen_cl_free(g);
+	gen_vclock_free(g);
 	aifab_stats_free(g->stats);
 	for (r = 0; g->ranks != NULL && r < g->p.n_ranks; r++) {
 		rte_free(g->ranks[r].entry_conn);

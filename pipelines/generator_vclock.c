@@ -6,6 +6,9 @@
  * poll is the usual one, run at that instant with `now` in nanoseconds
  * (env tsc_hz = 10^9, so pacing, gaps, RTO and DCQCN timers read it).
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include <rte_ring.h>
 
 #include "generator_priv.h"
@@ -116,6 +119,377 @@ gen_vclock_cl_rank(const struct gen *g, struct gen_rank *rk, uint64_t now,
 	return t;
 }
 
+/* ---- the ranks that may act (closed loop) -------------------------------- */
+
+/*
+ * gen_poll() polls every rank in turn; most of those polls change
+ * nothing. On this clock a worker visits only the ranks whose poll may
+ * change something, in the same order, so its results are those of
+ * visiting all of them. A closed-loop rank's poll (generator_tx.c) at
+ * an instant T changes nothing but its token bucket's refill, which a
+ * later poll's refill gives the same (over two intervals or one:
+ * additive while out of tokens, capped at the depth once not
+ * backlogged), when all of these hold:
+ *
+ *  - nothing reached it since its last poll: a frame for it or one of
+ *    its QPs (an arrival may release a step, an ACK or NAK moves a
+ *    requester, a CNP its rate) marks it (gen_rank_mark(), in the same
+ *    poll, before the ranks);
+ *  - waiting (RANK_WAIT): T < next_start, and not backlogged (a poll
+ *    would clear it, and the next refill then caps at the depth);
+ *  - sending (RANK_SEND): post_more false, T < timer_next; out of
+ *    tokens, backlogged and T before its tokens are positive again
+ *    (rank_ta(): a poll then only refills, still out of them); with
+ *    tokens, not backlogged and its round-robin pointer one pick()
+ *    finding nothing leaves as it is (rr in 1..n_act); and T before
+ *    its send key R (its tokens and the least DCQCN pace of the QPs
+ *    with a packet: nothing can leave before it), or R passed but
+ *    received PFC pausing its port's data priority until after T (the
+ *    poll stops at port_room(); a PFC frame received on the port marks
+ *    the port's ranks, gen_vclock_pause_changed());
+ *  - done (RANK_DONE): always (its bucket is never read again).
+ *
+ * (port_room() may flush the rank's port when its data queue is full:
+ * at the same instant the next writer of that port, or the flush at
+ * the end of the poll, sends the same frames in the same order.)
+ *
+ * After each visit rank_settle() gives the first instant that is not
+ * so (its wake; "now": the next poll, even at the same instant) and
+ * next_event()'s keys: with x = now + the step, the answer for a
+ * sending rank, min(g(max(x, TA)), the retransmit deadline) with g(y)
+ * = (C > y ? F1 : y) (C, F1: the least ceil and floor + 1 of the paces,
+ * gen_vclock_cl_rank()), is x when x >= R = max(TA, C), else V = (TA >=
+ * C ? TA : F1), which does not depend on x. TA does not move while a
+ * rank is not polled (a refill keeps last_tsc + debt / rate), so the
+ * keys stay right for the ranks not visited: over the ranks the answer
+ * is x if the least R <= x, else the least V; the deadlines and the
+ * waiting ranks' starts are a third key A, taken as max(A, now + 1).
+ */
+
+/* When rank @p rk (sending) has positive tokens again: TA = last_tsc +
+ * debt / rate + 1 (as tokens_at()); 0 when it has tokens or is not
+ * paced. */
+static inline uint64_t
+rank_ta(const struct gen_rank *rk)
+{
+	if (rk->rate_fp == 0 || rk->tokens > 0)
+		return 0;
+	/* (the division by a multiply: DPDK's exact reciprocal) */
+	return rk->last_tsc + rte_reciprocal_divide_u64(
+		(uint64_t)(-rk->tokens), &rk->rate_rcp) + 1;
+}
+
+/* next_event()'s keys of rank @p rk (the comment above). */
+static inline void
+rank_keys(const struct gen *g, bool dcqcn, struct gen_rank *rk, uint64_t ta,
+	  uint64_t k[GEN_K_N])
+{
+	uint64_t c;
+
+	k[GEN_K_R] = k[GEN_K_V] = k[GEN_K_A] = UINT64_MAX;
+	if (rk->state == RANK_WAIT) {
+		k[GEN_K_A] = rk->next_start;
+		return;
+	}
+	if (rk->state != RANK_SEND)
+		return;
+	if (!rk->vc_ok)
+		cl_rank_summary(g, rk);
+	k[GEN_K_A] = rk->vc_dl;
+	if (!rk->vc_send)
+		return;
+	c = dcqcn ? rk->vc_ceil : 0;
+	k[GEN_K_R] = RTE_MAX(ta, c);
+	k[GEN_K_V] = ta >= c ? ta : rk->vc_floor1;
+}
+
+/* The first instant from which rank @p rk's poll may change something
+ * (<= @p now: at the next poll); @p kr its send key. */
+static uint64_t
+rank_wake(const struct gen *g, const struct gen_rank *rk, uint64_t ta,
+	  uint64_t kr, uint64_t now)
+{
+	uint64_t w, until;
+
+	if (rk->state == RANK_DONE)
+		return UINT64_MAX;
+	if (rk->state == RANK_WAIT)
+		return rk->backlogged ? now : rk->next_start;
+	if (rk->post_more)
+		return now;
+	w = rk->timer_next;
+	if (ta != 0)
+		w = RTE_MIN(w, rk->backlogged ? ta : now);
+	else if (rk->backlogged ||
+		 (rk->n_act > 0 && (rk->rr == 0 || rk->rr > rk->n_act)))
+		return now;
+	/* A frame that may leave waits for the end of its port's pause:
+	 * until then the poll stops at port_room() (a PFC frame received
+	 * on the port marks the rank, gen_vclock_pause_changed()). */
+	if (kr <= now) {
+		until = __atomic_load_n(&g->pfc[rk->port].until[g->p.data_prio],
+					__ATOMIC_RELAXED);
+		if (now < until)
+			kr = until;
+	}
+	return RTE_MIN(w, kr);
+}
+
+static inline void
+key_put(struct gen_rs *rs, unsigned int n, uint32_t i, uint64_t v)
+{
+	uint64_t old = rs->key[n][i], *wm = &rs->key_w[n][i >> 6];
+
+	if (v == old)
+		return;
+	rs->key[n][i] = v;
+	if (v < *wm)
+		*wm = v;
+	else if (old == *wm) /* the word's least may have gone up */
+		rs->dirty[i >> 12] |= UINT64_C(1) << ((i >> 6) & 63);
+}
+
+/* After the poll of own rank @p i: its keys, its wake. */
+static void
+rank_settle(struct gen_wk *wk, uint32_t i, uint64_t now)
+{
+	struct gen_rs *rs = &wk->rs;
+	struct gen_rank *rk = &wk->g->ranks[wk->own_list[i]];
+	uint64_t ta = rk->state == RANK_SEND ? rank_ta(rk) : 0;
+	uint64_t k[GEN_K_N], w, bit = UINT64_C(1) << (i & 63);
+	unsigned int n;
+
+	rank_keys(wk->g, rs->dcqcn, rk, ta, k);
+	for (n = 0; n < GEN_K_N; n++)
+		key_put(rs, n, i, k[n]);
+	w = rank_wake(wk->g, rk, ta, k[GEN_K_R], now);
+	if (w <= now) {
+		rs->due[i >> 6] |= bit;
+		rs->wake[i] = UINT64_MAX;
+	} else {
+		rs->due[i >> 6] &= ~bit;
+		rs->wake[i] = w;
+		rs->wake_w[i >> 6] = RTE_MIN(rs->wake_w[i >> 6], w);
+	}
+}
+
+/* Ranks of word @p j (the last word: those that exist, of @p n). */
+static inline uint32_t
+word_ranks(uint32_t j, uint32_t n)
+{
+	return n - j * 64 < 64 ? n - j * 64 : 64;
+}
+
+/* The ranks of word @p j whose wake came by @p now are due. */
+static void
+wake_due(struct gen_rs *rs, uint32_t j, uint32_t n, uint64_t now)
+{
+	uint32_t i, nr = word_ranks(j, n);
+	uint64_t lo = UINT64_MAX, d = 0;
+
+	for (i = 0; i < nr; i++) {
+		uint64_t w = rs->wake[j * 64 + i];
+
+		if (w <= now) {
+			d |= UINT64_C(1) << i;
+			rs->wake[j * 64 + i] = UINT64_MAX;
+		} else if (w < lo) {
+			lo = w;
+		}
+	}
+	rs->due[j] |= d;
+	rs->wake_w[j] = lo;
+}
+
+unsigned int
+gen_vclock_ranks_poll(struct gen_wk *wk, uint64_t now)
+{
+	struct gen_rs *rs = &wk->rs;
+	uint32_t s = wk->rr_rank, j0 = s >> 6, j, k, i;
+	uint64_t below = (UINT64_C(1) << (s & 63)) - 1, m;
+	unsigned int sent = 0;
+
+	for (j = 0; j < rs->nw; j++)
+		if (rs->wake_w[j] <= now)
+			wake_due(rs, j, wk->n_own, now);
+	/* own_list[s], ..., the last, the first, ..., own_list[s - 1]: the
+	 * order of gen_poll()'s loop over every rank. A visit changes its
+	 * own rank's bit only. */
+	for (k = 0; k <= rs->nw; k++) {
+		j = j0 + k < rs->nw ? j0 + k : j0 + k - rs->nw;
+		m = rs->due[j];
+		if (k == 0)
+			m &= ~below;
+		else if (k == rs->nw)
+			m &= below;
+		for (; m != 0; m &= m - 1) {
+			i = j * 64 + (uint32_t)__builtin_ctzll(m);
+			sent += gen_tx_cl_rank_poll(wk, wk->own_list[i], now);
+			rank_settle(wk, i, now);
+		}
+	}
+	return sent;
+}
+
+/* The clock asks: from now on the worker's polls visit the ranks that
+ * may act. Every rank is due (its keys are made at its first visit). */
+static void
+rs_start(struct gen_wk *wk)
+{
+	struct gen_rs *rs = &wk->rs;
+	struct gen *g = wk->g;
+	uint32_t i, u, nu = g->n_used_ports;
+
+	for (i = 0; i < wk->n_own; i++)
+		rs->due[i >> 6] |= UINT64_C(1) << (i & 63);
+	/* its ranks by port (a counting sort; the ranks' ports are set) */
+	rs->pr_all = !g->port_sets;
+	for (i = 0; i < wk->n_own && !rs->pr_all; i++) {
+		u = g->port_u[g->ranks[wk->own_list[i]].port];
+		if (u == UINT16_MAX)
+			rs->pr_all = true;
+		else
+			rs->pr_start[u + 1]++;
+	}
+	for (u = 0; u < nu && !rs->pr_all; u++)
+		rs->pr_start[u + 1] += rs->pr_start[u];
+	for (i = 0; i < wk->n_own && !rs->pr_all; i++) {
+		u = g->port_u[g->ranks[wk->own_list[i]].port];
+		rs->pr_list[rs->pr_start[u]++] = i;
+	}
+	for (u = nu; u > 0 && !rs->pr_all; u--)   /* back to the starts */
+		rs->pr_start[u] = rs->pr_start[u - 1];
+	if (!rs->pr_all)
+		rs->pr_start[0] = 0;
+	rs->on = true;
+}
+
+void
+gen_vclock_pause_changed(struct gen *g, uint16_t p)
+{
+	uint16_t u = g->port_u[p];
+	unsigned int w;
+	uint32_t k, i;
+
+	for (w = 0; w < g->n_wk; w++) {
+		struct gen_rs *rs = &g->wk[w].rs;
+
+		if (!rs->on)
+			continue;
+		if (rs->pr_all || u == UINT16_MAX) {
+			for (i = 0; i < g->wk[w].n_own; i++)
+				rs->due[i >> 6] |= UINT64_C(1) << (i & 63);
+			continue;
+		}
+		for (k = rs->pr_start[u]; k < rs->pr_start[u + 1]; k++) {
+			i = rs->pr_list[k];
+			rs->due[i >> 6] |= UINT64_C(1) << (i & 63);
+		}
+	}
+}
+
+/* Closed loop on the rank sets: the loop over the ranks below, from
+ * the keys. */
+static uint64_t
+rs_next_event(const struct gen *g, const struct gen_wk *wk,
+	      struct gen_rs *rs, uint64_t now)
+{
+	uint64_t mn[GEN_K_N] = { UINT64_MAX, UINT64_MAX, UINT64_MAX }, x, t;
+	uint32_t d, j, i, nr;
+	unsigned int n;
+
+	for (d = 0; d < (rs->nw + 63) / 64; d++)
+		for (; rs->dirty[d] != 0; rs->dirty[d] &= rs->dirty[d] - 1) {
+			j = d * 64 + (uint32_t)__builtin_ctzll(rs->dirty[d]);
+			nr = word_ranks(j, wk->n_own);
+			for (n = 0; n < GEN_K_N; n++) {
+				const uint64_t *key = &rs->key[n][j * 64];
+				uint64_t lo = UINT64_MAX;
+
+				for (i = 0; i < nr; i++)
+					lo = RTE_MIN(lo, key[i]);
+				rs->key_w[n][j] = lo;
+			}
+		}
+	for (j = 0; j < rs->nw; j++)
+		for (n = 0; n < GEN_K_N; n++)
+			mn[n] = RTE_MIN(mn[n], rs->key_w[n][j]);
+	t = UINT64_MAX;
+	if (mn[GEN_K_R] != UINT64_MAX) {
+		x = now + gen_vclock_step(g);
+		t = mn[GEN_K_R] <= x ? x : mn[GEN_K_V];
+	}
+	if (mn[GEN_K_A] != UINT64_MAX)
+		t = RTE_MIN(t, RTE_MAX(mn[GEN_K_A], now + 1));
+	return t;
+}
+
+int
+gen_vclock_build(struct gen *g, char *err, size_t errlen)
+{
+	unsigned int w, n;
+	uint32_t i;
+
+	if (!g->p.closed_loop)
+		return 0;
+	g->rank_pos = calloc(RTE_MAX(g->p.n_ranks, 1u), sizeof(uint32_t));
+	if (g->rank_pos == NULL)
+		BAD("out of memory");
+	for (w = 0; w < g->n_wk; w++) {
+		struct gen_wk *wk = &g->wk[w];
+		struct gen_rs *rs = &wk->rs;
+		uint32_t nw = RTE_MAX((wk->n_own + 63) / 64, 1u);
+
+		for (i = 0; i < wk->n_own; i++)
+			g->rank_pos[wk->own_list[i]] = i;
+		rs->nw = nw;
+		rs->dcqcn = g->p.dcqcn;
+		rs->due = calloc(nw, sizeof(uint64_t));
+		rs->wake = malloc(sizeof(uint64_t) * nw * 64);
+		rs->wake_w = malloc(sizeof(uint64_t) * nw);
+		rs->dirty = calloc((nw + 63) / 64, sizeof(uint64_t));
+		rs->pr_start = calloc(g->n_used_ports + 1u, sizeof(uint32_t));
+		rs->pr_list = calloc(RTE_MAX(wk->n_own, 1u), sizeof(uint32_t));
+		if (rs->due == NULL || rs->wake == NULL ||
+		    rs->wake_w == NULL || rs->dirty == NULL ||
+		    rs->pr_start == NULL || rs->pr_list == NULL)
+			BAD("out of memory");
+		memset(rs->wake, 0xff, sizeof(uint64_t) * nw * 64);
+		memset(rs->wake_w, 0xff, sizeof(uint64_t) * nw);
+		for (n = 0; n < GEN_K_N; n++) {
+			rs->key[n] = malloc(sizeof(uint64_t) * nw * 64);
+			rs->key_w[n] = malloc(sizeof(uint64_t) * nw);
+			if (rs->key[n] == NULL || rs->key_w[n] == NULL)
+				BAD("out of memory");
+			memset(rs->key[n], 0xff, sizeof(uint64_t) * nw * 64);
+			memset(rs->key_w[n], 0xff, sizeof(uint64_t) * nw);
+		}
+	}
+	return 0;
+}
+
+void
+gen_vclock_free(struct gen *g)
+{
+	unsigned int w, n;
+
+	for (w = 0; g->wk != NULL && w < g->n_wk; w++) {
+		struct gen_rs *rs = &g->wk[w].rs;
+
+		free(rs->due);
+		free(rs->wake);
+		free(rs->wake_w);
+		free(rs->dirty);
+		free(rs->pr_start);
+		free(rs->pr_list);
+		for (n = 0; n < GEN_K_N; n++) {
+			free(rs->key[n]);
+			free(rs->key_w[n]);
+		}
+	}
+	free(g->rank_pos);
+}
+
 uint64_t
 gen_next_event(const void *st, unsigned int w, uint64_t now)
 {
@@ -125,6 +499,8 @@ gen_next_event(const void *st, unsigned int w, uint64_t now)
 	uint32_t i;
 	uint16_t u;
 
+	if (!wk->rs.on && wk->rs.due != NULL)
+		rs_start((struct gen_wk *)(uintptr_t)wk);
 	if (!__atomic_load_n(&g->started, __ATOMIC_ACQUIRE))
 		return now;
 	/* Frames another worker handed over: read them in this instant
@@ -152,6 +528,9 @@ gen_next_event(const void *st, unsigned int w, uint64_t now)
 			    wk->port[g->used_ports[u]].n_cnp != 0)
 				return now + gen_vclock_step(g);
 	}
+	if (wk->rs.on)
+		return rs_next_event(g, wk,
+				     &((struct gen_wk *)(uintptr_t)wk)->rs, now);
 	for (i = 0; i < wk->n_own; i++) {
 		/* (the clock's one thread rebuilds a rank's summary here) */
 		struct gen_rank *rk = &g->ranks[wk->own_list[i]];

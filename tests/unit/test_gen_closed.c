@@ -33,6 +33,11 @@
  * The same checks run again with the ranks sharded over 2 and 3 generator
  * workers ([generator] lcores), each with its own TX queue of the port,
  * polled in order each step: a PFC pause silences every worker's frames.
+ * And again with next_event() asked before each poll, as the
+ * whole-process virtual clock does: that switches on the generator's
+ * rank sets (a poll visits only the ranks whose poll may change
+ * something, generator_vclock.c); every frame, and the poll that sent
+ * it, must be those of the run that visits every rank.
  * The ICRC checker is a bitwise CRC-32 over the masked bytes, itself
  * checked on PROTOCOLS.md's test vector.
  */
@@ -226,6 +231,10 @@ static struct {
 	/* generator workers of the test running (ranks round robin): each
 	 * its own TX queue of the port; polled in order every step */
 	unsigned int workers;
+	/* next_event() before each poll (the virtual clock's rank sets) */
+	bool vclock;
+	/* harness_end() hands its records here instead of freeing them */
+	struct harness *keep;
 } env = { .workers = 1 };
 
 static void
@@ -329,8 +338,11 @@ step(struct harness *h)
 	uint8_t flat[FRAME_MAX];
 	unsigned int n, i;
 
-	for (i = 0; i < env.workers; i++)
+	for (i = 0; i < env.workers; i++) {
+		if (env.vclock)
+			(void)aifab_generator_ops.next_event(h->g, i, h->now);
 		aifab_generator_ops.poll(h->g, i, h->now);
+	}
 	if (h->n_held > 0 && h->now + TICK >= h->release_at) {
 		for (i = 0; i < h->n_held; i++)
 			to_rx(h->held[i]);
@@ -414,6 +426,16 @@ harness_end(struct harness *h)
 	while (rte_ring_dequeue(env.rx, (void **)&m) == 0)
 		rte_pktmbuf_free(m);
 	aifab_generator_ops.fini(h->g);
+	if (env.keep != NULL && h->n_rec > 0) { /* appended: a test may
+						 * run several harnesses */
+		struct harness *k = env.keep;
+
+		k->rec = realloc(k->rec, sizeof(*k->rec) * (k->n_rec +
+							   h->n_rec));
+		MUST(k->rec);
+		memcpy(k->rec + k->n_rec, h->rec, sizeof(*h->rec) * h->n_rec);
+		k->n_rec += h->n_rec;
+	}
 	free(h->rec);
 	h->rec = NULL;
 }
@@ -1182,6 +1204,55 @@ ON_WORKERS(test_pfc_pause_w2, test_pfc_pause, 2)
 ON_WORKERS(test_pfc_pause_w3, test_pfc_pause, 3)
 ON_WORKERS(test_open_loop_option_w2, test_open_loop_option, 2)
 
+/* ---- the virtual clock's rank sets ----------------------------------------- */
+
+/*
+ * Test @p fn (its own checks) visiting every rank at every poll, then
+ * with next_event() asked before each poll (the generator's rank sets
+ * on): the same frames, field by field, sent at the same polls.
+ */
+static void
+same_with_rank_sets(void (*fn)(void **), void **state)
+{
+	struct harness *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+
+	MUST(a);
+	MUST(b);
+	env.keep = a;
+	fn(state);
+	env.vclock = true;
+	env.keep = b;
+	fn(state);
+	env.vclock = false;
+	env.keep = NULL;
+	assert_true(a->n_rec > 0);
+	assert_int_equal(a->n_rec, b->n_rec);
+	assert_memory_equal(a->rec, b->rec, sizeof(*a->rec) * a->n_rec);
+	free(a->rec);
+	free(b->rec);
+	free(a);
+	free(b);
+}
+
+#define WITH_RANK_SETS(name, fn, n) \
+static void \
+name(void **state) \
+{ \
+	env.workers = (n); \
+	same_with_rank_sets(fn, state); \
+	env.workers = 1; \
+}
+
+WITH_RANK_SETS(test_dependency_rs, test_dependency, 1)
+WITH_RANK_SETS(test_go_back_n_rs, test_go_back_n, 1)
+WITH_RANK_SETS(test_timeout_rs, test_timeout, 1)
+WITH_RANK_SETS(test_ce_cnp_rs, test_ce_cnp, 1)
+WITH_RANK_SETS(test_slowest_qps_rs, test_slowest_qps, 1)
+WITH_RANK_SETS(test_pfc_pause_rs, test_pfc_pause, 1)
+WITH_RANK_SETS(test_time_reacts_rs, test_time_reacts, 1)
+WITH_RANK_SETS(test_dependency_rs_w3, test_dependency, 3)
+WITH_RANK_SETS(test_pfc_pause_rs_w2, test_pfc_pause, 2)
+
 int
 main(void)
 {
@@ -1209,6 +1280,15 @@ main(void)
 		cmocka_unit_test(test_pfc_pause_w2),
 		cmocka_unit_test(test_pfc_pause_w3),
 		cmocka_unit_test(test_open_loop_option_w2),
+		cmocka_unit_test(test_dependency_rs),
+		cmocka_unit_test(test_go_back_n_rs),
+		cmocka_unit_test(test_timeout_rs),
+		cmocka_unit_test(test_ce_cnp_rs),
+		cmocka_unit_test(test_slowest_qps_rs),
+		cmocka_unit_test(test_pfc_pause_rs),
+		cmocka_unit_test(test_time_reacts_rs),
+		cmocka_unit_test(test_dependency_rs_w3),
+		cmocka_unit_test(test_pfc_pause_rs_w2),
 	};
 	int fails = 0;
 
