@@ -1184,14 +1184,23 @@ test_open_loop_option(void **state)
  * with 2 workers ranks 0 and 2 send on TX queue 0 and ranks 1 and 3 on
  * queue 1, yet a PFC pause of the port silences both.
  */
-#define ON_WORKERS(name, fn, n) \
+static void
+run_plain(void (*fn)(void **), void **state)
+{
+	fn(state);
+}
+
+/* Test @p name: @p run (run_plain(), same_with_rank_sets()) of test
+ * @p fn with @p n generator workers. */
+#define ON_WORKERS_BY(name, run, fn, n) \
 static void \
 name(void **state) \
 { \
 	env.workers = (n); \
-	fn(state); \
+	run(fn, state); \
 	env.workers = 1; \
 }
+#define ON_WORKERS(name, fn, n) ON_WORKERS_BY(name, run_plain, fn, n)
 
 ON_WORKERS(test_dependency_w2, test_dependency, 2)
 ON_WORKERS(test_dependency_w3, test_dependency, 3)
@@ -1235,13 +1244,7 @@ same_with_rank_sets(void (*fn)(void **), void **state)
 }
 
 #define WITH_RANK_SETS(name, fn, n) \
-static void \
-name(void **state) \
-{ \
-	env.workers = (n); \
-	same_with_rank_sets(fn, state); \
-	env.workers = 1; \
-}
+	ON_WORKERS_BY(name, same_with_rank_sets, fn, n)
 
 WITH_RANK_SETS(test_dependency_rs, test_dependency, 1)
 WITH_RANK_SETS(test_go_back_n_rs, test_go_back_n, 1)
