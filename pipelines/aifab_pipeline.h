@@ -309,9 +309,11 @@ struct aifab_pipeline_ops {
 	 * pacing holds, a timer), or UINT64_MAX when only a frame can wake
 	 * it. The app polls it at that time (poll() runs it until then) and
 	 * whenever a frame reaches one of its ports. NULL: polled every
-	 * model step the app chooses.
+	 * model step the app chooses. Called from the clock's one thread,
+	 * between polls: it may update what the worker keeps to answer it
+	 * (the generator's per-rank summaries and rank sets).
 	 */
-	uint64_t (*next_event)(const void *st, unsigned int w, uint64_t now);
+	uint64_t (*next_event)(void *st, unsigned int w, uint64_t now);
 };
 
 extern const struct aifab_pipeline_ops aifab_switch_ops;

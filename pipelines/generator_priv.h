@@ -557,7 +557,7 @@ void gen_tx_drain(struct gen_wk *wk);
 
 /* generator_vclock.c: the ops table's next_event ([general] clock =
  * virtual) */
-uint64_t gen_next_event(const void *st, unsigned int w, uint64_t now);
+uint64_t gen_next_event(void *st, unsigned int w, uint64_t now);
 /* On the virtual clock, closed loop: the poll of the worker's ranks that
  * may act (in the order of the loop over all of them); packets sent. */
 unsigned int gen_vclock_ranks_poll(struct gen_wk *wk, uint64_t now);

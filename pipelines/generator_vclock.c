@@ -19,7 +19,7 @@
  * set up before the run starts and never change: computed once (a pass
  * over every rank), on the first call after the start. */
 static uint64_t
-gen_vclock_step(const struct gen *g)
+gen_vclock_step(struct gen *g)
 {
 	uint64_t bits_k = ((uint64_t)g->p.ib_mtu + GEN_WIRE_EXTRA + 64) * 8000;
 	uint64_t step;
@@ -35,7 +35,7 @@ gen_vclock_step(const struct gen *g)
 	else
 		step = RTE_MAX((uint64_t)((double)bits_k / mbps), (uint64_t)1);
 	/* a cache of a constant: the clock's one thread writes it */
-	((struct gen *)(uintptr_t)g)->vc_step = step;
+	g->vc_step = step;
 	return step;
 }
 
@@ -391,9 +391,9 @@ gen_vclock_pause_changed(struct gen *g, uint16_t p)
 /* Closed loop on the rank sets: the loop over the ranks below, from
  * the keys. */
 static uint64_t
-rs_next_event(const struct gen *g, const struct gen_wk *wk,
-	      struct gen_rs *rs, uint64_t now)
+rs_next_event(struct gen *g, struct gen_wk *wk, uint64_t now)
 {
+	struct gen_rs *rs = &wk->rs;
 	uint64_t mn[GEN_K_N] = { UINT64_MAX, UINT64_MAX, UINT64_MAX }, x, t;
 	uint32_t d, j, i, nr;
 	unsigned int n;
@@ -491,16 +491,16 @@ gen_vclock_free(struct gen *g)
 }
 
 uint64_t
-gen_next_event(const void *st, unsigned int w, uint64_t now)
+gen_next_event(void *st, unsigned int w, uint64_t now)
 {
-	struct gen *g = (struct gen *)(uintptr_t)st;
-	const struct gen_wk *wk = &g->wk[w];
+	struct gen *g = st;
+	struct gen_wk *wk = &g->wk[w];
 	uint64_t next = UINT64_MAX, step = 0;
 	uint32_t i;
 	uint16_t u;
 
 	if (!wk->rs.on && wk->rs.due != NULL)
-		rs_start((struct gen_wk *)(uintptr_t)wk);
+		rs_start(wk);
 	if (!__atomic_load_n(&g->started, __ATOMIC_ACQUIRE))
 		return now;
 	/* Frames another worker handed over: read them in this instant
@@ -529,8 +529,7 @@ gen_next_event(const void *st, unsigned int w, uint64_t now)
 				return now + gen_vclock_step(g);
 	}
 	if (wk->rs.on)
-		return rs_next_event(g, wk,
-				     &((struct gen_wk *)(uintptr_t)wk)->rs, now);
+		return rs_next_event(g, wk, now);
 	for (i = 0; i < wk->n_own; i++) {
 		/* (the clock's one thread rebuilds a rank's summary here) */
 		struct gen_rank *rk = &g->ranks[wk->own_list[i]];

@@ -329,7 +329,7 @@ sw_egress_next(const struct sw *sw, const struct sw_worker *wk, uint64_t now)
 }
 
 uint64_t
-sw_next_event(const void *st, unsigned int w, uint64_t now)
+sw_next_event(void *st, unsigned int w, uint64_t now)
 {
 	const struct sw *sw = st;
 	const struct sw_worker *wk = &sw->w[w];
