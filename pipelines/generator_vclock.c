@@ -424,6 +424,17 @@ rs_next_event(struct gen *g, struct gen_wk *wk, uint64_t now)
 	return t;
 }
 
+/* @p n instants, all "never" (UINT64_MAX); NULL: out of memory. */
+static uint64_t *
+never_array(size_t n)
+{
+	uint64_t *a = malloc(sizeof(*a) * n);
+
+	if (a != NULL)
+		memset(a, 0xff, sizeof(*a) * n);
+	return a;
+}
+
 int
 gen_vclock_build(struct gen *g, char *err, size_t errlen)
 {
@@ -445,8 +456,8 @@ gen_vclock_build(struct gen *g, char *err, size_t errlen)
 		rs->nw = nw;
 		rs->dcqcn = g->p.dcqcn;
 		rs->due = calloc(nw, sizeof(uint64_t));
-		rs->wake = malloc(sizeof(uint64_t) * nw * 64);
-		rs->wake_w = malloc(sizeof(uint64_t) * nw);
+		rs->wake = never_array((size_t)nw * 64);
+		rs->wake_w = never_array(nw);
 		rs->dirty = calloc((nw + 63) / 64, sizeof(uint64_t));
 		rs->pr_start = calloc(g->n_used_ports + 1u, sizeof(uint32_t));
 		rs->pr_list = calloc(RTE_MAX(wk->n_own, 1u), sizeof(uint32_t));
@@ -454,15 +465,11 @@ gen_vclock_build(struct gen *g, char *err, size_t errlen)
 		    rs->wake_w == NULL || rs->dirty == NULL ||
 		    rs->pr_start == NULL || rs->pr_list == NULL)
 			BAD("out of memory");
-		memset(rs->wake, 0xff, sizeof(uint64_t) * nw * 64);
-		memset(rs->wake_w, 0xff, sizeof(uint64_t) * nw);
 		for (n = 0; n < GEN_K_N; n++) {
-			rs->key[n] = malloc(sizeof(uint64_t) * nw * 64);
-			rs->key_w[n] = malloc(sizeof(uint64_t) * nw);
+			rs->key[n] = never_array((size_t)nw * 64);
+			rs->key_w[n] = never_array(nw);
 			if (rs->key[n] == NULL || rs->key_w[n] == NULL)
 				BAD("out of memory");
-			memset(rs->key[n], 0xff, sizeof(uint64_t) * nw * 64);
-			memset(rs->key_w[n], 0xff, sizeof(uint64_t) * nw);
 		}
 	}
 	return 0;
