@@ -244,48 +244,31 @@ uint8_t aifab_ipv4_dec_ttl(struct rte_ipv4_hdr *ip);
 
 /**
  * aifab_ipv4_dec_ttl() inline, for a datapath that rewrites per packet:
- * the same RFC 1624 update of the word holding the TTL (loaded as it sits
- * in memory), the same result bits. Little-endian: TTL, protocol and
- * checksum (bytes 8-11) in one load and one store.
+ * the same RFC 1624 update of the word holding the TTL, the same result
+ * bits. TTL, protocol and checksum (bytes 8-11) in one load and one
+ * store, read in little-endian order (a no-op on x86 and arm64).
  */
 static inline void
 aifab_ipv4_dec_ttl_inline(struct rte_ipv4_hdr *ip)
 {
 	uint8_t *h = (uint8_t *)ip;
-#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
 	uint32_t w, c;
 
 	memcpy(&w, h + 8, sizeof(w));
+	w = rte_le_to_cpu_32(w);
 	if ((w & 0xff) == 0)
 		return;
-	/* The TTL is the low byte of the word as it sits in memory: it is
-	 * not 0, so the decrement borrows nothing from the protocol. RFC
-	 * 1624's ~(~C + ~m + m') with m' = m - 1 (as the word sits) is
-	 * ~(~C + 0xfffe) folded: C + 1 with the end-around carry, i.e.
-	 * C + 1, or + 2 from 0xfffe on (Linux's ip_decrease_ttl(); the same
-	 * result bits for every C, checked exhaustively). */
+	/* The TTL is the low byte of the word so read: it is not 0, so the
+	 * decrement borrows nothing from the protocol. RFC 1624's ~(~C +
+	 * ~m + m') with m' = m - 1 (in that order; a ones' complement sum
+	 * does not depend on it) is ~(~C + 0xfffe) folded: C + 1 with the
+	 * end-around carry, i.e. C + 1, or + 2 from 0xfffe on (Linux's
+	 * ip_decrease_ttl(); the same result bits for every C, checked
+	 * exhaustively). */
 	c = (w >> 16) + 1;
 	c += c >= 0xffff;
-	w = ((w - 1) & 0xffff) | c << 16;
+	w = rte_cpu_to_le_32(((w - 1) & 0xffff) | c << 16);
 	memcpy(h + 8, &w, sizeof(w));
-#else
-	uint16_t old_word, new_word, cksum;
-	uint32_t sum;
-	uint8_t b[2];
-
-	if (ip->time_to_live == 0)
-		return;
-	memcpy(b, h + 8, sizeof(b));
-	memcpy(&old_word, b, sizeof(old_word));
-	b[0] = (uint8_t)(b[0] - 1);
-	memcpy(&new_word, b, sizeof(new_word));
-	cksum = ip->hdr_checksum;
-	sum = (uint32_t)(uint16_t)~cksum + (uint16_t)~old_word + new_word;
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	h[8] = b[0];
-	ip->hdr_checksum = (uint16_t)~sum;
-#endif
 }
 
 /** aifab_ipv4_dec_ttl() on each of @p n headers, in one call. */
@@ -531,29 +514,24 @@ aifab_pkt_parse_udp4_fast(const uint8_t *buf, uint32_t lim, uint32_t pkt_len,
 {
 	const uint8_t *h = buf + 14, *u = buf + 34;
 	uint32_t tl, ulen;
-#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
 	uint64_t w0, w1;
 
 	/* Ethernet + IPv4 + UDP headers in the window; IPv4, IHL 5; not
 	 * fragmented (MF and offset 0); UDP. Bytes 12-19 (EtherType,
 	 * version / IHL, TOS, total length) and 20-27 (flags / fragment
-	 * offset, TTL, protocol) in two loads, tested masked. */
+	 * offset, TTL, protocol) in two loads, byte k of each at bits
+	 * 8k (little-endian order: a no-op here), tested masked. */
 	if (lim < 42)
 		return false;
 	memcpy(&w0, buf + 12, sizeof(w0));
 	memcpy(&w1, buf + 20, sizeof(w1));
+	w0 = rte_le_to_cpu_64(w0);
+	w1 = rte_le_to_cpu_64(w1);
 	if ((w0 & 0xffffff) != 0x450008 ||
 	    (w1 & 0xff00ff3f) != 0x11000000)
 		return false;
-	tl = rte_be_to_cpu_16((uint16_t)(w0 >> 32));
-#else
-	/* Ethernet + IPv4 + UDP headers in the window; IPv4, IHL 5; not
-	 * fragmented (MF and offset 0); UDP */
-	if (lim < 42 || buf[12] != 0x08 || buf[13] != 0x00 || h[0] != 0x45 ||
-	    (h[6] & 0x3f) != 0 || h[7] != 0 || h[9] != 17)
-		return false;
-	tl = (uint32_t)h[2] << 8 | h[3];
-#endif
+	/* the total length, bytes 16-17, big-endian */
+	tl = (uint32_t)((w0 >> 32) & 0xff) << 8 | (uint32_t)((w0 >> 40) & 0xff);
 	ulen = (uint32_t)u[4] << 8 | u[5];
 	if (tl < 20 || tl > pkt_len - 14 || ulen < 8 || ulen > tl - 20)
 		return false;
