@@ -655,8 +655,9 @@ sw_egress_ne(struct sw *sw, struct sw_worker *wk, uint64_t now)
 void
 sw_egress_exact(struct sw *sw, struct sw_worker *wk, uint64_t now)
 {
-	uint64_t used, pfc, pfc2 = 0, m;
 	bool sum = wk->vc_act_ok;
+	/* without the summary, every port's PFC generation, twice */
+	uint64_t used, pfc, pfc2 = sum ? 0 : UINT64_MAX, m;
 	uint16_t p;
 
 	wk->now = now;
@@ -689,8 +690,6 @@ sw_egress_exact(struct sw *sw, struct sw_worker *wk, uint64_t now)
 		if (wk->eg[p].pfc_gen.told != 0)
 			pfc2 |= UINT64_C(1) << p;
 	}
-	if (!sum)
-		pfc2 = UINT64_MAX;
 	used = wk->buf->used;
 	if (sum) {
 		/* the counters sw_stats_sync_ports() mirrors: queues, PFC
