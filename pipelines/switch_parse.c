@@ -115,6 +115,9 @@ sw_ingress(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 		sw_ingress_ref(sw, wk, in_port, pkts, n);
 		return;
 	}
+	/* the common burst: parse, route and enqueue fused (switch_route.c) */
+	if (likely(n != 0) && sw_fused(sw, wk, in_port, pkts, n))
+		return;
 	for (i = 0; i < RTE_MIN(n, (uint16_t)SW_PREFETCH); i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 	/* Parse and admit each frame (drops by parser reason, then by

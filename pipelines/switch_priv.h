@@ -375,6 +375,8 @@ void sw_ingress_ref(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 /* switch_route.c */
 void sw_route(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 	      struct rte_mbuf **pkts, struct sw_admitted *a);
+bool sw_fused(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
+	      struct rte_mbuf **pkts, uint16_t n);
 
 /* switch_tx.c */
 void sw_egress_run(struct sw *sw, struct sw_worker *wk, uint64_t now);

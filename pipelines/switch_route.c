@@ -14,6 +14,7 @@
 
 #include <rte_ether.h>
 #include <rte_ip.h>
+#include <rte_prefetch.h>
 
 #include "switch_enqueue.h"
 #include "switch_priv.h"
@@ -394,6 +395,38 @@ sw_enqueue_all(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 }
 
 /*
+ * The end of routing a burst, @p r resolved and rewritten: the whole
+ * burst at once when sw_enqueue_sure() says so, else frame by frame
+ * through sw_enqueue() in order. @p a: the frames' parse results (their
+ * IP header offsets), or NULL: every frame untagged IPv4 (at 14).
+ */
+static __rte_always_inline void
+sw_route_enqueue(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
+		 struct rte_mbuf **pkts, const struct sw_routed *r,
+		 const struct sw_admitted *a)
+{
+	uint16_t qid[SW_ENQ_QUEUES];
+	unsigned int nq;
+	uint8_t plain;
+	uint16_t k;
+
+	plain = sw_pfc_plain(sw, wk, in_port, r);
+	nq = sw_enqueue_sure(sw, wk, r, plain, qid);
+	if (likely(nq != 0)) {
+		if (nq <= SW_ENQ_QUEUES)
+			sw_enqueue_queues(sw, wk, in_port, pkts, r, qid, nq);
+		else
+			sw_enqueue_all(sw, wk, in_port, pkts, r);
+		wk->buf->used += r->cells; /* nothing above reads it */
+		return;
+	}
+	for (k = 0; k < r->n; k++)
+		sw_enqueue(sw, wk, r->port[k], r->tc[k], pkts[r->pos[k]],
+			   a != NULL ? a->pi[r->pos[k]].l3_off :
+			   RTE_ETHER_HDR_LEN, plain);
+}
+
+/*
  * Route the admitted frames of a burst, stage by stage over all of them:
  * LPM (one bulk lookup per family), resolve (drop, ECMP member, MTU),
  * rewrite, then enqueue in order (IPv4 first, then IPv6).
@@ -405,10 +438,7 @@ sw_route(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 	uint32_t target[SW_CHUNK];
 	uint16_t pos[SW_CHUNK];
 	struct sw_routed r;
-	uint16_t n4 = a->n4, n6 = a->n6, k;
-	uint16_t qid[SW_ENQ_QUEUES];
-	unsigned int nq;
-	uint8_t plain;
+	uint16_t n4 = a->n4, n6 = a->n6;
 
 	if (n4)
 		aifab_fib_lookup4_bulk(sw->fib, a->ip4, target, n4);
@@ -418,17 +448,170 @@ sw_route(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 	memcpy(pos + n4, a->idx6, sizeof(pos[0]) * n6);
 	sw_resolve(sw, wk, in_port, pkts, a, target, pos,
 		   (uint16_t)(n4 + n6), &r);
-	plain = sw_pfc_plain(sw, wk, in_port, &r);
-	nq = sw_enqueue_sure(sw, wk, &r, plain, qid);
-	if (likely(nq != 0)) {
-		if (nq <= SW_ENQ_QUEUES)
-			sw_enqueue_queues(sw, wk, in_port, pkts, &r, qid, nq);
-		else
-			sw_enqueue_all(sw, wk, in_port, pkts, &r);
-		wk->buf->used += r.cells; /* nothing above reads it */
-		return;
+	sw_route_enqueue(sw, wk, in_port, pkts, &r, a);
+}
+
+/* Headers prefetched this many frames ahead (as sw_ingress()). */
+#define SW_FUSED_PREFETCH 8
+
+/*
+ * The common burst in one pass of checks and two of work: every frame
+ * untagged IPv4 UDP (RoCEv2 or not) without options or fragmentation, its
+ * headers in the first segment, aifab_pkt_parse_udp4_fast()'s checks
+ * passed, to this port's MAC with TTL > 1, and the ECMP hash CRC32C.
+ * The first walk checks each frame and keeps what routing reads (the
+ * destination, lengths, TOS, the ECMP hash: a pure function, taken for
+ * every frame) in small arrays, not a struct aifab_pkt_info per frame;
+ * a frame that is anything else ends it with nothing done, and the burst
+ * goes the general way (sw_ingress()). Then the receive counters, one
+ * bulk LPM, and one walk that resolves and rewrites as sw_resolve()'s
+ * second pass (its drops, counters and order), and the enqueue as
+ * sw_route()'s. The same counters, bytes and order as sw_ingress() +
+ * sw_route() on such a burst.
+ * @return false, having changed nothing: not a common burst.
+ */
+bool
+sw_fused(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
+	 struct rte_mbuf **pkts, uint16_t n)
+{
+	uint32_t ip4[SW_CHUNK], target[SW_CHUNK], hash[SW_CHUNK];
+	uint32_t len[SW_CHUNK], ip_len[SW_CHUNK];
+	uint8_t tos[SW_CHUNK];
+	const struct rte_ether_addr *mac = &sw->env.ports[in_port].mac;
+	const struct aifab_ecmp_cfg *ecfg = &sw->ecmp_cfg;
+	const struct aifab_fib_nh *nhs = sw->fib->nh;
+	const bool csum = sw->check_csum;
+	uint32_t mtu_min = UINT32_MAX, n_roce = 0;
+	uint64_t rx_bytes = 0, bytes = 0, cells = 0;
+	uint8_t trust = sw->trust[in_port], tcs = 0;
+	struct sw_routed r;
+	uint16_t i, k = 0, p;
+
+	if (ecfg->fn != AIFAB_ECMP_HASH_CRC32C)
+		return false;
+	for (i = 0; i < RTE_MIN(n, (uint16_t)SW_FUSED_PREFETCH); i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	for (i = 0; i < n; i++) {
+		const struct rte_mbuf *m = pkts[i];
+		const uint8_t *buf = rte_pktmbuf_mtod(m, const uint8_t *);
+		const uint8_t *u = buf + 34;
+		uint32_t pl = m->pkt_len, tl, ulen, dqpn = 0, d;
+		uint64_t w0, w1;
+		uint16_t sport, dport;
+
+		if (i + SW_FUSED_PREFETCH < n)
+			rte_prefetch0(rte_pktmbuf_mtod(
+				pkts[i + SW_FUSED_PREFETCH], void *));
+		/* sw_parse()'s fast case: the header window in the first
+		 * segment, and aifab_pkt_parse_udp4_fast()'s checks with
+		 * lim = that window */
+		if (pl < 42 || rte_pktmbuf_data_len(m) <
+		    RTE_MIN(pl, (uint32_t)AIFAB_PKT_HDR_WINDOW))
+			return false;
+		memcpy(&w0, buf + 12, sizeof(w0));
+		memcpy(&w1, buf + 20, sizeof(w1));
+		w0 = rte_le_to_cpu_64(w0);
+		w1 = rte_le_to_cpu_64(w1);
+		tl = (uint32_t)((w0 >> 32) & 0xff) << 8 |
+			(uint32_t)((w0 >> 40) & 0xff);
+		ulen = (uint32_t)u[4] << 8 | u[5];
+		/* ... and sw_ingress()'s admission: our MAC, TTL > 1 (the
+		 * TTL: byte 22, bits 16-23 of w1) */
+		if ((w0 & 0xffffff) != 0x450008 ||
+		    (w1 & 0xff00ff3f) != 0x11000000 ||
+		    tl < 20 || tl > pl - 14 || ulen < 8 || ulen > tl - 20 ||
+		    ((w1 >> 16) & 0xff) <= 1 ||
+		    !rte_is_same_ether_addr((const struct rte_ether_addr *)buf,
+					    mac) ||
+		    (csum && !aifab_ipv4_cksum20_ok(buf + 14)))
+			return false;
+		sport = (uint16_t)(u[0] << 8 | u[1]);
+		dport = (uint16_t)(u[2] << 8 | u[3]);
+		if (dport == AIFAB_ROCEV2_UDP_PORT) {
+			/* the BTH checks of the fast parse (lim >= 42 + BTH:
+			 * the window is min(pl, 256) and pl >= tl + 14) */
+			if (ulen - 8 < AIFAB_BTH_LEN + AIFAB_ICRC_LEN ||
+			    RTE_MIN(pl, (uint32_t)AIFAB_PKT_HDR_WINDOW) <
+			    42 + AIFAB_BTH_LEN ||
+			    ((buf[43] >> 4) & 0x3) >
+			    ulen - 8 - AIFAB_BTH_LEN - AIFAB_ICRC_LEN)
+				return false;
+			dqpn = aifab_get_u24(buf + 47);
+			n_roce++;
+		}
+		memcpy(&d, buf + 30, sizeof(d));
+		ip4[i] = rte_be_to_cpu_32(d);
+		hash[i] = aifab_ecmp_hash4_crc32c(ecfg, buf + 14, sport, dport,
+						  17, dqpn);
+		tos[i] = buf[15];
+		ip_len[i] = tl;
+		len[i] = pl;
+		rx_bytes += pl;
 	}
-	for (k = 0; k < r.n; k++)
-		sw_enqueue(sw, wk, r.port[k], r.tc[k], pkts[r.pos[k]],
-			   a->pi[r.pos[k]].l3_off, plain);
+	/* sw_ingress()'s counters, then sw_route() */
+	SW_ADD(wk, sw_st_rx_pkts, in_port, n);
+	SW_ADD(wk, sw_st_rx_bytes, in_port, rx_bytes);
+	SW_ADD(wk, sw_st_rx_roce, in_port, n_roce);
+	aifab_fib_lookup4_bulk(sw->fib, ip4, target, n);
+	for (p = 0; p < sw->env.n_ports; p++)
+		mtu_min = RTE_MIN(mtu_min, (uint32_t)sw->env.ports[p].mtu);
+	memset(r.qs, 0, sizeof(r.qs));
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const struct aifab_ecmp_group *g;
+		const struct sw_target *t;
+		uint8_t *buf, tc;
+		unsigned int slot = 0;
+		uint16_t member, port;
+		uint64_t *c;
+		uint32_t q;
+
+		if (unlikely(target[i] >= AIFAB_FIB_UNRESOLVED)) {
+			unsigned int reason = sw_target_drop(target[i]);
+
+			if (reason != 0) {
+				sw_drop(wk, in_port, reason, m);
+				continue;
+			}
+		}
+		t = &sw->tgt[target[i]];
+		g = &wk->groups[t->group];
+		if (g->n_members != 1 &&
+		    unlikely((slot = aifab_ecmp_select(g, hash[i])) ==
+			     AIFAB_ECMP_NONE)) {
+			sw_drop(wk, in_port, SW_DROP(ecmp_no_member), m);
+			continue;
+		}
+		c = &wk->ectr[2 * (t->ctr + slot)];
+		c[0]++;
+		c[1] += len[i];
+		member = aifab_ecmp_member(g, slot);
+		port = nhs[member].port;
+		if (unlikely(ip_len[i] > mtu_min) &&
+		    ip_len[i] > sw->env.ports[port].mtu) {
+			sw_drop(wk, in_port, SW_DROP(mtu_exceeded), m);
+			continue;
+		}
+		tc = aifab_qos_classify(&sw->map, trust, tos[i], false, 0);
+		buf = rte_pktmbuf_mtod(m, uint8_t *);
+		memcpy(buf, sw->nh_l2[member], sizeof(sw->nh_l2[0]));
+		aifab_ipv4_dec_ttl_inline((struct rte_ipv4_hdr *)(buf + 14));
+		m->hash.usr = SW_META(in_port, tc);
+		tcs |= (uint8_t)(1u << tc);
+		q = sw_queue(port, tc);
+		r.qs[q / 64] |= 1ull << (q % 64);
+		r.q[k] = (uint16_t)q;
+		r.tc[k] = tc;
+		r.len[k] = len[i];
+		bytes += len[i];
+		cells += SW_CELLS(len[i]);
+		r.port[k] = port;
+		r.pos[k++] = i;
+	}
+	r.n = k;
+	r.tcs = tcs;
+	r.bytes = bytes;
+	r.cells = cells;
+	sw_route_enqueue(sw, wk, in_port, pkts, &r, NULL);
+	return true;
 }
