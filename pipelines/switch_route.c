@@ -40,9 +40,7 @@ sw_target_drop(uint32_t target)
  */
 struct sw_routed {
 	uint16_t pos[SW_CHUNK];
-	uint16_t port[SW_CHUNK];      /* the next hop's */
-	uint8_t tc[SW_CHUNK];
-	uint16_t q[SW_CHUNK];         /* sw_queue(port, tc) */
+	uint16_t q[SW_CHUNK];         /* sw_queue(the next hop's port, TC) */
 	uint32_t len[SW_CHUNK];       /* pkt_len */
 	uint16_t n;
 	uint8_t tcs;                  /* the TCs of the n, a mask */
@@ -190,11 +188,9 @@ sw_resolve(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 		q = sw_queue(port, tc);
 		r->qs[q / 64] |= 1ull << (q % 64);
 		r->q[k] = (uint16_t)q;
-		r->tc[k] = tc;
 		r->len[k] = pi->pkt_len;
 		bytes += pi->pkt_len;
 		cells += SW_CELLS(pi->pkt_len);
-		r->port[k] = port;
 		r->pos[k++] = pos[i];
 	}
 	r->n = k;
@@ -421,7 +417,8 @@ sw_route_enqueue(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 		return;
 	}
 	for (k = 0; k < r->n; k++)
-		sw_enqueue(sw, wk, r->port[k], r->tc[k], pkts[r->pos[k]],
+		sw_enqueue(sw, wk, (uint16_t)(r->q[k] / AIFAB_QOS_N_TC),
+			   (uint8_t)(r->q[k] % AIFAB_QOS_N_TC), pkts[r->pos[k]],
 			   a != NULL ? a->pi[r->pos[k]].l3_off :
 			   RTE_ETHER_HDR_LEN, plain);
 }
@@ -485,6 +482,10 @@ sw_fused(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 	uint64_t rx_bytes = 0, bytes = 0, cells = 0;
 	uint8_t trust = sw->trust[in_port], tcs = 0;
 	struct sw_routed r;
+	/* the last target resolved (AIFAB_FIB_MISS: none, it drops) */
+	uint32_t t_id = AIFAB_FIB_MISS;
+	const struct sw_target *t = NULL;
+	const struct aifab_ecmp_group *g = NULL;
 	uint16_t i, k = 0, p;
 
 	if (ecfg->fn != AIFAB_ECMP_HASH_CRC32C)
@@ -558,8 +559,6 @@ sw_fused(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 	memset(r.qs, 0, sizeof(r.qs));
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-		const struct aifab_ecmp_group *g;
-		const struct sw_target *t;
 		uint8_t *buf, tc;
 		unsigned int slot = 0;
 		uint16_t member, port;
@@ -574,8 +573,11 @@ sw_fused(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 				continue;
 			}
 		}
-		t = &sw->tgt[target[i]];
-		g = &wk->groups[t->group];
+		if (target[i] != t_id) { /* a burst is mostly one route's */
+			t_id = target[i];
+			t = &sw->tgt[t_id];
+			g = &wk->groups[t->group];
+		}
 		if (g->n_members != 1 &&
 		    unlikely((slot = aifab_ecmp_select(g, hash[i])) ==
 			     AIFAB_ECMP_NONE)) {
@@ -601,11 +603,9 @@ sw_fused(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 		q = sw_queue(port, tc);
 		r.qs[q / 64] |= 1ull << (q % 64);
 		r.q[k] = (uint16_t)q;
-		r.tc[k] = tc;
 		r.len[k] = len[i];
 		bytes += len[i];
 		cells += SW_CELLS(len[i]);
-		r.port[k] = port;
 		r.pos[k++] = i;
 	}
 	r.n = k;
