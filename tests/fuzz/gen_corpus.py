@@ -462,6 +462,19 @@ def seeds_switch_diff():
                                          b"q" * 1400, dscp=dscp),
                                 poll=i == 19)
             out.append(s)
+    # fused bursts (switch_route.c sw_fused: every frame of the poll the
+    # common one, CRC32C ECMP in variants 0, 1 and 4) whose frames change
+    # target: the neighbours' own routes and the default route's group
+    dsts = [NBR_IP4[2], "10.9.8.7", "10.9.8.8", NBR_IP4[3], NBR_IP4[1],
+            "10.200.0.1"]
+    for v in (0, 1, 4):
+        s = bytes([v])
+        for i in range(24):
+            s += rec_switch(0, roce4(0, dsts[i % len(dsts)], 0x07, i,
+                                     b"t" * (64 + 40 * i),
+                                     dscp=26 if i % 3 else 0),
+                            poll=i % 12 == 11)
+        out.append(s)
     return out
 
 
