@@ -9,6 +9,9 @@
  * (switch_enqueue.h, inline). Nothing per packet
  * calls out of this file on the common path (IPv4 UDP, CRC32C ECMP); the
  * rare cases (other hash functions, non-UDP, IPv6) call lib/ecmp.
+ * A burst of only common frames comes here from sw_ingress() unparsed,
+ * to sw_fused(): check and hash, LPM, resolve and rewrite, enqueue, with
+ * what routing reads kept in small arrays.
  */
 #include <string.h>
 
@@ -34,9 +37,9 @@ sw_target_drop(uint32_t target)
 }
 
 /*
- * A burst's routed frames between the stages: position in the burst, the
- * next hop and the TC, in the order they will be enqueued (IPv4 first,
- * then IPv6, each in arrival order).
+ * A burst's routed frames between the stages: position in the burst and
+ * queue (the next hop's port and the TC), in the order they will be
+ * enqueued (IPv4 first, then IPv6, each in arrival order).
  */
 struct sw_routed {
 	uint16_t pos[SW_CHUNK];
@@ -86,8 +89,8 @@ sw_hash1(const struct sw *sw, const struct aifab_pkt_info *pi,
  * the frame that survives (one walk of the burst, the frame's parse
  * result, next hop and port in registers): classify (DSCP / PCP -> TC),
  * MACs, TTL (checksum) or hop limit - 1, the metadata enqueue and dequeue
- * read; the frame listed in @p r, in order, with its egress port, TC and
- * queue, and the burst's TCs, queues (a bit set), bytes and cells summed
+ * read; the frame listed in @p r, in order, with its queue (egress
+ * port and TC), and the burst's TCs, queues (a bit set), bytes and cells summed
  * for the enqueue. ECMP counters count a frame once its member is chosen
  * (before the MTU check, as always), added in place per frame (a burst
  * to 1k routes changes target nearly every frame, so summing runs of one
