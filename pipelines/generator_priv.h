@@ -317,6 +317,8 @@ struct gen_wk {
 	uint16_t n_stash;
 	uint32_t *own_list, n_own;    /* its ranks, ascending */
 	uint32_t rr_rank;
+	uint32_t n_done;              /* of them RANK_DONE (gen_done() reads
+				       * it at every step of the clock) */
 	struct rte_ring *inbox;       /* frames other workers received for it
 				       * (m->port: the env port); NULL: one
 				       * worker */

@@ -60,7 +60,7 @@ tokens_at(const struct gen_rank *rk, uint64_t ready)
 
 /* Rebuild rank @p rk's summary of its active QPs (struct gen_rank,
  * vc_ok): what gen_vclock_cl_rank() needs of them. */
-static void
+static inline void
 cl_rank_summary(const struct gen *g, struct gen_rank *rk)
 {
 	uint64_t dl = UINT64_MAX, c = UINT64_MAX, f1 = UINT64_MAX, fl;
