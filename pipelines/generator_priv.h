@@ -566,6 +566,10 @@ unsigned int gen_vclock_ranks_poll(struct gen_wk *wk, uint64_t now);
 /* A PFC frame changed port @p p's pause: the ranks of the port (every
  * worker's) are visited at the next poll. */
 void gen_vclock_pause_changed(struct gen *g, uint16_t p);
+/* An ACK or NAK (processed) moved rank @p r's requester at @p now: its
+ * worker @p wk visits it at the next poll, or, when that poll would
+ * change nothing, only remakes its keys and wake now. */
+void gen_vclock_acked(struct gen_wk *wk, uint32_t r, uint64_t now);
 /* The rank sets' memory (build, fini). */
 int gen_vclock_build(struct gen *g, char *err, size_t errlen);
 void gen_vclock_free(struct gen *g);
