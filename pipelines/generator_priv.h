@@ -212,6 +212,9 @@ struct gen_rank {
 	 * generator_cl.c); read and rebuilt by generator_vclock.c. */
 	bool vc_ok, vc_send;
 	uint64_t vc_dl, vc_ceil, vc_floor1;
+	/* x / rate_fp (paced; the virtual clock's rank sets: read at every
+	 * visit with the summary above, so on its cache line) */
+	struct rte_reciprocal_u64 rate_rcp;
 	uint64_t next_start;
 	uint32_t step, iter;
 	uint64_t step_start;
@@ -230,8 +233,6 @@ struct gen_rank {
 	uint32_t need_total, got_total[2];
 	double line_mbps;           /* DCQCN line rate (the rank's rate) */
 	struct aifab_dcqcn_conf dq;
-	/* x / rate_fp (paced; the virtual clock's rank sets) */
-	struct rte_reciprocal_u64 rate_rcp;
 } __rte_cache_aligned;
 
 /* One port as one worker sees it: its counters (the worker's share), its

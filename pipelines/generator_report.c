@@ -162,6 +162,7 @@ gen_stats_sync(struct gen_wk *wk)
 
 			put(b, GS_PFC_RX, p * AIFAB_PFC_NUM_PRIO + k, n_rx);
 			put(b, GS_PFC_PAUSED, p * AIFAB_PFC_NUM_PRIO + k,
+			    ns == 0 ? 0 :
 			    (uint64_t)((double)ns * (double)hz / 1e9));
 		}
 	}
