@@ -308,14 +308,12 @@ struct gen_rs {
  * worker's inbox (generator_rx.c).
  */
 struct gen_wk {
+	/* What each poll and next_event() read (on the virtual clock, at
+	 * every step): together on the first cache lines. */
 	struct gen *g;
 	unsigned int w;
 	uint16_t txq;                 /* its TX queue on every port */
 	uint16_t rxq;                 /* its RX queue, where a port has it */
-	struct rte_mempool *hdr_pool;   /* ACK / NAK / CNP, short frames' ICRC */
-	struct rte_mempool *frame_pool; /* data frames, payload stored */
-	struct rte_mbuf *stash[GEN_STASH]; /* frame mbufs, allocated in bulk */
-	uint16_t n_stash;
 	uint32_t *own_list, n_own;    /* its ranks, ascending */
 	uint32_t rr_rank;
 	uint32_t n_done;              /* of them RANK_DONE (gen_done() reads
@@ -323,22 +321,26 @@ struct gen_wk {
 	struct rte_ring *inbox;       /* frames other workers received for it
 				       * (m->port: the env port); NULL: one
 				       * worker */
-	uint64_t stamp_now, stamp_ns; /* departure stamp of the last `now` */
 	uint64_t last_now;            /* clock of its last poll */
-	uint64_t last_rx;             /* clock of its last poll with frames */
-	struct aifab_stats_block *blk;
 	uint64_t last_sync;
+	struct gen_rs rs;             /* the virtual clock's rank sets */
+	uint64_t last_rx;             /* clock of its last poll with frames */
+	uint64_t stamp_now, stamp_ns; /* departure stamp of the last `now` */
+	/* used ports (by index u) whose queues may hold frames: set when a
+	 * frame is queued, cleared by the flush that empties both (only
+	 * with g->port_sets) */
+	uint64_t txq_set[GEN_PORT_WORDS];
+	struct rte_mempool *hdr_pool;   /* ACK / NAK / CNP, short frames' ICRC */
+	struct rte_mempool *frame_pool; /* data frames, payload stored */
+	struct rte_mbuf *stash[GEN_STASH]; /* frame mbufs, allocated in bulk */
+	uint16_t n_stash;
+	struct aifab_stats_block *blk;
 	uint64_t glob[GEN_GLOB_MAX];  /* closed loop, its share */
 	double rate_last_sum;         /* of rate_last over its QPs that sent */
 	uint32_t n_rated;             /* its QPs that sent */
 	double rate_min;              /* lowest any of them reached */
 	struct gen_iter_stat ist[GEN_STAT_SLOTS]; /* arrivals at its ranks */
-	/* used ports (by index u) whose queues may hold frames: set when a
-	 * frame is queued, cleared by the flush that empties both (only
-	 * with g->port_sets) */
-	uint64_t txq_set[GEN_PORT_WORDS];
 	struct gen_port port[AIFAB_GEN_MAX_PORTS];
-	struct gen_rs rs;             /* the virtual clock's rank sets */
 } __rte_cache_aligned;
 
 struct gen {
