@@ -262,10 +262,10 @@ gen_cl_on_ack(struct gen_wk *wk, struct gen_conn *cn, uint32_t psn,
 	struct gen *g = wk->g;
 	uint64_t before = cn->req->cnt[AIFAB_RC_REQ_CNT_ACKS_RX];
 
-	gen_rank_mark(wk, cn->src);
 	if (aifab_rc_req_on_ack(cn->req, psn, now) > 0)
 		reap(g, cn);
 	timer_bound(g, cn);
+	gen_vclock_acked(wk, cn->src, now);   /* (or its mark) */
 	GEN_DELTA(wk, GEN_G_ACKS_RX, cn->req->cnt, AIFAB_RC_REQ_CNT_ACKS_RX,
 		  before);
 }
@@ -278,10 +278,10 @@ gen_cl_on_nak(struct gen_wk *wk, struct gen_conn *cn, uint32_t psn,
 	struct gen_iter_rec *ir = oldest_rec(g, cn);
 	uint64_t before = cn->req->cnt[AIFAB_RC_REQ_CNT_NAKS_RX];
 
-	gen_rank_mark(wk, cn->src);
 	if (aifab_rc_req_on_nak(cn->req, psn, now) > 0)
 		reap(g, cn);
 	timer_bound(g, cn);
+	gen_vclock_acked(wk, cn->src, now);   /* (or its mark) */
 	if (ir != NULL)
 		gen_add(&ir->naks_rx,
 			cn->req->cnt[AIFAB_RC_REQ_CNT_NAKS_RX] - before);

@@ -173,14 +173,17 @@ gen_done(const void *st)
 	const struct gen *g = st;
 	uint64_t last_now = 0, last_rx = 0;
 	unsigned int w;
-	uint32_t r;
+	uint32_t n = 0;
 	uint16_t u;
 
 	if (g->start.state == AIFAB_GEN_REFUSED)
 		return true;            /* another profile: nothing to run */
-	for (r = 0; r < g->n_own; r++)
-		if (g->ranks[g->own_list[r]].state != RANK_DONE)
-			return false;
+	/* every rank done: the workers' counts, not a pass over the ranks
+	 * (the virtual clock asks at every step) */
+	for (w = 0; w < g->n_wk; w++)
+		n += __atomic_load_n(&g->wk[w].n_done, __ATOMIC_RELAXED);
+	if (n != g->n_own)
+		return false;
 	for (w = 0; w < g->n_wk; w++) {
 		const struct gen_wk *wk = &g->wk[w];
 

@@ -212,6 +212,9 @@ struct gen_rank {
 	 * generator_cl.c); read and rebuilt by generator_vclock.c. */
 	bool vc_ok, vc_send;
 	uint64_t vc_dl, vc_ceil, vc_floor1;
+	/* x / rate_fp (paced; the virtual clock's rank sets: read at every
+	 * visit with the summary above, so on its cache line) */
+	struct rte_reciprocal_u64 rate_rcp;
 	uint64_t next_start;
 	uint32_t step, iter;
 	uint64_t step_start;
@@ -230,8 +233,6 @@ struct gen_rank {
 	uint32_t need_total, got_total[2];
 	double line_mbps;           /* DCQCN line rate (the rank's rate) */
 	struct aifab_dcqcn_conf dq;
-	/* x / rate_fp (paced; the virtual clock's rank sets) */
-	struct rte_reciprocal_u64 rate_rcp;
 } __rte_cache_aligned;
 
 /* One port as one worker sees it: its counters (the worker's share), its
@@ -307,35 +308,39 @@ struct gen_rs {
  * worker's inbox (generator_rx.c).
  */
 struct gen_wk {
+	/* What each poll and next_event() read (on the virtual clock, at
+	 * every step): together on the first cache lines. */
 	struct gen *g;
 	unsigned int w;
 	uint16_t txq;                 /* its TX queue on every port */
 	uint16_t rxq;                 /* its RX queue, where a port has it */
+	uint32_t *own_list, n_own;    /* its ranks, ascending */
+	uint32_t rr_rank;
+	uint32_t n_done;              /* of them RANK_DONE (gen_done() reads
+				       * it at every step of the clock) */
+	struct rte_ring *inbox;       /* frames other workers received for it
+				       * (m->port: the env port); NULL: one
+				       * worker */
+	uint64_t last_now;            /* clock of its last poll */
+	uint64_t last_sync;
+	struct gen_rs rs;             /* the virtual clock's rank sets */
+	uint64_t last_rx;             /* clock of its last poll with frames */
+	uint64_t stamp_now, stamp_ns; /* departure stamp of the last `now` */
+	/* used ports (by index u) whose queues may hold frames: set when a
+	 * frame is queued, cleared by the flush that empties both (only
+	 * with g->port_sets) */
+	uint64_t txq_set[GEN_PORT_WORDS];
 	struct rte_mempool *hdr_pool;   /* ACK / NAK / CNP, short frames' ICRC */
 	struct rte_mempool *frame_pool; /* data frames, payload stored */
 	struct rte_mbuf *stash[GEN_STASH]; /* frame mbufs, allocated in bulk */
 	uint16_t n_stash;
-	uint32_t *own_list, n_own;    /* its ranks, ascending */
-	uint32_t rr_rank;
-	struct rte_ring *inbox;       /* frames other workers received for it
-				       * (m->port: the env port); NULL: one
-				       * worker */
-	uint64_t stamp_now, stamp_ns; /* departure stamp of the last `now` */
-	uint64_t last_now;            /* clock of its last poll */
-	uint64_t last_rx;             /* clock of its last poll with frames */
 	struct aifab_stats_block *blk;
-	uint64_t last_sync;
 	uint64_t glob[GEN_GLOB_MAX];  /* closed loop, its share */
 	double rate_last_sum;         /* of rate_last over its QPs that sent */
 	uint32_t n_rated;             /* its QPs that sent */
 	double rate_min;              /* lowest any of them reached */
 	struct gen_iter_stat ist[GEN_STAT_SLOTS]; /* arrivals at its ranks */
-	/* used ports (by index u) whose queues may hold frames: set when a
-	 * frame is queued, cleared by the flush that empties both (only
-	 * with g->port_sets) */
-	uint64_t txq_set[GEN_PORT_WORDS];
 	struct gen_port port[AIFAB_GEN_MAX_PORTS];
-	struct gen_rs rs;             /* the virtual clock's rank sets */
 } __rte_cache_aligned;
 
 struct gen {
@@ -564,6 +569,10 @@ unsigned int gen_vclock_ranks_poll(struct gen_wk *wk, uint64_t now);
 /* A PFC frame changed port @p p's pause: the ranks of the port (every
  * worker's) are visited at the next poll. */
 void gen_vclock_pause_changed(struct gen *g, uint16_t p);
+/* An ACK or NAK (processed) moved rank @p r's requester at @p now: its
+ * worker @p wk visits it at the next poll, or, when that poll would
+ * change nothing, only remakes its keys and wake now. */
+void gen_vclock_acked(struct gen_wk *wk, uint32_t r, uint64_t now);
 /* The rank sets' memory (build, fini). */
 int gen_vclock_build(struct gen *g, char *err, size_t errlen);
 void gen_vclock_free(struct gen *g);

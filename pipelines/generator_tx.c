@@ -43,8 +43,9 @@ data_paused(const struct gen *g, uint16_t p, uint64_t now)
 }
 
 /* Send what the PMD takes from @p buf (the worker's own TX queue);
- * unsent frames stay for later. */
-static void
+ * unsent frames stay for later. (Inlined: on the virtual clock a flush
+ * often sends one frame.) */
+static __rte_always_inline void
 flush_buf(struct gen_wk *wk, uint16_t p, struct rte_mbuf **buf, uint16_t *n)
 {
 	struct gen_port *gp = &wk->port[p];
@@ -275,6 +276,8 @@ iter_rank_done(struct gen_wk *wk, struct gen_rank *rk, uint64_t now)
 	rk->step = 0;
 	if (++rk->iter == g->total_iters) {
 		rk->state = RANK_DONE;
+		__atomic_store_n(&wk->n_done, wk->n_done + 1,
+				 __ATOMIC_RELAXED);
 		return;
 	}
 	rk->next_start = now + (uint64_t)((double)g->p.gap_ns / g->ns_per_tsc);

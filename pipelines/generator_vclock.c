@@ -60,7 +60,7 @@ tokens_at(const struct gen_rank *rk, uint64_t ready)
 
 /* Rebuild rank @p rk's summary of its active QPs (struct gen_rank,
  * vc_ok): what gen_vclock_cl_rank() needs of them. */
-static void
+static inline void
 cl_rank_summary(const struct gen *g, struct gen_rank *rk)
 {
 	uint64_t dl = UINT64_MAX, c = UINT64_MAX, f1 = UINT64_MAX, fl;
@@ -134,7 +134,8 @@ gen_vclock_cl_rank(const struct gen *g, struct gen_rank *rk, uint64_t now,
  *  - nothing reached it since its last poll: a frame for it or one of
  *    its QPs (an arrival may release a step, an ACK or NAK moves a
  *    requester, a CNP its rate) marks it (gen_rank_mark(), in the same
- *    poll, before the ranks);
+ *    poll, before the ranks; an ACK or NAK after which the rank would
+ *    only refill remakes its keys instead, gen_vclock_acked());
  *  - waiting (RANK_WAIT): T < next_start, and not backlogged (a poll
  *    would clear it, and the next refill then caps at the depth);
  *  - sending (RANK_SEND): post_more false, T < timer_next; out of
@@ -362,6 +363,44 @@ rs_start(struct gen_wk *wk)
 	if (!rs->pr_all)
 		rs->pr_start[0] = 0;
 	rs->on = true;
+}
+
+/*
+ * An ACK or NAK for a rank out of tokens (the demo's: one every
+ * ack_every frames, each while its rank waits for its next token) moved
+ * its requester and nothing else of it. When, after it, the rank is
+ * sending, backlogged, with no schedule to look at (post_more: a reap
+ * sets it), now before its timers (timer_next: a reap sets 0,
+ * timer_bound() lowers it to the new deadline) and before its tokens
+ * are positive again (rank_ta(): its refill at now leaves them <= 0),
+ * its poll would only refill (the list at the top of this section) and
+ * stop at the tokens: only its keys changed (the requester's deadline,
+ * whether a QP may send, the summary). So they are remade here, as
+ * rank_settle() after that visit would make them (TA is the same
+ * before and after a refill), and the rank is not visited. A rank
+ * already due is left due (rank_settle() would clear its bit).
+ */
+void
+gen_vclock_acked(struct gen_wk *wk, uint32_t r, uint64_t now)
+{
+	struct gen_rs *rs = &wk->rs;
+	struct gen_rank *rk;
+	uint32_t i;
+	uint64_t bit;
+
+	if (!rs->on)
+		return;
+	i = wk->g->rank_pos[r];
+	bit = UINT64_C(1) << (i & 63);
+	if (rs->due[i >> 6] & bit)
+		return;
+	rk = &wk->g->ranks[r];
+	if (rk->state == RANK_SEND && rk->backlogged && !rk->post_more &&
+	    now < rk->timer_next && rank_ta(rk) > now) {
+		rank_settle(wk, i, now);
+		return;
+	}
+	rs->due[i >> 6] |= bit;
 }
 
 void
