@@ -150,6 +150,12 @@ struct sw_serial {
 	uint64_t free_ns;             /* busy until (whole ns) */
 	uint32_t frac;                /* and this many 1/mbps of a ns */
 	uint32_t mbps;                /* 0: not set yet */
+	/* The last frame length + 1 (0: none) and its wire time in whole
+	 * ns and 1/mbps of a ns, as app_serial_start() keeps them: a
+	 * port's frames are mostly one size, and a 64-bit division per
+	 * departure is not free. */
+	uint32_t len1, r;
+	uint64_t q;
 };
 
 struct sw_txbuf {

@@ -107,7 +107,6 @@ sw_serial_start(const struct sw *sw, struct sw_worker *wk, uint16_t port,
 		uint64_t t, uint32_t len)
 {
 	struct sw_serial *s = &wk->eg[port].ser;
-	uint64_t bits_k = ((uint64_t)len + AIFAB_QOS_WIRE_OVERHEAD) * 8000;
 	uint64_t start;
 
 	if (unlikely(s->mbps == 0))
@@ -117,9 +116,17 @@ sw_serial_start(const struct sw *sw, struct sw_worker *wk, uint16_t port,
 		s->free_ns = t;
 		s->frac = 0;
 	}
+	if (unlikely(s->len1 != len + 1)) {
+		uint64_t bits_k = ((uint64_t)len + AIFAB_QOS_WIRE_OVERHEAD) *
+			8000;
+
+		s->len1 = len + 1;
+		s->q = bits_k / s->mbps;
+		s->r = (uint32_t)(bits_k % s->mbps);
+	}
 	start = s->free_ns;
-	s->free_ns += bits_k / s->mbps;
-	s->frac += (uint32_t)(bits_k % s->mbps);
+	s->free_ns += s->q;
+	s->frac += s->r;
 	if (s->frac >= s->mbps) {
 		s->frac -= s->mbps;
 		s->free_ns++;
