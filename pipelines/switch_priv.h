@@ -126,6 +126,10 @@ struct sw_rxq {
 	uint8_t empty_polls;
 	bool exhausted;          /* read by done() on another lcore */
 	uint64_t nombuf_seen;
+	/* The whole-process virtual clock's wire into the port, when the
+	 * worker reads by its marks (sw_rx_by_mark()): read straight from
+	 * here (aifab_wire_read()), without the port's and its tap's lines. */
+	struct aifab_wire *wire;
 	/* virtual time: a staged burst, consumed in timestamp order */
 	uint16_t st_n, st_next;
 	int16_t head_tc;         /* TC of st[st_next], -1: not known yet */
