@@ -165,6 +165,10 @@ struct sw_serial {
 struct sw_txbuf {
 	uint16_t n;
 	uint32_t bytes;               /* of pkts[0..n-1], for tx_bytes */
+	/* The whole-process virtual clock: the port's TX tap of this
+	 * worker's queue, once seen putting onto the wire with no hook
+	 * (sw_tx_flush_vc()); NULL: not seen (yet). */
+	const struct aifab_port_tap *vc_tap;
 	struct rte_mbuf *pkts[SW_TXBUF];
 };
 
