@@ -41,6 +41,7 @@
  * writer).
  */
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -67,6 +68,15 @@
  * --stats-jsonl lines and charts made from it, are those of a worker
  * polled at every step. */
 #define VC_SYNC_NS (APP_VCLOCK_HZ / 1000)
+/* The lcores' load counters (aifab_stats_account(): busy and idle
+ * cycles, the machine's, not the model's): one step in VC_TIME_EVERY
+ * (a power of two) reads the TSC around its polls and counts the cycles
+ * VC_TIME_EVERY times; the polls and their packets are counted at every
+ * step, in the slot (struct vc_acct), and added to the stats block at
+ * the timed steps and at the stop: a TSC read, or a stats block's line
+ * the step's frames evicted, costs about as much as a frame-hop's
+ * bookkeeping, and the demo at 400G makes ~8 hops a step. */
+#define VC_TIME_EVERY 16u
 
 /* Sets of wires (at most AIFAB_MAX_PORTS) and of slots (VC_MAX_SLOTS)
  * are bitmaps: a big fabric has thousands of wires, a step visits the
@@ -107,9 +117,12 @@ slots_or(struct vc_slots *d, const struct vc_slots *s, unsigned int nw)
  * tail are on the wire. The loop's state of all wires is one small array
  * (the FIFOs are apart: a step reads every busy wire's state). */
 struct vc_wire {
-	/* The first cache line (64 bytes, to rx_cap): what the step's
-	 * scans, wire_put(), wire_deliver() and its reader read per visit;
-	 * the transmitter next (per frame put), the mapping after. */
+	/* The first cache line (64 bytes, to vc): what the step's scans
+	 * (wire_deliver(), the readers it wakes and marks, wire_next())
+	 * read per visit; the transmitter (wire_put(), per frame put) in
+	 * the second, the mapping after. A step's frames (4 KB each in the demo) leave
+	 * little of the last step in the L1 cache: a line less per visit
+	 * counts. */
 	uint64_t dlv_at;            /* fifo[dlv].at: the next arrival,
 				       UINT64_MAX when none is on the wire */
 	/* The FIFO (its reader's view, aifab_wire_read()): q.fifo holds
@@ -118,24 +131,39 @@ struct vc_wire {
 	 * fifo[head & mask] .. dlv .. tail. */
 	struct aifab_wire q;
 	unsigned int rx_delivered;  /* dlv - head right after delivery */
-	unsigned int idx;           /* in vc->wire */
-	bool tx_left;               /* the FIFO was full: the TX ring holds more */
-	struct app_vclock *vc;
 	unsigned int rx_cap;        /* delivered frames the reader may leave
 				       unread: the RX ring's capacity */
-	struct rte_ring *tx;
+	uint64_t readers0;          /* readers' first word (all of it when
+				       the slots fit one word: n_swords 1) */
+	/* The reader's RX mark (rx_tap's rx_mark and rx_mark_bit), kept
+	 * here once the reader asked for it (a reader asks once, at its
+	 * set-up or first poll; NULL: not yet, look at rx_tap). */
+	uint64_t *rx_mark;
+	uint64_t rx_mark_bit;
+	struct app_vclock *vc;
 	struct app_serial ser;      /* the sender's transmitter */
 	uint64_t prop_ns;
+	unsigned int idx;           /* in vc->wire */
+	bool tx_left;               /* the FIFO was full: the TX ring holds
+				       more (and vc->left says so) */
+	struct rte_ring *tx;
 	uint16_t from, to;          /* port indices */
 	int from_owner, to_owner;   /* their owners (app_vclock_add()) */
 	struct vc_slots readers;    /* slots polling port `to` */
-	struct aifab_port_tap *tap; /* port `from`'s, one per TX queue */
-	uint16_t n_tap;
 	struct aifab_port_tap *rx_tap; /* port `to`'s tap[0]: its RX mark
 					  and its wire */
+	struct aifab_port_tap *tap; /* port `from`'s, one per TX queue */
+	uint16_t n_tap;
 } __rte_cache_aligned;
 
+/* Polls (busy: that handled packets; idle) and packets not yet added
+ * to a stats block's load counters (VC_TIME_EVERY). */
+struct vc_acct {
+	uint64_t busy, idle, pkts;
+};
+
 struct vc_slot {
+	struct vc_acct acct;
 	const struct aifab_pipeline_ops *ops;
 	void *st;
 	unsigned int w;
@@ -148,27 +176,62 @@ struct vc_slot {
 	bool polled;                /* in the last step */
 };
 
+/* Word j of the wire sets: wires 64 j .. 64 j + 63. */
+struct vc_words {
+	uint64_t busy;              /* a frame in the FIFO (on the wire, or
+				       delivered and unread) */
+	uint64_t sent;              /* the TX ring was written to since the
+				       last take (the ports' TX taps mark
+				       it) */
+	uint64_t left;              /* tx_left (the step's scan reads the
+				       word, not the wire) */
+};
+
 struct app_vclock {
+	/* The first cache line: what the step and wire_put() read, the
+	 * first word of the wire sets included (the demo's 16 wires). */
 	uint64_t now;               /* ns of model time */
-	uint64_t fallback_ns;       /* step for a pipeline without next_event */
 	uint64_t steps, hops;       /* loop steps, frames delivered */
-	uint64_t cpu0, cpu1;        /* the thread's CPU ns: first step, stop */
-	unsigned int n_wires, n_slots;
-	unsigned int n_words;       /* words of the wire sets in use */
-	unsigned int n_swords;      /* words of the slot sets in use */
-	bool mapped;                /* readers/writers known (first step) */
-	uint64_t busy[VC_WIRE_WORDS]; /* wires with a frame in the FIFO or RX
-				       ring */
-	uint64_t sent[VC_WIRE_WORDS]; /* wires whose TX ring was written to
-				       since the last take (the ports' TX
-				       taps mark them) */
-	struct vc_slots every;      /* slots without next_event: every step */
 	uint64_t wire_t;            /* the earliest wire_next() of the busy
 				       wires, as the last step left them */
+	unsigned int n_words;       /* words of the wire sets in use */
+	unsigned int n_swords;      /* words of the slot sets in use */
+	struct vc_words ws[VC_WIRE_WORDS];
+	uint64_t fallback_ns;       /* step for a pipeline without next_event */
+	uint64_t cpu0, cpu1;        /* the thread's CPU ns: first step, stop */
+	unsigned int n_wires, n_slots;
+	bool mapped;                /* readers/writers known (first step) */
+	struct vc_slots every;      /* slots without next_event: every step */
 	struct vc_wire wire[AIFAB_MAX_PORTS];
 	struct vc_slot slot[VC_MAX_SLOTS];
 	struct aifab_stats_block *lblk;
+	struct vc_acct lacct;       /* lblk's, as a slot's acct */
 };
+
+/* A poll that handled @p n packets, counted in @p a. */
+static inline void
+acct_poll(struct vc_acct *a, unsigned int n)
+{
+	if (n != 0) {
+		a->busy++;
+		a->pkts += n;
+	} else {
+		a->idle++;
+	}
+}
+
+/* What @p a counted goes into @p b (aifab_stats_account()'s poll and
+ * packet counters; NULL: nowhere). */
+static void
+acct_flush(struct vc_acct *a, struct aifab_stats_block *b)
+{
+	if (b != NULL) {
+		b->v[aifab_stats_bi_lcore_busy_polls] += a->busy;
+		b->v[aifab_stats_bi_lcore_idle_polls] += a->idle;
+		b->v[aifab_stats_bi_lcore_poll_pkts] += a->pkts;
+	}
+	memset(a, 0, sizeof(*a));
+}
 
 /* Port @p i is one end of an in-memory cable (named on either side). */
 static bool
@@ -228,6 +291,10 @@ app_vclock_new(const struct aifab_env *env, const struct aifab_profile *prof,
 
 	if (vc == NULL)
 		goto nomem;
+	/* the scans' fields in the wire's first line */
+	RTE_BUILD_BUG_ON(offsetof(struct vc_wire, vc) > RTE_CACHE_LINE_SIZE);
+	RTE_BUILD_BUG_ON(offsetof(struct app_vclock, ws[1]) >
+			 RTE_CACHE_LINE_SIZE);
 	memset(vc, 0, sizeof(*vc));
 	vc->wire_t = UINT64_MAX;
 	for (i = 0; i < env->n_ports; i++) {
@@ -262,12 +329,13 @@ app_vclock_new(const struct aifab_env *env, const struct aifab_profile *prof,
 		wi->tap = env->ports[i].tap;
 		wi->n_tap = wi->tap != NULL ? env->ports[i].nb_txq : 0;
 		for (q = 0; q < wi->n_tap; q++) {
-			wi->tap[q].mark = &vc->sent[(vc->n_wires - 1) >> 6];
+			wi->tap[q].mark = &vc->ws[(vc->n_wires - 1) >> 6].sent;
 			wi->tap[q].mark_bit =
 				UINT64_C(1) << ((vc->n_wires - 1) & 63);
 		}
 		/* Whatever is in the TX ring before the first step. */
-		set_add(vc->sent, vc->n_wires - 1);
+		vc->ws[(vc->n_wires - 1) >> 6].sent |=
+			UINT64_C(1) << ((vc->n_wires - 1) & 63);
 		wi->prop_ns = (uint64_t)VC_NS_PER_M *
 			RTE_MAX(prof->ports[i].cable_m, prof->ports[peer].cable_m);
 		fastest = RTE_MAX(fastest, wi->ser.mbps);
@@ -388,6 +456,7 @@ vc_map(struct app_vclock *vc)
 		struct vc_wire *wi = &vc->wire[i];
 
 		slots_of_owner(vc, wi->to_owner, &wi->readers);
+		wi->readers0 = wi->readers.b[0];
 		if (wi->rx_tap != NULL) {
 			wi->rx_tap->rx_marked = true;
 			wi->rx_tap->rx_wire = &wi->q;
@@ -428,6 +497,7 @@ fifo_push(struct vc_wire *wi)
 static void
 wire_take(struct vc_wire *wi, uint64_t now)
 {
+	struct app_vclock *vc = wi->vc;
 	struct rte_mbuf *m[VC_BURST];
 	unsigned int n, k, room;
 
@@ -446,6 +516,10 @@ wire_take(struct vc_wire *wi, uint64_t now)
 		wi->dlv_at = wi->q.fifo[wi->q.dlv & wi->q.mask].at;
 	/* A full FIFO leaves frames in the TX ring: take them next step. */
 	wi->tx_left = wi->q.tail - wi->q.dlv == VC_FIFO;
+	if (wi->tx_left)
+		vc->ws[wi->idx >> 6].left |= UINT64_C(1) << (wi->idx & 63);
+	else
+		vc->ws[wi->idx >> 6].left &= ~(UINT64_C(1) << (wi->idx & 63));
 }
 
 /*
@@ -468,7 +542,7 @@ wire_put(void *arg, struct rte_mbuf **pkts, uint16_t n)
 	 * transmit put could not take (the ring port's mark, in `sent`),
 	 * both cleared by the wire_take() that empties it. */
 	if (unlikely(wi->tx_left ||
-		     ((vc->sent[wi->idx >> 6] >> (wi->idx & 63)) & 1)))
+		     ((vc->ws[wi->idx >> 6].sent >> (wi->idx & 63)) & 1)))
 		return 0;
 	room = RTE_MIN(VC_FIFO - (wi->q.tail - wi->q.dlv), (unsigned int)n);
 	if (room == 0)
@@ -484,7 +558,7 @@ wire_put(void *arg, struct rte_mbuf **pkts, uint16_t n)
 		if (k == 0 && empty)
 			wi->dlv_at = f->at;
 	}
-	set_add(vc->busy, wi->idx);
+	vc->ws[wi->idx >> 6].busy |= UINT64_C(1) << (wi->idx & 63);
 	return (uint16_t)room;
 }
 
@@ -512,8 +586,15 @@ wire_deliver(struct vc_wire *wi, uint64_t now)
 			UINT64_MAX;
 	}
 	wi->rx_delivered = wi->q.dlv - wi->q.head;
-	if (n != 0 && wi->rx_tap != NULL && wi->rx_tap->rx_mark != NULL)
-		*wi->rx_tap->rx_mark |= wi->rx_tap->rx_mark_bit;
+	if (n == 0)
+		return 0;
+	if (unlikely(wi->rx_mark == NULL)) {
+		if (wi->rx_tap == NULL || wi->rx_tap->rx_mark == NULL)
+			return n;
+		wi->rx_mark = wi->rx_tap->rx_mark;
+		wi->rx_mark_bit = wi->rx_tap->rx_mark_bit;
+	}
+	*wi->rx_mark |= wi->rx_mark_bit;
 	return n;
 }
 
@@ -574,6 +655,7 @@ app_vclock_step(struct app_vclock *vc)
 	uint64_t t, start, c, k = 0, m;
 	struct vc_slots poll;
 	unsigned int i, n, j;
+	bool timed;
 
 	if (unlikely(!vc->mapped)) {
 		vc_map(vc);
@@ -586,15 +668,20 @@ app_vclock_step(struct app_vclock *vc)
 	vc->steps++;
 	poll = vc->every;
 	for (j = 0; j < vc->n_words; j++)
-		for (m = vc->busy[j]; m != 0; m &= m - 1) {
+		for (m = vc->ws[j].busy; m != 0; m &= m - 1) {
 			struct vc_wire *wi =
 				&vc->wire[j * 64 + __builtin_ctzll(m)];
 
 			vc->hops += wire_deliver(wi, vc->now);
-			if (wi->q.dlv != wi->q.head)
+			if (wi->q.dlv == wi->q.head)
+				continue;
+			if (likely(vc->n_swords == 1))
+				poll.b[0] |= wi->readers0;
+			else
 				slots_or(&poll, &wi->readers, vc->n_swords);
 		}
-	start = c = rte_rdtsc();
+	timed = (vc->steps & (VC_TIME_EVERY - 1)) == 0;
+	start = c = timed ? rte_rdtsc() : 0;
 	for (i = 0; i < vc->n_slots; i++) {
 		struct vc_slot *s = &vc->slot[i];
 		bool sync = vc->now - s->synced >= VC_SYNC_NS;
@@ -607,35 +694,46 @@ app_vclock_step(struct app_vclock *vc)
 		if (sync)
 			s->synced = vc->now;
 		n = s->ops->poll(s->st, s->w, vc->now);
-		e = rte_rdtsc();
-		if (s->blk != NULL)
-			aifab_stats_account(s->blk, e - c, n);
-		c = e;
 		k += n;
+		if (likely(!timed)) {
+			acct_poll(&s->acct, n);
+			continue;
+		}
+		e = rte_rdtsc();
+		if (s->blk != NULL) {
+			acct_flush(&s->acct, s->blk);
+			aifab_stats_account(s->blk, (e - c) * VC_TIME_EVERY,
+					    n);
+		}
+		c = e;
 	}
-	if (vc->lblk != NULL)
-		aifab_stats_account(vc->lblk, c - start, k);
+	if (likely(!timed)) {
+		acct_poll(&vc->lacct, k);
+	} else if (vc->lblk != NULL) {
+		acct_flush(&vc->lacct, vc->lblk);
+		aifab_stats_account(vc->lblk, (c - start) * VC_TIME_EVERY, k);
+	}
 	/* The wires to look at: the busy ones (frames to read, frames on
 	 * the wire, a full FIFO) and those written to during the polls;
 	 * the busy ones' next event for the next step's vc_next(). */
 	t = UINT64_MAX;
 	for (j = 0; j < vc->n_words; j++) {
-		uint64_t sent = vc->sent[j];
+		uint64_t sent = vc->ws[j].sent, take = sent | vc->ws[j].left;
 
-		m = vc->busy[j] | sent;
+		m = vc->ws[j].busy | sent;
 		if (m == 0)
 			continue;
-		vc->busy[j] = 0;
-		vc->sent[j] = 0;
+		vc->ws[j].busy = 0;
+		vc->ws[j].sent = 0;
 		for (; m != 0; m &= m - 1) {
 			struct vc_wire *wi;
 
 			i = j * 64 + __builtin_ctzll(m);
 			wi = &vc->wire[i];
-			if (wi->tx_left || ((sent >> (i & 63)) & 1))
+			if ((take >> (i & 63)) & 1) /* tx_left or sent */
 				wire_take(wi, vc->now);
 			if (wi->q.head != wi->q.tail) {
-				set_add(vc->busy, i);
+				vc->ws[j].busy |= UINT64_C(1) << (i & 63);
 				t = RTE_MIN(t, wire_next(vc, wi));
 			}
 		}
@@ -653,8 +751,14 @@ app_vclock_now(const struct app_vclock *vc)
 void
 app_vclock_stop(struct app_vclock *vc)
 {
+	unsigned int i;
+
 	if (vc->mapped)
 		vc->cpu1 = thread_cpu_ns();
+	/* the polls counted since the last timed step */
+	for (i = 0; i < vc->n_slots; i++)
+		acct_flush(&vc->slot[i].acct, vc->slot[i].blk);
+	acct_flush(&vc->lacct, vc->lblk);
 }
 
 void

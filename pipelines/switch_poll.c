@@ -56,9 +56,15 @@ sw_rx_by_mark(struct sw *sw, struct sw_worker *wk)
 		    wk->link[rq->port][AIFAB_FAULT_DIR_RX] != NULL)
 			return false;
 	}
-	for (q = 0; q < wk->n_rxq; q++)
-		aifab_port_rx_mark_to(&sw->env.ports[wk->rxq[q].port],
-				      &wk->vc_rx, UINT64_C(1) << q);
+	for (q = 0; q < wk->n_rxq; q++) {
+		const struct aifab_port_rt *rt =
+			&sw->env.ports[wk->rxq[q].port];
+
+		aifab_port_rx_mark_to(rt, &wk->vc_rx, UINT64_C(1) << q);
+		/* sw_rx() reads the clock's wire (rx_marked: it has one;
+		 * aifab_port_rx_burst() would read it too) */
+		wk->rxq[q].wire = rt->tap[0].rx_wire;
+	}
 	/* from the next poll on; this one reads every queue */
 	wk->vc_rx = wk->n_rxq == 64 ? UINT64_MAX :
 		(UINT64_C(1) << wk->n_rxq) - 1;

@@ -126,6 +126,10 @@ struct sw_rxq {
 	uint8_t empty_polls;
 	bool exhausted;          /* read by done() on another lcore */
 	uint64_t nombuf_seen;
+	/* The whole-process virtual clock's wire into the port, when the
+	 * worker reads by its marks (sw_rx_by_mark()): read straight from
+	 * here (aifab_wire_read()), without the port's and its tap's lines. */
+	struct aifab_wire *wire;
 	/* virtual time: a staged burst, consumed in timestamp order */
 	uint16_t st_n, st_next;
 	int16_t head_tc;         /* TC of st[st_next], -1: not known yet */
@@ -150,11 +154,21 @@ struct sw_serial {
 	uint64_t free_ns;             /* busy until (whole ns) */
 	uint32_t frac;                /* and this many 1/mbps of a ns */
 	uint32_t mbps;                /* 0: not set yet */
+	/* The last frame length + 1 (0: none) and its wire time in whole
+	 * ns and 1/mbps of a ns, as app_serial_start() keeps them: a
+	 * port's frames are mostly one size, and a 64-bit division per
+	 * departure is not free. */
+	uint32_t len1, r;
+	uint64_t q;
 };
 
 struct sw_txbuf {
 	uint16_t n;
 	uint32_t bytes;               /* of pkts[0..n-1], for tx_bytes */
+	/* The whole-process virtual clock: the port's TX tap of this
+	 * worker's queue, once seen putting onto the wire with no hook
+	 * (sw_tx_flush_vc()); NULL: not seen (yet). */
+	const struct aifab_port_tap *vc_tap;
 	struct rte_mbuf *pkts[SW_TXBUF];
 };
 

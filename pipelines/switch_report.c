@@ -86,6 +86,8 @@ sw_stats_setup(struct sw *sw, char *err, size_t errlen)
 static uint64_t
 sw_ns_to_tsc(uint64_t ns, uint64_t hz)
 {
+	if (hz == NS_PER_S) /* the whole-process virtual clock: ns */
+		return ns;
 	return ns / NS_PER_S * hz + ns % NS_PER_S * hz / NS_PER_S;
 }
 

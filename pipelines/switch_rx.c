@@ -35,10 +35,15 @@ uint16_t
 sw_rx(struct sw *sw, struct sw_worker *wk, struct sw_rxq *rq,
       struct rte_mbuf **pkts, uint16_t n)
 {
-	struct aifab_link *l = wk->link[rq->port][AIFAB_FAULT_DIR_RX];
-	uint16_t got = aifab_port_rx_burst(&sw->env.ports[rq->port],
-					   rq->queue, pkts, n);
+	struct aifab_link *l;
+	uint16_t got;
 
+	/* the whole-process clock's wire: no fault stage, not a pcap */
+	if (rq->wire != NULL)
+		return aifab_wire_read(rq->wire, pkts, n);
+	l = wk->link[rq->port][AIFAB_FAULT_DIR_RX];
+	got = aifab_port_rx_burst(&sw->env.ports[rq->port], rq->queue, pkts,
+				  n);
 	if (got == 0) {
 		sw_note_empty(sw, rq);
 		return 0;

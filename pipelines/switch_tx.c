@@ -75,6 +75,54 @@ sw_tx_flush(struct sw *sw, struct sw_worker *wk, uint16_t port)
 	tb->n = 0;
 }
 
+/*
+ * The whole-process clock's flush at the end of an exact run with the
+ * summary (no fault stage): a ring port whose TX tap puts straight onto
+ * the clock's wire and has no hook (no --capture) gets the frames
+ * through that put, without sw_tx_burst()'s read of the port (a line of
+ * its own per departure); what the put does not take goes the ring
+ * port's way (aifab_port_ring_tx(), whose own put then takes nothing
+ * either: the wire's FIFO is full or frames wait in the TX ring). The
+ * same frames, counters and drops as sw_tx_flush().
+ */
+static void
+sw_tx_flush_vc(struct sw *sw, struct sw_worker *wk, uint16_t port)
+{
+	struct sw_txbuf *tb = &wk->tx[port];
+	const struct aifab_port_tap *t = tb->vc_tap;
+	uint64_t bytes;
+	uint16_t i, n, sent;
+
+	if (tb->n == 0)
+		return;
+	if (unlikely(t == NULL)) {
+		const struct aifab_port_rt *rt = &sw->env.ports[port];
+
+		if (!aifab_port_is_ring(rt) || rt->tap == NULL ||
+		    rt->tap[wk->txq].fn != NULL ||
+		    rt->tap[wk->txq].put == NULL) {
+			sw_tx_flush(sw, wk, port);
+			return;
+		}
+		t = tb->vc_tap = &rt->tap[wk->txq];
+	}
+	bytes = tb->bytes; /* summed by sw_tx() */
+	n = tb->n;
+	tb->bytes = 0;
+	tb->n = 0;
+	sent = t->put(t->wire, tb->pkts, n);
+	if (unlikely(sent != n))
+		sent = (uint16_t)(sent + aifab_port_ring_tx(
+				&sw->env.ports[port], wk->txq,
+				tb->pkts + sent, (uint16_t)(n - sent)));
+	for (i = sent; i < n; i++) {
+		bytes -= tb->pkts[i]->pkt_len;
+		sw_drop(wk, port, SW_DROP(tx_full), tb->pkts[i]);
+	}
+	SW_ADD(wk, sw_st_tx_pkts, port, sent);
+	SW_ADD(wk, sw_st_tx_bytes, port, bytes);
+}
+
 /* Queue for TX, stamping the departure time @p ns (captures read it;
  * without one, sw->stamp is off and the field is left as it is). */
 static inline void
@@ -107,7 +155,6 @@ sw_serial_start(const struct sw *sw, struct sw_worker *wk, uint16_t port,
 		uint64_t t, uint32_t len)
 {
 	struct sw_serial *s = &wk->eg[port].ser;
-	uint64_t bits_k = ((uint64_t)len + AIFAB_QOS_WIRE_OVERHEAD) * 8000;
 	uint64_t start;
 
 	if (unlikely(s->mbps == 0))
@@ -117,9 +164,17 @@ sw_serial_start(const struct sw *sw, struct sw_worker *wk, uint16_t port,
 		s->free_ns = t;
 		s->frac = 0;
 	}
+	if (unlikely(s->len1 != len + 1)) {
+		uint64_t bits_k = ((uint64_t)len + AIFAB_QOS_WIRE_OVERHEAD) *
+			8000;
+
+		s->len1 = len + 1;
+		s->q = bits_k / s->mbps;
+		s->r = (uint32_t)(bits_k % s->mbps);
+	}
 	start = s->free_ns;
-	s->free_ns += bits_k / s->mbps;
-	s->frac += (uint32_t)(bits_k % s->mbps);
+	s->free_ns += s->q;
+	s->frac += s->r;
 	if (s->frac >= s->mbps) {
 		s->frac -= s->mbps;
 		s->free_ns++;
@@ -719,7 +774,7 @@ sw_egress_exact(struct sw *sw, struct sw_worker *wk, uint64_t now)
 	if (sum) {
 		/* only departures and PFC frames fill a TX buffer here */
 		for (m = wk->vc_tx; m != 0; m &= m - 1)
-			sw_tx_flush(sw, wk, (uint16_t)__builtin_ctzll(m));
+			sw_tx_flush_vc(sw, wk, (uint16_t)__builtin_ctzll(m));
 	} else {
 		for (p = 0; p < sw->env.n_ports; p++)
 			sw_tx_flush(sw, wk, p);

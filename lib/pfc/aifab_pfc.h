@@ -359,24 +359,30 @@ bool aifab_pfc_gen_poll(struct aifab_pfc_gen *g, uint64_t free, uint64_t now,
 
 /**
  * aifab_pfc_gen_poll() for datapaths that poll every port on every pass:
- * without the call when it could not do anything (no XOFF wished for or
- * told, nothing buffered in a lossless priority: no threshold can be
- * reached, no refresh or XON is due). Same result and state otherwise
- * (@p f is only written when it returns true).
+ * without the call when it could not do anything. With no XOFF wished
+ * for or told, no refresh or XON can be due, and only an XOFF can: when
+ * the bytes of a lossless priority reach its threshold at @p free
+ * (aifab_pfc_gen_update_want()); below every threshold (nothing
+ * buffered included) the call would leave the state as it is and send
+ * nothing. Same result and state otherwise (@p f is only written when it
+ * returns true).
  */
 static inline bool
 aifab_pfc_gen_poll_inline(struct aifab_pfc_gen *g, uint64_t free,
 			  uint64_t now, struct aifab_pfc_frame *f)
 {
-	uint8_t en = g->cfg->enabled;
-	uint64_t any = g->want | g->told;
-	unsigned int i;
+	unsigned int m, i;
 
-	for (i = 0; i < AIFAB_PFC_NUM_PRIO; i++)
-		if (en & (1u << i))
-			any |= g->bytes[i];
-	if (any == 0)
+	if ((g->want | g->told) == 0) {
+		for (m = g->cfg->enabled; m != 0; m &= m - 1) {
+			i = (unsigned int)__builtin_ctz(m);
+			if (g->bytes[i] != 0 &&
+			    g->bytes[i] >= aifab_pfc_xoff_at(&g->cfg->prio[i],
+							     free))
+				return aifab_pfc_gen_poll(g, free, now, f);
+		}
 		return false;
+	}
 	return aifab_pfc_gen_poll(g, free, now, f);
 }
 

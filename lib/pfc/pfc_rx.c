@@ -89,6 +89,12 @@ aifab_pfc_rx_paused_ns(const struct aifab_pfc_rx *rx, unsigned int prio,
 	uint64_t end = rx->until[prio] < now ? rx->until[prio] : now;
 	uint64_t c = rx->paused_cycles[prio] + (end - rx->since[prio]);
 
+	/* Never paused, or the clock counts ns already (the whole-process
+	 * virtual clock): what the division below would give, without it
+	 * (mirrored per port and priority, paused or not, at every
+	 * counter mirror). */
+	if (c == 0 || rx->tsc_hz == NS_PER_S)
+		return c;
 	/* Split so that nothing overflows: (c % hz) * 10^9 < hz * 10^9. */
 	return c / rx->tsc_hz * NS_PER_S +
 		c % rx->tsc_hz * NS_PER_S / rx->tsc_hz;
