@@ -371,8 +371,20 @@ rx_port(struct gen_wk *wk, uint16_t p, uint64_t now)
 	struct rte_mbuf *pkts[GEN_RX_BURST];
 	uint16_t n, got, i;
 
-	got = n = aifab_port_rx_burst(&g->env.ports[p], wk->rxq, pkts,
-				      GEN_RX_BURST);
+	if (unlikely(!gp->vc_rx_known)) {
+		/* the clock's wire, if it reads one (set at the clock's
+		 * first step, before any poll; freed after the drain) */
+		const struct aifab_port_rt *rt = &g->env.ports[p];
+
+		gp->vc_rx_known = true;
+		if (aifab_port_is_ring(rt) && rt->tap != NULL)
+			gp->vc_rx_wire = rt->tap[0].rx_wire;
+	}
+	if (gp->vc_rx_wire != NULL) /* as aifab_port_rx_burst() reads it */
+		got = n = aifab_wire_read(gp->vc_rx_wire, pkts, GEN_RX_BURST);
+	else
+		got = n = aifab_port_rx_burst(&g->env.ports[p], wk->rxq, pkts,
+					      GEN_RX_BURST);
 	if (n > 0 && !g->p.fault_on_tx && aifab_fault_active(&gp->fault))
 		n = aifab_fault_burst(&gp->fault, pkts, n, gp->scratch);
 	for (i = 0; i < n; i++)

@@ -42,6 +42,23 @@ data_paused(const struct gen *g, uint16_t p, uint64_t now)
 	return gen_prio_paused(g, p, g->p.data_prio, now);
 }
 
+/* Whether port @p p's bursts go straight onto the whole-process
+ * clock's wire (a ring port whose TX tap has the clock's put and no
+ * hook: no --capture), as aifab_port_ring_tx() would put them. Asked at
+ * the first flush: polls run after the clock's first step, which sets
+ * the put (and the clock is freed after the last drain). */
+static void
+vc_tx_learn(struct gen_wk *wk, uint16_t p)
+{
+	const struct aifab_port_rt *rt = &wk->g->env.ports[p];
+	struct gen_port *gp = &wk->port[p];
+
+	gp->vc_tx_known = true;
+	if (aifab_port_is_ring(rt) && rt->tap != NULL &&
+	    rt->tap[wk->txq].fn == NULL && rt->tap[wk->txq].put != NULL)
+		gp->vc_tx_tap = &rt->tap[wk->txq];
+}
+
 /* Send what the PMD takes from @p buf (the worker's own TX queue);
  * unsent frames stay for later. (Inlined: on the virtual clock a flush
  * often sends one frame.) */
@@ -53,7 +70,24 @@ flush_buf(struct gen_wk *wk, uint16_t p, struct rte_mbuf **buf, uint16_t *n)
 
 	if (*n == 0)
 		return;
-	sent = aifab_port_tx_burst(&wk->g->env.ports[p], wk->txq, buf, *n);
+	if (unlikely(!gp->vc_tx_known))
+		vc_tx_learn(wk, p);
+	if (gp->vc_tx_tap != NULL) {
+		/* aifab_port_ring_tx() without the port's read: the put,
+		 * what it did not take the ring port's way (whose put then
+		 * takes nothing: the FIFO is full or frames wait in the
+		 * TX ring) */
+		const struct aifab_port_tap *t = gp->vc_tx_tap;
+
+		sent = t->put(t->wire, buf, *n);
+		if (unlikely(sent != *n))
+			sent = (uint16_t)(sent + aifab_port_ring_tx(
+				&wk->g->env.ports[p], wk->txq, buf + sent,
+				(uint16_t)(*n - sent)));
+	} else {
+		sent = aifab_port_tx_burst(&wk->g->env.ports[p], wk->txq,
+					   buf, *n);
+	}
 	/* Bytes were counted when queued. */
 	gp->tx_packets += sent;
 	if (sent < *n)
