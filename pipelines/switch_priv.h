@@ -254,6 +254,15 @@ struct sw_worker {
 	 * pause, struct aifab_pfc_share), no priority of the port is paused
 	 * from this instant on: the latest `until` it stored */
 	uint64_t pause_end[AIFAB_SW_MAX_PORTS];
+	/* Real time with one worker, no fault stage and the fast paths
+	 * (sw_egress_run(); rt_sets_ok: the sets are kept): rt_pfc, the
+	 * ports whose PFC generation had something to look at after its
+	 * last poll (bytes buffered from the port, an XOFF wanted or
+	 * told); with vc_in (the ports frames came in by since) the ports
+	 * whose PFC generation is polled. vc_wd (the watchdog with state)
+	 * and pause_end serve the real-time pass as the exact run. */
+	uint64_t rt_pfc;
+	bool rt_sets_ok;
 	uint16_t n_rxq;
 	uint16_t txq;
 	struct sw_rxq rxq[SW_MAX_RXQ];

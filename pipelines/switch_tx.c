@@ -637,25 +637,102 @@ sw_link_storms(struct sw *sw, struct sw_worker *wk, uint16_t port)
 	}
 }
 
+/* PFC generation of @p port can act at a later poll without a frame
+ * coming in by the port first (aifab_pfc_gen_poll_inline()'s test: an
+ * XOFF wanted or told, or bytes buffered from it). */
+static inline bool
+sw_pfc_gen_live(const struct sw *sw, const struct sw_worker *wk,
+		uint16_t port)
+{
+	const struct aifab_pfc_gen *g = &wk->eg[port].pfc_gen;
+	uint8_t en = sw->pfc_gen[port].enabled;
+	unsigned int m;
+
+	if (en == 0)
+		return false;
+	if ((g->want | g->told) != 0)
+		return true;
+	for (m = g->cfg->enabled; m != 0; m &= m - 1)
+		if (g->bytes[__builtin_ctz(m)] != 0)
+			return true;
+	return false;
+}
+
+/*
+ * Real time (sw_poll_real()): one pass over every port. With one worker,
+ * no fault stage and the fast paths, once the sets are kept (rt_sets_ok:
+ * from the second pass), without the parts that could not act: a port's
+ * PFC generation is polled only if it had something to look at after
+ * its last poll or a frame came in by it since (rt_pfc | vc_in: with
+ * neither, nothing is buffered from the port and nothing wanted or told,
+ * and only an arrival changes that; dequeues, XON included, act only on
+ * a port with bytes buffered from it). Its watchdog and pause only while
+ * the watchdog has state (vc_wd: fed since it was last quiet, in an
+ * episode, stormed) or a received pause may still hold (pause_end, this
+ * worker's own as the port's only writer); otherwise the watchdog's poll
+ * would change nothing and every TC is eligible. The same frames,
+ * transitions and flushes as the pass that polls them all, without
+ * reading two or three lines of every port per poll that the frames'
+ * data evict between polls (sw_egress_ne() does the same in the exact
+ * run).
+ */
 void
 sw_egress_run(struct sw *sw, struct sw_worker *wk, uint64_t now)
 {
+	bool sets = wk->rt_sets_ok && !sw->reference && wk->n_links == 0;
+	uint8_t all = (uint8_t)~sw->tcs_of_prios[0];
+	uint64_t pfc = wk->rt_pfc | wk->vc_in, bit;
 	uint16_t p;
 
 	wk->now = now;
 	/* departure stamps: once per pass, without overflow (TSC x 10^9
 	 * wraps 64 bits within seconds of TSC time) */
 	wk->now_ns = sw_ns(sw, now);
-	for (p = 0; p < sw->env.n_ports; p++) {
-		uint8_t eligible;
+	wk->vc_in = 0;
+	for (p = 0, bit = 1; p < sw->env.n_ports; p++, bit <<= 1) {
+		struct sw_egress *eg = &wk->eg[p];
+		uint8_t eligible = all;
 
-		if (unlikely(wk->n_links != 0))
-			sw_link_storms(sw, wk, p);
-		eligible = sw_pfc_poll(sw, wk, p, now);
-
-		if (wk->eg[p].nonempty != 0)
+		if (unlikely(!sets)) {
+			if (unlikely(wk->n_links != 0))
+				sw_link_storms(sw, wk, p);
+			eligible = sw_pfc_poll(sw, wk, p, now);
+		} else {
+			if (pfc & bit) {
+				sw_pfc_gen_send(sw, wk, p, now);
+				if (sw_pfc_gen_live(sw, wk, p))
+					wk->rt_pfc |= bit;
+				else
+					wk->rt_pfc &= ~bit;
+			}
+			if (wk->vc_wd & bit) {
+				eligible = sw_pfc_pause(sw, wk, p, now);
+				if ((eg->wd.active & sw->wd.enabled) == 0 &&
+				    eg->wd.stormed == 0 &&
+				    eg->stormed_seen == 0)
+					wk->vc_wd &= ~bit; /* quiet until fed */
+			} else if (now < wk->pause_end[p]) {
+				eligible = sw_pfc_pause(sw, wk, p, now);
+			}
+		}
+		if (eg->nonempty != 0)
 			sw_port_dequeue(sw, wk, p, eligible, now);
 		sw_tx_flush(sw, wk, p);
+	}
+	if (likely(sets))
+		return;
+	/* the sets from the next pass on: every port as this pass left
+	 * it (a superset: a port in them is only polled) */
+	wk->rt_sets_ok = sw->n_workers == 1 && wk->n_links == 0 &&
+		!sw->reference;
+	if (wk->rt_sets_ok) {
+		wk->rt_pfc = 0;
+		for (p = 0; p < sw->env.n_ports; p++)
+			if (sw_pfc_gen_live(sw, wk, p))
+				wk->rt_pfc |= UINT64_C(1) << p;
+		wk->vc_wd = sw->wd.enabled == 0 ? 0 :
+			sw->env.n_ports >= 64 ? UINT64_MAX :
+			(UINT64_C(1) << sw->env.n_ports) - 1;
 	}
 }
 
