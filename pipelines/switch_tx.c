@@ -637,6 +637,32 @@ sw_link_storms(struct sw *sw, struct sw_worker *wk, uint16_t port)
 	}
 }
 
+/*
+ * sw_pfc_pause() of @p port only while it can act, by the summary both
+ * passes keep (vc_wd: the watchdog has state, cleared here once it is
+ * quiet until fed; pause_end: a received pause may still hold); else
+ * every TC (@p all) is eligible.
+ */
+static __rte_always_inline uint8_t
+sw_pfc_pause_set(struct sw *sw, struct sw_worker *wk, uint16_t port,
+		 uint64_t now, uint8_t all)
+{
+	const struct sw_egress *eg = &wk->eg[port];
+	uint64_t bit = UINT64_C(1) << port;
+	uint8_t eligible;
+
+	if (wk->vc_wd & bit) {
+		eligible = sw_pfc_pause(sw, wk, port, now);
+		if ((eg->wd.active & sw->wd.enabled) == 0 &&
+		    eg->wd.stormed == 0 && eg->stormed_seen == 0)
+			wk->vc_wd &= ~bit; /* quiet until fed */
+		return eligible;
+	}
+	if (now < wk->pause_end[port])
+		return sw_pfc_pause(sw, wk, port, now);
+	return all;
+}
+
 /* PFC generation of @p port can act at a later poll without a frame
  * coming in by the port first (aifab_pfc_gen_poll_inline()'s test: an
  * XOFF wanted or told, or bytes buffered from it). */
@@ -705,15 +731,7 @@ sw_egress_run(struct sw *sw, struct sw_worker *wk, uint64_t now)
 				else
 					wk->rt_pfc &= ~bit;
 			}
-			if (wk->vc_wd & bit) {
-				eligible = sw_pfc_pause(sw, wk, p, now);
-				if ((eg->wd.active & sw->wd.enabled) == 0 &&
-				    eg->wd.stormed == 0 &&
-				    eg->stormed_seen == 0)
-					wk->vc_wd &= ~bit; /* quiet until fed */
-			} else if (now < wk->pause_end[p]) {
-				eligible = sw_pfc_pause(sw, wk, p, now);
-			}
+			eligible = sw_pfc_pause_set(sw, wk, p, now, all);
 		}
 		if (eg->nonempty != 0)
 			sw_port_dequeue(sw, wk, p, eligible, now);
@@ -760,14 +778,7 @@ sw_egress_ne(struct sw *sw, struct sw_worker *wk, uint64_t now)
 		struct sw_egress *eg = &wk->eg[p];
 		uint8_t eligible = all;
 
-		if (wk->vc_wd & bit) {
-			eligible = sw_pfc_pause(sw, wk, p, now);
-			if ((eg->wd.active & sw->wd.enabled) == 0 &&
-			    eg->wd.stormed == 0 && eg->stormed_seen == 0)
-				wk->vc_wd &= ~bit; /* quiet until fed */
-		} else if (now < wk->pause_end[p]) {
-			eligible = sw_pfc_pause(sw, wk, p, now);
-		}
+		eligible = sw_pfc_pause_set(sw, wk, p, now, all);
 		if (eg->nonempty != 0)
 			sw_port_depart(sw, wk, p, eligible, now);
 		if (eg->nonempty == 0)
