@@ -88,6 +88,9 @@ sw_init(const struct aifab_env *env, unsigned int n_workers, char *err,
 	sw->env = *env;
 	sw->n_workers = n_workers;
 	sw->burst = prof->burst;
+	sw->mtu_min = UINT32_MAX;
+	for (w = 0; w < env->n_ports; w++)
+		sw->mtu_min = RTE_MIN(sw->mtu_min, (uint32_t)env->ports[w].mtu);
 	sw->check_csum = prof->check_ip4_csum;
 	sw->virtual_time = prof->virtual_time;
 	sw->vclock = prof->clock == AIFAB_CLOCK_VIRTUAL && !prof->virtual_time;

@@ -205,3 +205,26 @@ sw_ingress(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 	a.n6 = n6;
 	sw_route(sw, wk, in_port, pkts, &a);
 }
+
+/*
+ * Several RX ports' bursts (@p nseg segments of @p seg over @p pkts, @p n
+ * frames in all, at most SW_CHUNK), as sw_ingress() of each in turn
+ * would take them: the common burst fused at once (sw_fused_segs(): the
+ * same frames in the same order, each with its own port); else each
+ * segment its own way (the general path's order inside a burst, IPv4
+ * before IPv6, is per segment).
+ */
+void
+sw_ingress_segs(struct sw *sw, struct sw_worker *wk, struct rte_mbuf **pkts,
+		uint16_t n, const struct sw_seg *seg, unsigned int nseg)
+{
+	unsigned int s;
+
+	if (nseg > 1 && likely(!sw->reference) &&
+	    sw_fused_segs(sw, wk, pkts, n, seg, nseg))
+		return;
+	for (s = 0; s < nseg; s++) {
+		sw_ingress(sw, wk, seg[s].port, pkts, seg[s].n);
+		pkts += seg[s].n;
+	}
+}

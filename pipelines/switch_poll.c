@@ -97,26 +97,74 @@ sw_rx_queue(struct sw *sw, struct sw_worker *wk, unsigned int q,
 	return n == ask && ask != 0;
 }
 
+/*
+ * The queues the clock marked (sw_rx_by_mark()), in queue order, as
+ * sw_rx_queue() of each would read them: from each wire the frames it
+ * delivered, up to the burst budget, in chunks of SW_CHUNK from its
+ * first (so a chunk is the burst sw_rx_queue() would give ingress); but
+ * the chunks of several queues go to ingress as one burst of segments
+ * (sw_ingress_segs()), up to SW_CHUNK frames: at one instant of the demo
+ * each RX queue holds a frame or two, and a call per frame cost more
+ * than the frame. Nothing ingress does changes a wire (the clock
+ * delivers between steps), so reading a queue before the one before it
+ * is processed reads the same frames. A queue stays marked when it gave
+ * its whole budget (sw_rx_queue()'s "the last read took all it asked
+ * for").
+ */
+static unsigned int
+sw_rx_marked(struct sw *sw, struct sw_worker *wk)
+{
+	struct rte_mbuf *pkts[SW_CHUNK];
+	struct sw_seg seg[SW_CHUNK];
+	unsigned int handled = 0, nseg = 0, have = 0, q;
+	uint32_t budget = sw->burst;
+	uint64_t m;
+
+	for (m = wk->vc_rx; m != 0; m &= m - 1) {
+		struct sw_rxq *rq;
+		uint32_t tot, off, c;
+
+		q = (unsigned int)__builtin_ctzll(m);
+		rq = &wk->rxq[q];
+		tot = RTE_MIN(rq->wire->dlv - rq->wire->head, budget);
+		if (tot != budget || budget == 0)
+			wk->vc_rx &= ~(UINT64_C(1) << q);
+		if (tot == 0)
+			continue;
+		wk->vc_in |= UINT64_C(1) << rq->port; /* sw_egress_exact() */
+		handled += tot;
+		for (off = 0; off < tot; off += c) {
+			c = RTE_MIN(tot - off, (uint32_t)SW_CHUNK);
+			if (have + c > SW_CHUNK) {
+				sw_ingress_segs(sw, wk, pkts, (uint16_t)have,
+						seg, nseg);
+				have = nseg = 0;
+			}
+			aifab_wire_read(rq->wire, pkts + have, (uint16_t)c);
+			seg[nseg].port = rq->port;
+			seg[nseg++].n = (uint16_t)c;
+			have += c;
+		}
+	}
+	if (have != 0)
+		sw_ingress_segs(sw, wk, pkts, (uint16_t)have, seg, nseg);
+	return handled;
+}
+
 /* Real time: each RX queue's burst through ingress, then egress. */
 static unsigned int
 sw_poll_real(struct sw *sw, struct sw_worker *wk, uint64_t now)
 {
 	struct rte_mbuf *pkts[SW_CHUNK];
 	unsigned int handled = 0, q;
-	uint64_t m;
 
 	wk->now = now;
 	wk->vc_next_ok = false; /* sw_next_event(): the poll changes it */
 	if (unlikely(sw->n_watch != 0))
 		sw_link_state(sw, wk);
 	if (sw_rx_by_mark(sw, wk)) {
-		/* the marked queues, in queue order as below; a ring a
-		 * full budget left non-empty stays marked */
-		for (m = wk->vc_rx; m != 0; m &= m - 1) {
-			q = (unsigned int)__builtin_ctzll(m);
-			if (!sw_rx_queue(sw, wk, q, pkts, &handled))
-				wk->vc_rx &= ~(UINT64_C(1) << q);
-		}
+		/* the marked queues, in queue order as below */
+		handled = sw_rx_marked(sw, wk);
 	} else {
 		for (q = 0; q < wk->n_rxq; q++)
 			sw_rx_queue(sw, wk, q, pkts, &handled);

@@ -281,6 +281,8 @@ struct sw {
 					  * copy */
 	uint32_t n_egroups;
 	uint32_t n_ctr;                /* member counters of all targets */
+	/* the smallest egress MTU: a frame within it skips the port's */
+	uint32_t mtu_min;
 	/* Link state into ECMP (sw_link_state): next hop -> port, the groups
 	 * of several members, and the ports whose state is watched. */
 	uint16_t nh_port[AIFAB_SW_MAX_NEIGHS];
@@ -346,6 +348,12 @@ struct sw_admitted {
 	uint16_t n4, n6;
 };
 
+/* A run of a burst's frames from one RX port (sw_ingress_segs()). */
+struct sw_seg {
+	uint16_t port;
+	uint16_t n;
+};
+
 /* ---- functions, by file, in call order (each calls only those below) ---- */
 
 /* switch_worker.c */
@@ -390,6 +398,9 @@ void sw_link_state(struct sw *sw, struct sw_worker *wk);
 /* switch_parse.c */
 void sw_ingress(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 		struct rte_mbuf **pkts, uint16_t n);
+void sw_ingress_segs(struct sw *sw, struct sw_worker *wk,
+		     struct rte_mbuf **pkts, uint16_t n,
+		     const struct sw_seg *seg, unsigned int nseg);
 
 /* switch_ref.c: the reference ingress (tests, switch_ref.h) */
 void sw_ingress_ref(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
@@ -400,6 +411,8 @@ void sw_route(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 	      struct rte_mbuf **pkts, struct sw_admitted *a);
 bool sw_fused(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 	      struct rte_mbuf **pkts, uint16_t n);
+bool sw_fused_segs(struct sw *sw, struct sw_worker *wk, struct rte_mbuf **pkts,
+		   uint16_t n, const struct sw_seg *seg, unsigned int nseg);
 
 /* switch_tx.c */
 void sw_egress_run(struct sw *sw, struct sw_worker *wk, uint64_t now);

@@ -106,15 +106,12 @@ sw_resolve(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 	uint32_t hash[SW_CHUNK];
 	uint8_t ok[SW_CHUNK];
 	const struct aifab_fib_nh *nhs = sw->fib->nh;
-	uint32_t mtu_min = UINT32_MAX;
+	const uint32_t mtu_min = sw->mtu_min;
 	uint8_t trust = sw->trust[in_port];
 	uint8_t tcs = 0;
 	uint64_t bytes = 0, cells = 0;
-	uint16_t i, k = 0, p;
+	uint16_t i, k = 0;
 
-	/* the smallest egress MTU: a frame within it skips the lookup */
-	for (p = 0; p < sw->env.n_ports; p++)
-		mtu_min = RTE_MIN(mtu_min, (uint32_t)sw->env.ports[p].mtu);
 	for (i = 0; i < n; i++) {
 		const struct aifab_ecmp_group *g;
 
@@ -451,6 +448,60 @@ sw_route(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 	sw_route_enqueue(sw, wk, in_port, pkts, &r, a);
 }
 
+/*
+ * sw_route_enqueue() of a burst of several RX ports' frames (sw_fused_segs()):
+ * PFC ingress accounting is per (ingress port, TC), so each segment's
+ * lossless TCs are shown plain (aifab_pfc_gen_add_plain()) on its own
+ * port's counts with its own routed bytes (@p s_tcs, @p s_bytes: per
+ * segment), over the free buffer the whole burst may leave; the burst
+ * is then queued at once as sw_enqueue_all() does, each frame's PFC
+ * bytes added to its own port (@p inp: per position), or else frame by
+ * frame through sw_enqueue() with its segment's plain TCs (@p sidx:
+ * segment per position).
+ */
+static __rte_always_inline void
+sw_route_enqueue_segs(struct sw *sw, struct sw_worker *wk,
+		      struct rte_mbuf **pkts, const struct sw_routed *r,
+		      const struct sw_seg *seg, unsigned int nseg,
+		      const uint8_t *s_tcs, const uint64_t *s_bytes,
+		      const uint16_t *inp, const uint8_t *sidx)
+{
+	uint8_t plain[SW_CHUNK];
+	uint64_t free = sw_free(wk);
+	uint64_t lo = free > r->cells ? free - r->cells : 0;
+	uint16_t qid[SW_ENQ_QUEUES];
+	bool all = true;
+	unsigned int s;
+	uint16_t k;
+
+	for (s = 0; s < nseg; s++) {
+		uint8_t tcs = s_tcs[s] & sw->lossless;
+
+		plain[s] = tcs == 0 ? 0 : aifab_pfc_gen_add_plain(
+			&wk->eg[seg[s].port].pfc_gen, tcs, s_bytes[s], lo,
+			free);
+		all = all && (tcs & (uint8_t)~plain[s]) == 0;
+	}
+	if (likely(all) && sw_enqueue_sure(sw, wk, r, 0xff, qid) != 0) {
+		for (k = 0; k < r->n; k++) {
+			uint16_t q = r->q[k];
+			struct aifab_qos_fifo *f =
+				wk->eg[q / AIFAB_QOS_N_TC].q[q % AIFAB_QOS_N_TC];
+
+			f->slot[f->tail & f->mask] = pkts[r->pos[k]];
+			sw_enqueue_queue_done(sw, wk, inp[r->pos[k]], q,
+					      f->tail + 1, r->len[k],
+					      SW_CELLS(r->len[k]));
+		}
+		wk->buf->used += r->cells; /* nothing above reads it */
+		return;
+	}
+	for (k = 0; k < r->n; k++)
+		sw_enqueue(sw, wk, (uint16_t)(r->q[k] / AIFAB_QOS_N_TC),
+			   (uint8_t)(r->q[k] % AIFAB_QOS_N_TC), pkts[r->pos[k]],
+			   RTE_ETHER_HDR_LEN, plain[sidx[r->pos[k]]]);
+}
+
 /* Headers prefetched this many frames ahead (as sw_ingress()). */
 #define SW_FUSED_PREFETCH 8
 
@@ -458,7 +509,7 @@ sw_route(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
  * The common burst in one pass of checks and two of work: every frame
  * untagged IPv4 UDP (RoCEv2 or not) without options or fragmentation, its
  * headers in the first segment, aifab_pkt_parse_udp4_fast()'s checks
- * passed, to this port's MAC with TTL > 1, and the ECMP hash CRC32C.
+ * passed, to its RX port's MAC with TTL > 1, and the ECMP hash CRC32C.
  * The first walk checks each frame and keeps what routing reads (the
  * destination, lengths, TOS, the ECMP hash: a pure function, taken for
  * every frame) in small arrays, not a struct aifab_pkt_info per frame;
@@ -468,33 +519,53 @@ sw_route(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
  * second pass (its drops, counters and order), and the enqueue as
  * sw_route()'s. The same counters, bytes and order as sw_ingress() +
  * sw_route() on such a burst.
+ * The burst is @p nseg segments of @p seg (one RX port's frames each, in
+ * order); with @p multi false, one (sw_fused()), and the port is a
+ * constant of the walks. Several (sw_fused_segs()) do what the
+ * segments' bursts one after the other would: nothing a frame's routing
+ * reads depends on the frames before it but the enqueue's buffer and
+ * PFC state, which the enqueue takes frame by frame in order (or shows
+ * it need not: sw_route_enqueue_segs()).
  * @return false, having changed nothing: not a common burst.
  */
-bool
-sw_fused(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
-	 struct rte_mbuf **pkts, uint16_t n)
+static __rte_always_inline bool
+sw_fused_body(struct sw *sw, struct sw_worker *wk, struct rte_mbuf **pkts,
+	      uint16_t n, const struct sw_seg *seg, unsigned int nseg,
+	      const bool multi)
 {
 	uint32_t ip4[SW_CHUNK], target[SW_CHUNK], hash[SW_CHUNK];
 	uint32_t len[SW_CHUNK], ip_len[SW_CHUNK];
 	uint8_t tos[SW_CHUNK];
-	const struct rte_ether_addr *mac = &sw->env.ports[in_port].mac;
+	/* multi: per position, its RX port and segment; per segment, what
+	 * it received, and its routed frames' TCs and bytes */
+	uint16_t inp[SW_CHUNK];
+	uint8_t sidx[SW_CHUNK], s_tcs[SW_CHUNK];
+	uint64_t s_rxb[SW_CHUNK], s_bytes[SW_CHUNK];
+	uint32_t s_roce[SW_CHUNK];
 	const struct aifab_ecmp_cfg *ecfg = &sw->ecmp_cfg;
 	const struct aifab_fib_nh *nhs = sw->fib->nh;
+	const struct rte_ether_addr *mac;
 	const bool csum = sw->check_csum;
-	uint32_t mtu_min = UINT32_MAX, n_roce = 0;
+	const uint32_t mtu_min = sw->mtu_min;
+	uint32_t n_roce = 0;
 	uint64_t rx_bytes = 0, bytes = 0, cells = 0;
+	uint16_t in_port = seg[0].port;
 	uint8_t trust = sw->trust[in_port], tcs = 0;
 	struct sw_routed r;
 	/* the last target resolved (AIFAB_FIB_MISS: none, it drops) */
 	uint32_t t_id = AIFAB_FIB_MISS;
 	const struct sw_target *t = NULL;
 	const struct aifab_ecmp_group *g = NULL;
-	uint16_t i, k = 0, p;
+	uint16_t i, k = 0, end = 0;
+	unsigned int s;
 
 	if (ecfg->fn != AIFAB_ECMP_HASH_CRC32C)
 		return false;
 	for (i = 0; i < RTE_MIN(n, (uint16_t)SW_FUSED_PREFETCH); i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	s = 0;
+	end = seg[0].n;
+	mac = &sw->env.ports[in_port].mac;
 	for (i = 0; i < n; i++) {
 		const struct rte_mbuf *m = pkts[i];
 		const uint8_t *buf = rte_pktmbuf_mtod(m, const uint8_t *);
@@ -503,6 +574,16 @@ sw_fused(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 		uint64_t w0, w1;
 		uint16_t sport, dport;
 
+		/* multi: the next segment's port (its sums start at 0) */
+		while (multi && i == end && s + 1 < nseg) {
+			s_rxb[s] = rx_bytes;
+			s_roce[s] = n_roce;
+			rx_bytes = 0;
+			n_roce = 0;
+			in_port = seg[++s].port;
+			mac = &sw->env.ports[in_port].mac;
+			end = (uint16_t)(end + seg[s].n);
+		}
 		if (i + SW_FUSED_PREFETCH < n)
 			rte_prefetch0(rte_pktmbuf_mtod(
 				pkts[i + SW_FUSED_PREFETCH], void *));
@@ -519,8 +600,8 @@ sw_fused(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 		tl = (uint32_t)((w0 >> 32) & 0xff) << 8 |
 			(uint32_t)((w0 >> 40) & 0xff);
 		ulen = (uint32_t)u[4] << 8 | u[5];
-		/* ... and sw_ingress()'s admission: our MAC, TTL > 1 (the
-		 * TTL: byte 22, bits 16-23 of w1) */
+		/* ... and sw_ingress()'s admission: the RX port's MAC, TTL >
+		 * 1 (the TTL: byte 22, bits 16-23 of w1) */
 		if ((w0 & 0xffffff) != 0x450008 ||
 		    (w1 & 0xff00ff3f) != 0x11000000 ||
 		    tl < 20 || tl > pl - 14 || ulen < 8 || ulen > tl - 20 ||
@@ -551,14 +632,33 @@ sw_fused(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 		ip_len[i] = tl;
 		len[i] = pl;
 		rx_bytes += pl;
+		if (multi) {
+			inp[i] = in_port;
+			sidx[i] = (uint8_t)s;
+		}
 	}
-	/* sw_ingress()'s counters, then sw_route() */
-	SW_ADD(wk, sw_st_rx_pkts, in_port, n);
-	SW_ADD(wk, sw_st_rx_bytes, in_port, rx_bytes);
-	SW_ADD(wk, sw_st_rx_roce, in_port, n_roce);
+	if (multi) {
+		/* the segments are the burst */
+		if (end != n || s + 1 != nseg)
+			return false;
+		s_rxb[s] = rx_bytes;
+		s_roce[s] = n_roce;
+		memset(s_tcs, 0, nseg);
+		memset(s_bytes, 0, nseg * sizeof(s_bytes[0]));
+	}
+	/* sw_ingress()'s counters (per RX port), then sw_route() */
+	if (multi) {
+		for (s = 0; s < nseg; s++) {
+			SW_ADD(wk, sw_st_rx_pkts, seg[s].port, seg[s].n);
+			SW_ADD(wk, sw_st_rx_bytes, seg[s].port, s_rxb[s]);
+			SW_ADD(wk, sw_st_rx_roce, seg[s].port, s_roce[s]);
+		}
+	} else {
+		SW_ADD(wk, sw_st_rx_pkts, in_port, n);
+		SW_ADD(wk, sw_st_rx_bytes, in_port, rx_bytes);
+		SW_ADD(wk, sw_st_rx_roce, in_port, n_roce);
+	}
 	aifab_fib_lookup4_bulk(sw->fib, ip4, target, n);
-	for (p = 0; p < sw->env.n_ports; p++)
-		mtu_min = RTE_MIN(mtu_min, (uint32_t)sw->env.ports[p].mtu);
 	memset(r.qs, 0, sizeof(r.qs));
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -568,6 +668,10 @@ sw_fused(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 		uint64_t *c;
 		uint32_t q;
 
+		if (multi) {
+			in_port = inp[i];
+			trust = sw->trust[in_port];
+		}
 		if (unlikely(target[i] >= AIFAB_FIB_UNRESOLVED)) {
 			unsigned int reason = sw_target_drop(target[i]);
 
@@ -610,11 +714,38 @@ sw_fused(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 		bytes += len[i];
 		cells += SW_CELLS(len[i]);
 		r.pos[k++] = i;
+		if (multi) {
+			s_tcs[sidx[i]] |= (uint8_t)(1u << tc);
+			s_bytes[sidx[i]] += len[i];
+		}
 	}
 	r.n = k;
 	r.tcs = tcs;
 	r.bytes = bytes;
 	r.cells = cells;
-	sw_route_enqueue(sw, wk, in_port, pkts, &r, NULL);
+	if (multi)
+		sw_route_enqueue_segs(sw, wk, pkts, &r, seg, nseg, s_tcs,
+				      s_bytes, inp, sidx);
+	else
+		sw_route_enqueue(sw, wk, in_port, pkts, &r, NULL);
 	return true;
+}
+
+/* sw_fused_body() of one RX port's burst. */
+bool
+sw_fused(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
+	 struct rte_mbuf **pkts, uint16_t n)
+{
+	const struct sw_seg seg = { .port = in_port, .n = n };
+
+	return sw_fused_body(sw, wk, pkts, n, &seg, 1, false);
+}
+
+/* sw_fused_body() of several RX ports' bursts, one after the other
+ * (@p nseg segments of @p seg, @p n frames in all, at most SW_CHUNK). */
+bool
+sw_fused_segs(struct sw *sw, struct sw_worker *wk, struct rte_mbuf **pkts,
+	      uint16_t n, const struct sw_seg *seg, unsigned int nseg)
+{
+	return sw_fused_body(sw, wk, pkts, n, seg, nseg, true);
 }
