@@ -151,6 +151,53 @@ sw_rx_marked(struct sw *sw, struct sw_worker *wk)
 	return handled;
 }
 
+/*
+ * Tests only (aifab_switch_gather_rx()): every RX queue read as
+ * sw_rx_queue() reads it (chunks of up to SW_CHUNK, to its budget), the
+ * chunks of several queues to ingress as one burst of segments, as
+ * sw_rx_marked() does on the whole-process clock; a chunk whose size is
+ * not known before the read starts a new burst unless one of SW_CHUNK
+ * still fits. tests/fuzz/fuzz_switch_diff.c runs it against the
+ * reference ingress, queue by queue: the same frames, counters and
+ * order when nothing writes the RX queues during the poll.
+ */
+static unsigned int
+sw_rx_gather(struct sw *sw, struct sw_worker *wk)
+{
+	struct rte_mbuf *pkts[SW_CHUNK];
+	struct sw_seg seg[SW_CHUNK];
+	unsigned int handled = 0, nseg = 0, have = 0, q;
+
+	for (q = 0; q < wk->n_rxq; q++) {
+		struct sw_rxq *rq = &wk->rxq[q];
+		uint32_t budget = sw->burst;
+		uint16_t n, ask;
+
+		if (rq->exhausted)
+			continue;
+		do {
+			ask = (uint16_t)RTE_MIN(budget, (uint32_t)SW_CHUNK);
+			if (have + ask > SW_CHUNK) {
+				sw_ingress_segs(sw, wk, pkts, (uint16_t)have,
+						seg, nseg);
+				have = nseg = 0;
+			}
+			n = sw_rx(sw, wk, rq, pkts + have, ask);
+			if (n != 0) {
+				wk->vc_in |= UINT64_C(1) << rq->port;
+				seg[nseg].port = rq->port;
+				seg[nseg++].n = n;
+				have += n;
+			}
+			handled += n;
+			budget -= n;
+		} while (n == SW_CHUNK && budget > 0);
+	}
+	if (have != 0)
+		sw_ingress_segs(sw, wk, pkts, (uint16_t)have, seg, nseg);
+	return handled;
+}
+
 /* Real time: each RX queue's burst through ingress, then egress. */
 static unsigned int
 sw_poll_real(struct sw *sw, struct sw_worker *wk, uint64_t now)
@@ -165,6 +212,8 @@ sw_poll_real(struct sw *sw, struct sw_worker *wk, uint64_t now)
 	if (sw_rx_by_mark(sw, wk)) {
 		/* the marked queues, in queue order as below */
 		handled = sw_rx_marked(sw, wk);
+	} else if (unlikely(sw->gather_rx)) {
+		handled = sw_rx_gather(sw, wk);
 	} else {
 		for (q = 0; q < wk->n_rxq; q++)
 			sw_rx_queue(sw, wk, q, pkts, &handled);

@@ -332,6 +332,9 @@ struct sw {
 	/* tests may ask for the reference paths: ingress (switch_ref.c,
 	 * per burst) and the real-time egress (switch_tx.c, per packet) */
 	bool reference;
+	/* tests may ask for every RX queue's chunks in one ingress burst
+	 * (switch_poll.c sw_rx_gather(), as on the whole-process clock) */
+	bool gather_rx;
 };
 
 /*

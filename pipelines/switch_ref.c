@@ -377,3 +377,9 @@ aifab_switch_use_reference(void *st, bool on)
 {
 	((struct sw *)st)->reference = on;
 }
+
+void
+aifab_switch_gather_rx(void *st, bool on)
+{
+	((struct sw *)st)->gather_rx = on;
+}

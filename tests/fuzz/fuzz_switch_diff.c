@@ -21,6 +21,13 @@
  * between inputs: a difference is a difference of the datapaths. A crash
  * input usually reproduces alone; if not, replay the corpus before it.
  *
+ * The fast switch reads its RX queues one of two ways, picked per input
+ * (the first byte / the variant count, bit 0): queue by queue, each
+ * queue's burst through ingress, or gathered (aifab_switch_gather_rx():
+ * the chunks of several queues in one ingress burst of per-port
+ * segments, as the whole-process virtual clock reads its marked queues);
+ * the reference reads queue by queue.
+ *
  * Input: as fuzz_switch.c's: one byte picks the variant, then records
  *   ctl (1)  bits 0-1 port, bit 2 poll after this frame, bit 3 cut into
  *            a chain of small segments, bits 4-7 clock step before the
@@ -447,6 +454,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	v = data[0] % N_VARIANTS;
 	/* the pair has seen the same inputs: the same clock */
 	FUZZ_ASSERT(inst[v][REF].now == inst[v][FAST].now);
+	aifab_switch_gather_rx(inst[v][FAST].st,
+			       (data[0] / N_VARIANTS) & 1);
 	for (k = 0; k < N_PATHS; k++)
 		run(&inst[v][k], data + 1, size - 1, &out[k]);
 	compare(v, &out[REF], &out[FAST]);
