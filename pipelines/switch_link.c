@@ -24,8 +24,10 @@ link_may_go_down(const struct sw *sw, unsigned int p)
  * The groups of several members (a single next hop is left alone: frames
  * to its down port are lost at the fault stage or the NIC) and the ports
  * whose link state the workers follow: this switch's ports with a
- * fault-stage down window, or all of them when the app publishes the
- * NICs' link state.
+ * fault-stage down window, and, when the app publishes the NICs' link
+ * state, every NIC port (an in-memory ring port has no NIC: the app
+ * never marks it down, app_link_poll(), so watching it, once per poll,
+ * would only read its 0).
  */
 int
 sw_link_watch_setup(struct sw *sw, int socket, char *err, size_t errlen)
@@ -43,7 +45,9 @@ sw_link_watch_setup(struct sw *sw, int socket, char *err, size_t errlen)
 			sw->multi[sw->n_multi++] = g;
 	for (p = 0; p < sw->env.n_ports; p++)
 		if (!aifab_env_port_foreign(&sw->env, p) &&
-		    (sw->env.link_down != NULL || link_may_go_down(sw, p)))
+		    ((sw->env.link_down != NULL &&
+		      !aifab_port_is_ring(&sw->env.ports[p])) ||
+		     link_may_go_down(sw, p)))
 			sw->watch[sw->n_watch++] = (uint16_t)p;
 	return 0;
 }
