@@ -55,7 +55,8 @@
 #include "fuzz_common.h"
 #include "fuzz_switch_variants.h"
 
-/* fuzz_switch.c's variants and the one with ECN at enqueue */
+/* fuzz_switch.c's variants, the one with ECN at enqueue and the one of
+ * shallow static PFC thresholds */
 #define N_VARIANTS RTE_DIM(fuzz_sw_variants)
 
 enum { REF, FAST, N_PATHS };

@@ -56,8 +56,13 @@ static const char *const fuzz_sw_variants[][16] = {
 	  "tc.0.ecn=true", "tc.0.ecn_kmin_bytes=0", "tc.0.ecn_kmax_bytes=2000",
 	  "tc.3.ecn_kmin_bytes=0", "tc.3.ecn_kmax_bytes=2000",
 	  "port.p2.speed_gbps=0.01", "port.p3.speed_gbps=0.01", NULL },
+	/* 5: static PFC thresholds a frame or two deep on the common path
+	 * (no ECN decision, CRC32C ECMP: whole bursts queued at once while
+	 * PFC adds stay plain), a slow port to incast into */
+	{ "tc.3.pfc_xoff_bytes=2048", "tc.3.pfc_xon_offset_bytes=1024",
+	  "tc.3.pfc_headroom_bytes=16384", "port.p3.speed_gbps=0.01", NULL },
 };
-/* fuzz_switch.c's: all but the last (ECN at enqueue) */
+/* fuzz_switch.c's: the first four (not ECN at enqueue, not 5) */
 #define FUZZ_SW_N_BASIC 4
 
 /* Variants 0 .. @p n - 1 of pcap-leaf.ini into @p prof; aborts naming

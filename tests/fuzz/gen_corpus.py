@@ -446,7 +446,8 @@ def seeds_gen():
 
 
 def seeds_switch_diff():
-    # fuzz_switch's encoding, one more variant (4: ECN at enqueue)
+    # fuzz_switch's encoding, two more variants (4: ECN at enqueue, 5:
+    # shallow static PFC thresholds)
     out = seeds_switch()
     for s in seeds_switch()[:2]:
         out.append(bytes([4]) + s[1:])
@@ -474,6 +475,36 @@ def seeds_switch_diff():
                                      b"t" * (64 + 40 * i),
                                      dscp=26 if i % 3 else 0),
                             poll=i % 12 == 11)
+        out.append(s)
+    # gathered RX (the first byte: variant + 6, the variant count): the
+    # fast switch reads every port's chunk into one burst of per-port
+    # segments (switch_poll.c sw_rx_gather(), sw_fused_segs()); frames
+    # from all four ports, the common ones fused at once; a burst with an
+    # IPv6 frame among them (each segment its own way); a lossless
+    # incast from three ports into the slow one in variant 5, whose PFC
+    # accounting (per ingress port) crosses XOFF on each
+    for v in (0, 1, 4, 5):
+        s = bytes([v + 6])
+        for i in range(32):
+            p = i % 4
+            s += rec_switch(p, roce4(p, dsts[i % len(dsts)], 0x07, i,
+                                     b"g" * (64 + 24 * i),
+                                     dscp=26 if i % 3 else 0),
+                            poll=i % 8 == 7)
+        out.append(s)
+        s = bytes([v + 6])
+        for i in range(8):
+            p = (i + 1) % 4
+            f = (roce6(p, NBR_IP6[(p + 1) % 4], 0x07, i, b"h" * 80)
+                 if i == 5 else
+                 roce4(p, NBR_IP4[(p + 2) % 4], 0x07, i, b"h" * 200))
+            s += rec_switch(p, f, poll=i == 7)
+        out.append(s)
+        s = bytes([v + 6])
+        for i in range(12):
+            p = i % 3
+            s += rec_switch(p, roce4(p, NBR_IP4[3], 0x07, i, b"i" * 1400),
+                            poll=i % 6 == 5)
         out.append(s)
     return out
 
