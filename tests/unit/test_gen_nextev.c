@@ -102,6 +102,7 @@ struct workload {
 	uint64_t size_per_rank;     /* S / N */
 	uint32_t channels, qps;     /* 0: the defaults */
 	uint32_t rate_mbps;         /* per rank; 0: port speed / its ranks */
+	uint16_t mtu;               /* ib_mtu (0: MTU) */
 	uint32_t speed1_mbps;       /* port 1 (0: SPEED_MBPS, as port 0) */
 	bool dcqcn;
 	uint32_t drop_data_ppm, drop_ack_ppm; /* per frame, seeded */
@@ -200,11 +201,18 @@ port_speed(const struct workload *wl, unsigned int p)
 	return p == 1 && wl->speed1_mbps != 0 ? wl->speed1_mbps : SPEED_MBPS;
 }
 
+static uint16_t
+wl_mtu(const struct workload *wl)
+{
+	return wl->mtu != 0 ? wl->mtu : MTU;
+}
+
 /* A frame time at the fastest rank (ranks alternate the ports). */
 static uint64_t
 frame_time(const struct workload *wl)
 {
-	uint64_t fastest = wl->rate_mbps, bits_k = (MTU + 88) * 8000ull;
+	uint64_t fastest = wl->rate_mbps;
+	uint64_t bits_k = ((uint64_t)wl_mtu(wl) + 88) * 8000;
 	unsigned int p;
 	uint32_t on;
 
@@ -236,7 +244,7 @@ gen_make(struct inst *in, const struct workload *wl)
 	aifab_gen_params_defaults(&p);
 	p.n_ranks = wl->n_ranks;
 	p.size = wl->size_per_rank * wl->n_ranks;
-	p.ib_mtu = MTU;
+	p.ib_mtu = wl_mtu(wl);
 	p.iterations = wl->iters;
 	p.warmup = 0;
 	p.gap_ns = wl->gap_ns;
@@ -867,6 +875,25 @@ test_tokens(void **state)
 	run_workload(&wl);
 }
 
+/* Exact paces: 2 KiB MTU frames (2130 bytes on the wire) at 40G leave
+ * 426 ns apart, at 20G (DCQCN's first cut, alpha 1) 852: a QP's pace
+ * falls on a whole nanosecond. */
+static void
+test_whole_paces(void **state)
+{
+	const struct workload wl = {
+		.name = "4 ranks, whole paces", .n_ranks = 4, .workers = 1,
+		.iters = 2, .size_per_rank = 16 * 2048, .mtu = 2048,
+		.dcqcn = true, .drop_data_ppm = 0, .drop_ack_ppm = 0,
+		.ecn_backlog_ns = 1000, .pfc_every_ns = 0,
+		.rto_ns = 100000, .gap_ns = 0, .rate_mbps = 40000,
+		.t0 = 1000000, .seed = 5, .gen_seed = 9,
+	};
+
+	(void)state;
+	run_workload(&wl);
+}
+
 int
 main(void)
 {
@@ -875,6 +902,7 @@ main(void)
 		cmocka_unit_test(test_two_workers),
 		cmocka_unit_test(test_words),
 		cmocka_unit_test(test_tokens),
+		cmocka_unit_test(test_whole_paces),
 	};
 
 	return cmocka_run_group_tests_name("gen_nextev", tests, eal_up,
