@@ -10,10 +10,14 @@
  * wire per destination port (serialized at the port speed, a fixed
  * cable delay; data CE-marked while the port's backlog exceeds a
  * threshold, data and ACKs dropped at seeded random, PFC XOFF / XON for
- * the data priority injected at seeded random instants), so every kind
- * of key the generator keeps matters: token times, DCQCN paces (rate
- * cuts from the CNPs), retransmit deadlines (NAKs and timeouts), the
- * waits of `gap_ns`, queues held by a pause.
+ * the data priority injected at seeded random instants, and a step of
+ * "another pipeline" at the instant each XOFF ends), so every kind of
+ * key the generator keeps matters: token times (ranks of two rates),
+ * DCQCN paces (rate cuts from the CNPs; whole-ns paces too), retransmit
+ * deadlines (NAKs and timeouts), the waits of `gap_ns`, queues and
+ * ranks held by a pause. Each run prints how often each kind gave the
+ * answer. Five runs (4 to 130 ranks, 1 and 2 workers) take about half
+ * a second.
  *
  * Generator A is asked next_event() at every step, which switches its
  * rank sets on (a poll visits only the ranks whose poll may change
@@ -36,16 +40,34 @@
  *    at the same step;
  * and at the end both have the same summary and port counters.
  *
- * Mutations this catches (each tried by hand, then reverted; the first
- * passed test_gen_closed and bench/vclock_same.sh):
+ * Mutations of generator_vclock.c this catches (each tried by hand and
+ * reverted, 2026-11-26; "closed" says whether test_gen_closed did):
  *  - gen_vclock_acked() not remaking the keys of a rank an ACK or NAK
- *    reached (its rank_settle() call left out): "next_event() 1008800
- *    ns, the oracle 1006800" style failure at the first such ACK;
- *  - key_put() not marking a word dirty when its least key went up (a
- *    stale 64-rank summary): next_event() earlier than the oracle;
- *  - rank_keys() taking the deadline key one ns late (vc_dl + 1) and
- *    rank_ta() forgetting its + 1: next_event() one ns off.
- * (The messages each gives are in the commit that added this test.)
+ *    reached (its rank_settle() left out; closed: passed): "4 ranks:
+ *    step 12 at 1002300 ns, worker 0: next_event() 1030000 ns, the
+ *    oracle 1002655 (rank 1: a frame time)";
+ *  - key_put() not marking a word dirty when its least key went up, a
+ *    stale 64-rank summary (closed: passed): "next_event() 1002637 ns,
+ *    the oracle 1030000 (rank 0: deadline)";
+ *  - rank_ta() without its + 1 (closed: passed): "6 ranks, tokens: step
+ *    17 at 4877 ns, worker 0: next_event() 6163 ns, the oracle 6164
+ *    (rank 1: tokens)";
+ *  - rank_keys() taking the deadline key one ns late (closed: passed):
+ *    "next_event() 1030001 ns, the oracle 1030000 (rank 0: deadline)";
+ *  - the pace answered floor(pace_t) + 1 (the code before this test,
+ *    one ns late on a whole pace; closed: passed): "4 ranks, whole
+ *    paces: step 32 at 1008750 ns, worker 0: next_event() 1009491 ns,
+ *    the oracle 1009490 (rank 0: pace)";
+ *  - rank_wake() a paused rank's wake one ns after the pause ends
+ *    (closed: passed): "4 ranks: step 307 at 1056627 ns: port 1: rank
+ *    sets sent 1 frames, every rank 3";
+ *  - rank_wake() ignoring timer_next, wake_due() taking only wakes
+ *    before now, gen_vclock_pause_changed() marking nothing (closed:
+ *    failed too): "rank sets sent 0 frames, every rank 2" and the like.
+ * Not caught, and equivalent as far as we can tell (a visit more, of a
+ * rank that can only refill its bucket): a paused rank woken at now + 1
+ * instead of the pause's end; gen_vclock_acked() remaking the keys of a
+ * rank already due.
  *
  * Deterministic: the seeds and the start instant are the workloads'
  * fields; nothing reads a clock of the machine.
@@ -85,6 +107,7 @@
 #define FRAME_MAX 9216
 #define MAX_FLIGHT 65536        /* frames on a wire, per instance */
 #define MAX_STEPS 4000000u
+#define MAX_EXT 64
 
 /* next_event()'s "a frame time from now": one frame of ib_mtu payload
  * and 88 bytes more (headers, FCS, preamble, gap) at the fastest rank's
@@ -426,6 +449,11 @@ struct net {
 	unsigned int head[N_PORTS], tail[N_PORTS];
 	uint64_t free_at[N_PORTS];   /* the wire's next free instant */
 	uint64_t next_pfc;           /* next injected PFC frame */
+	/* steps of other pipelines (app/vclock.c polls every worker whose
+	 * answer is not never at every step): the instants an injected
+	 * XOFF ends (floor and ceil), where a missed wake shows */
+	uint64_t ext[MAX_EXT];
+	unsigned int n_ext;
 	uint64_t n_frames, n_dropped, n_ce, n_pfc, n_cnp, n_nak;
 	uint64_t draws;
 };
@@ -533,11 +561,36 @@ deliver(struct net *n, uint64_t now)
 		p = (unsigned int)draw(n, N_PORTS);
 		for (i = 0; i < N_INST; i++)
 			to_rx(&env.in[i], p, pfc_frame(prio, quanta));
+		/* quanta x 512 bit times at the port's speed (read now) */
+		if (quanta != 0 && n->n_ext + 2 <= MAX_EXT) {
+			uint64_t d = (uint64_t)quanta * 512 * 1000 /
+				port_speed(n->wl, p);
+
+			n->ext[n->n_ext++] = now + d;
+			n->ext[n->n_ext++] = now + d + 1;
+		}
 		n->n_pfc++;
 		n->next_pfc += 1 + draw(n, 2 * n->wl->pfc_every_ns);
 		any = true;
 	}
 	return any;
+}
+
+/* The earliest other pipeline's step after @p now (those by it gone). */
+static uint64_t
+ext_next(struct net *n, uint64_t now)
+{
+	uint64_t t = UINT64_MAX;
+	unsigned int i = 0;
+
+	while (i < n->n_ext)
+		if (n->ext[i] <= now) {
+			n->ext[i] = n->ext[--n->n_ext];
+		} else {
+			t = RTE_MIN(t, n->ext[i]);
+			i++;
+		}
+	return t;
 }
 
 static uint64_t
@@ -721,6 +774,8 @@ run_workload(const struct workload *wl)
 				t = now;
 		if (wl->pfc_every_ns != 0 && !done)
 			t = RTE_MIN(t, n.next_pfc);
+		if (!done)
+			t = RTE_MIN(t, ext_next(&n, now));
 		if (t == UINT64_MAX)
 			fail_msg("%s: step %" PRIu64 " at %" PRIu64 " ns: "
 				 "nothing left to happen, not done",
