@@ -206,12 +206,11 @@ struct gen_rank {
 	/* Closed loop, the virtual clock's next_event() (the end of the
 	 * first cache line and the second): over the active QPs, the earliest retransmit deadline
 	 * (vc_dl), and over those with a packet to send whether any
-	 * (vc_send) and the least ceil(pace_t) and floor(pace_t) + 1 (DCQCN
-	 * pacing). Kept while vc_ok: cleared by whatever changes a QP's
+	 * (vc_send) and the least ceil(pace_t) (DCQCN pacing). Kept while vc_ok: cleared by whatever changes a QP's
 	 * requester, pace or the active list (generator_tx.c,
 	 * generator_cl.c); read and rebuilt by generator_vclock.c. */
 	bool vc_ok, vc_send;
-	uint64_t vc_dl, vc_ceil, vc_floor1;
+	uint64_t vc_dl, vc_ceil;
 	/* x / rate_fp (paced; the virtual clock's rank sets: read at every
 	 * visit with the summary above, so on its cache line) */
 	struct rte_reciprocal_u64 rate_rcp;
@@ -285,10 +284,10 @@ struct gen_iter_rec {               /* updated atomically (any worker) */
  * The whole-process virtual clock's view of one worker's closed-loop
  * ranks (generator_vclock.c), by index in its own_list: the ranks its
  * next poll visits, when each must be visited again without a frame,
- * and next_event()'s three keys per rank with their minimum per 64
+ * and next_event()'s two keys per rank with their minimum per 64
  * ranks. On once the clock asks next_event() (never in real time).
  */
-enum { GEN_K_R, GEN_K_V, GEN_K_A, GEN_K_N };
+enum { GEN_K_R, GEN_K_A, GEN_K_N };
 struct gen_rs {
 	bool on;
 	bool dcqcn;                 /* [generator] dcqcn */

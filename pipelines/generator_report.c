@@ -151,18 +151,15 @@ gen_stats_sync(struct gen_wk *wk)
 		for (c = 0; c < AIFAB_FAULT_CNT_MAX; c++)
 			put(b, GS_FAULT0 + c, p, gp->fault.cnt[c]);
 		for (k = 0; k < AIFAB_PFC_NUM_PRIO && wk->w == 0; k++) {
-			uint64_t n_rx = g->pfc[p].stats.v[AIFAB_PFC_CNT_RX][k];
-			/* No PFC frame ever paused it: its pause state is
-			 * aifab_pfc_rx_init()'s zeros, so 0 ns (the mirror
-			 * runs every model microsecond on the virtual clock;
-			 * the conversion's divisions are most of its cost). */
-			uint64_t ns = n_rx == 0 ? 0 :
-				aifab_pfc_rx_paused_ns(&g->pfc[p], k,
-						       wk->last_now);
+			/* (the mirror runs every model microsecond on the
+			 * virtual clock: a priority never paused costs no
+			 * division there, lib/pfc returns its 0 at once) */
+			uint64_t ns = aifab_pfc_rx_paused_ns(&g->pfc[p], k,
+							     wk->last_now);
 
-			put(b, GS_PFC_RX, p * AIFAB_PFC_NUM_PRIO + k, n_rx);
+			put(b, GS_PFC_RX, p * AIFAB_PFC_NUM_PRIO + k,
+			    g->pfc[p].stats.v[AIFAB_PFC_CNT_RX][k]);
 			put(b, GS_PFC_PAUSED, p * AIFAB_PFC_NUM_PRIO + k,
-			    ns == 0 ? 0 :
 			    (uint64_t)((double)ns * (double)hz / 1e9));
 		}
 	}

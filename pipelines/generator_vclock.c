@@ -63,7 +63,7 @@ tokens_at(const struct gen_rank *rk, uint64_t ready)
 static inline void
 cl_rank_summary(const struct gen *g, struct gen_rank *rk)
 {
-	uint64_t dl = UINT64_MAX, c = UINT64_MAX, f1 = UINT64_MAX, fl;
+	uint64_t dl = UINT64_MAX, c = UINT64_MAX, fl;
 	bool send = false;
 	uint32_t i;
 
@@ -76,7 +76,6 @@ cl_rank_summary(const struct gen *g, struct gen_rank *rk)
 				/* pace_t >= 0 (it starts at 0 and grows) */
 				fl = (uint64_t)cn->pace_t;
 				c = RTE_MIN(c, fl + ((double)fl < cn->pace_t));
-				f1 = RTE_MIN(f1, fl + 1);
 			}
 		}
 		dl = RTE_MIN(dl, aifab_rc_req_deadline(cn->req));
@@ -84,7 +83,6 @@ cl_rank_summary(const struct gen *g, struct gen_rank *rk)
 	rk->vc_send = send;
 	rk->vc_dl = dl;
 	rk->vc_ceil = c;
-	rk->vc_floor1 = f1;
 	rk->vc_ok = true;
 }
 
@@ -94,12 +92,13 @@ cl_rank_summary(const struct gen *g, struct gen_rank *rk)
  * DCQCN pace allows (not before the next step); a QP waiting for ACKs
  * wakes at its retransmit timeout. Everything else waits for a frame.
  *
- * Per QP q with a packet that is min(e_q) over them with e_q = ready, or
- * floor(pace_t) + 1 when pace_t > ready; for a whole ready that test is
- * ready < ceil(pace_t): the least e_q is ready if some QP has
- * ceil(pace_t) <= ready, else the least floor(pace_t) + 1. So the
- * rank's summary (cl_rank_summary(), rebuilt only when a QP changed)
- * gives it without a pass over the QPs at every step.
+ * Per QP q with a packet that is the first instant from ready at which
+ * pick() takes it: it skips q while pace_t > now, so at a whole instant
+ * max(ready, ceil(pace_t)); over the QPs, max(ready, the least
+ * ceil(pace_t)). So the rank's summary (cl_rank_summary(), rebuilt only
+ * when a QP changed) gives it without a pass over the QPs at every
+ * step. (It was floor(pace_t) + 1 when pace_t > ready, one ns late when
+ * pace_t is whole: tests/unit/test_gen_nextev.c, test_whole_paces.)
  */
 static uint64_t
 gen_vclock_cl_rank(const struct gen *g, struct gen_rank *rk, uint64_t now,
@@ -112,7 +111,7 @@ gen_vclock_cl_rank(const struct gen *g, struct gen_rank *rk, uint64_t now,
 	if (rk->vc_send) {
 		if (rk->rate_fp != 0 && rk->tokens <= 0)
 			ready = RTE_MAX(ready, tokens_at(rk, ready));
-		t = g->p.dcqcn && rk->vc_ceil > ready ? rk->vc_floor1 : ready;
+		t = g->p.dcqcn ? RTE_MAX(ready, rk->vc_ceil) : ready;
 	}
 	if (rk->vc_dl != UINT64_MAX)
 		t = RTE_MIN(t, RTE_MAX(rk->vc_dl, now + 1));
@@ -157,14 +156,15 @@ gen_vclock_cl_rank(const struct gen *g, struct gen_rank *rk, uint64_t now,
  * After each visit rank_settle() gives the first instant that is not
  * so (its wake; "now": the next poll, even at the same instant) and
  * next_event()'s keys: with x = now + the step, the answer for a
- * sending rank, min(g(max(x, TA)), the retransmit deadline) with g(y)
- * = (C > y ? F1 : y) (C, F1: the least ceil and floor + 1 of the paces,
- * gen_vclock_cl_rank()), is x when x >= R = max(TA, C), else V = (TA >=
- * C ? TA : F1), which does not depend on x. TA does not move while a
- * rank is not polled (a refill keeps last_tsc + debt / rate), so the
- * keys stay right for the ranks not visited: over the ranks the answer
- * is x if the least R <= x, else the least V; the deadlines and the
- * waiting ranks' starts are a third key A, taken as max(A, now + 1).
+ * sending rank, min(max(x, TA, C), the retransmit deadline) (C: the
+ * least ceil of the paces of its QPs with a packet, 0 without DCQCN,
+ * gen_vclock_cl_rank()), is max(x, R) with R = max(TA, C), which does
+ * not depend on x. TA does not move while a rank is not polled (a
+ * refill keeps last_tsc + debt / rate), so the keys stay right for the
+ * ranks not visited: over the ranks the answer is max(x, the least R);
+ * the deadlines and the waiting ranks' starts are a second key A, taken
+ * as max(A, now + 1). (tests/unit/test_gen_nextev.c compares the
+ * answer with a pass over every rank's QPs at every step.)
  */
 
 /* When rank @p rk (sending) has positive tokens again: TA = last_tsc +
@@ -187,7 +187,7 @@ rank_keys(const struct gen *g, bool dcqcn, struct gen_rank *rk, uint64_t ta,
 {
 	uint64_t c;
 
-	k[GEN_K_R] = k[GEN_K_V] = k[GEN_K_A] = UINT64_MAX;
+	k[GEN_K_R] = k[GEN_K_A] = UINT64_MAX;
 	if (rk->state == RANK_WAIT) {
 		k[GEN_K_A] = rk->next_start;
 		return;
@@ -201,7 +201,6 @@ rank_keys(const struct gen *g, bool dcqcn, struct gen_rank *rk, uint64_t ta,
 		return;
 	c = dcqcn ? rk->vc_ceil : 0;
 	k[GEN_K_R] = RTE_MAX(ta, c);
-	k[GEN_K_V] = ta >= c ? ta : rk->vc_floor1;
 }
 
 /* The first instant from which rank @p rk's poll may change something
@@ -433,7 +432,7 @@ static uint64_t
 rs_next_event(struct gen *g, struct gen_wk *wk, uint64_t now)
 {
 	struct gen_rs *rs = &wk->rs;
-	uint64_t mn[GEN_K_N] = { UINT64_MAX, UINT64_MAX, UINT64_MAX }, x, t;
+	uint64_t mn[GEN_K_N], t;
 	uint32_t d, j, i, nr;
 	unsigned int n;
 
@@ -450,14 +449,14 @@ rs_next_event(struct gen *g, struct gen_wk *wk, uint64_t now)
 				rs->key_w[n][j] = lo;
 			}
 		}
+	for (n = 0; n < GEN_K_N; n++)
+		mn[n] = UINT64_MAX;
 	for (j = 0; j < rs->nw; j++)
 		for (n = 0; n < GEN_K_N; n++)
 			mn[n] = RTE_MIN(mn[n], rs->key_w[n][j]);
 	t = UINT64_MAX;
-	if (mn[GEN_K_R] != UINT64_MAX) {
-		x = now + gen_vclock_step(g);
-		t = mn[GEN_K_R] <= x ? x : mn[GEN_K_V];
-	}
+	if (mn[GEN_K_R] != UINT64_MAX)
+		t = RTE_MAX(now + gen_vclock_step(g), mn[GEN_K_R]);
 	if (mn[GEN_K_A] != UINT64_MAX)
 		t = RTE_MIN(t, RTE_MAX(mn[GEN_K_A], now + 1));
 	return t;
