@@ -148,9 +148,10 @@ sw_tx(struct sw *sw, struct sw_worker *wk, uint16_t port, struct rte_mbuf *m,
  * handed over at @p t. @return when its serialization starts: max(t, the
  * port free); it then takes (len + 24) x 8 / speed, exact (the fraction
  * of a ns carried; an idle transmitter starts on a whole ns), as the
- * in-memory wire computes it (app/vclock.c app_serial_start()).
+ * in-memory wire computes it (app/vclock.c app_serial_start()). Inlined:
+ * a departure on the whole-process clock calls it per frame.
  */
-static uint64_t
+static __rte_always_inline uint64_t
 sw_serial_start(const struct sw *sw, struct sw_worker *wk, uint16_t port,
 		uint64_t t, uint32_t len)
 {
