@@ -240,12 +240,14 @@ struct gen_port {
 	uint64_t rx_packets, rx_bytes, tx_packets, tx_bytes;
 	/* The whole-process virtual clock: the wire this port's RX reads
 	 * (its tap's rx_wire, NULL: none, read the port) and the TX tap
-	 * whose put takes its bursts (NULL: none, transmit through the
-	 * port), known from the first RX poll (vc_rx_known) and the first
-	 * flush (vc_tx_known), after the clock's first step set them up:
-	 * a burst reads neither the port nor (RX) its tap. */
+	 * whose put takes its bursts (its put and wire; NULL put: none,
+	 * transmit through the port), known from the first RX poll
+	 * (vc_rx_known) and the first flush (vc_tx_known), after the
+	 * clock's first step set them up: a burst reads neither the port
+	 * nor its tap. */
 	struct aifab_wire *vc_rx_wire;
-	const struct aifab_port_tap *vc_tx_tap;
+	uint16_t (*vc_tx_put)(void *wire, struct rte_mbuf **pkts, uint16_t n);
+	void *vc_tx_wire;
 	bool vc_rx_known, vc_tx_known;
 	uint64_t ctr[GEN_CTR_MAX];
 	uint64_t rx_err[AIFAB_PKT_ERR_MAX]; /* malformed, per parse error */

@@ -55,8 +55,10 @@ vc_tx_learn(struct gen_wk *wk, uint16_t p)
 
 	gp->vc_tx_known = true;
 	if (aifab_port_is_ring(rt) && rt->tap != NULL &&
-	    rt->tap[wk->txq].fn == NULL && rt->tap[wk->txq].put != NULL)
-		gp->vc_tx_tap = &rt->tap[wk->txq];
+	    rt->tap[wk->txq].fn == NULL && rt->tap[wk->txq].put != NULL) {
+		gp->vc_tx_put = rt->tap[wk->txq].put;
+		gp->vc_tx_wire = rt->tap[wk->txq].wire;
+	}
 }
 
 /* Send what the PMD takes from @p buf (the worker's own TX queue);
@@ -72,14 +74,12 @@ flush_buf(struct gen_wk *wk, uint16_t p, struct rte_mbuf **buf, uint16_t *n)
 		return;
 	if (unlikely(!gp->vc_tx_known))
 		vc_tx_learn(wk, p);
-	if (gp->vc_tx_tap != NULL) {
-		/* aifab_port_ring_tx() without the port's read: the put,
-		 * what it did not take the ring port's way (whose put then
-		 * takes nothing: the FIFO is full or frames wait in the
-		 * TX ring) */
-		const struct aifab_port_tap *t = gp->vc_tx_tap;
-
-		sent = t->put(t->wire, buf, *n);
+	if (gp->vc_tx_put != NULL) {
+		/* aifab_port_ring_tx() without the port's or the tap's
+		 * read: the put, what it did not take the ring port's way
+		 * (whose put then takes nothing: the FIFO is full or frames
+		 * wait in the TX ring) */
+		sent = gp->vc_tx_put(gp->vc_tx_wire, buf, *n);
 		if (unlikely(sent != *n))
 			sent = (uint16_t)(sent + aifab_port_ring_tx(
 				&wk->g->env.ports[p], wk->txq, buf + sent,

@@ -165,10 +165,13 @@ struct sw_serial {
 struct sw_txbuf {
 	uint16_t n;
 	uint32_t bytes;               /* of pkts[0..n-1], for tx_bytes */
-	/* The whole-process virtual clock: the port's TX tap of this
-	 * worker's queue, once seen putting onto the wire with no hook
-	 * (sw_tx_flush_vc()); NULL: not seen (yet). */
-	const struct aifab_port_tap *vc_tap;
+	/* The whole-process virtual clock: the put and wire of the port's
+	 * TX tap of this worker's queue, once seen putting onto the wire
+	 * with no hook (sw_tx_flush_vc()); NULL put: not seen (yet). Kept
+	 * here, in the line the departures just wrote, not read from the
+	 * tap's (a line of its own per port, evicted between flushes). */
+	uint16_t (*vc_put)(void *wire, struct rte_mbuf **pkts, uint16_t n);
+	void *vc_wire;
 	struct rte_mbuf *pkts[SW_TXBUF];
 };
 

@@ -89,13 +89,12 @@ static void
 sw_tx_flush_vc(struct sw *sw, struct sw_worker *wk, uint16_t port)
 {
 	struct sw_txbuf *tb = &wk->tx[port];
-	const struct aifab_port_tap *t = tb->vc_tap;
 	uint64_t bytes;
 	uint16_t i, n, sent;
 
 	if (tb->n == 0)
 		return;
-	if (unlikely(t == NULL)) {
+	if (unlikely(tb->vc_put == NULL)) {
 		const struct aifab_port_rt *rt = &sw->env.ports[port];
 
 		if (!aifab_port_is_ring(rt) || rt->tap == NULL ||
@@ -104,13 +103,14 @@ sw_tx_flush_vc(struct sw *sw, struct sw_worker *wk, uint16_t port)
 			sw_tx_flush(sw, wk, port);
 			return;
 		}
-		t = tb->vc_tap = &rt->tap[wk->txq];
+		tb->vc_put = rt->tap[wk->txq].put;
+		tb->vc_wire = rt->tap[wk->txq].wire;
 	}
 	bytes = tb->bytes; /* summed by sw_tx() */
 	n = tb->n;
 	tb->bytes = 0;
 	tb->n = 0;
-	sent = t->put(t->wire, tb->pkts, n);
+	sent = tb->vc_put(tb->vc_wire, tb->pkts, n);
 	if (unlikely(sent != n))
 		sent = (uint16_t)(sent + aifab_port_ring_tx(
 				&sw->env.ports[port], wk->txq,
@@ -148,9 +148,10 @@ sw_tx(struct sw *sw, struct sw_worker *wk, uint16_t port, struct rte_mbuf *m,
  * handed over at @p t. @return when its serialization starts: max(t, the
  * port free); it then takes (len + 24) x 8 / speed, exact (the fraction
  * of a ns carried; an idle transmitter starts on a whole ns), as the
- * in-memory wire computes it (app/vclock.c app_serial_start()).
+ * in-memory wire computes it (app/vclock.c app_serial_start()). Inlined:
+ * a departure on the whole-process clock calls it per frame.
  */
-static uint64_t
+static __rte_always_inline uint64_t
 sw_serial_start(const struct sw *sw, struct sw_worker *wk, uint16_t port,
 		uint64_t t, uint32_t len)
 {
