@@ -160,8 +160,9 @@ run_testpmd() {	# tag pcap n_mbufs data mem
 	rm -f "$fifo"; mkfifo "$fifo"
 	# shellcheck disable=SC2046
 	"$TESTPMD" -l $LCORES --no-huge -m "$mem" --no-pci --file-prefix "$pre" \
-		$(vdevs "$pcap") -- --forward-mode=macswap --no-flush-rx --burst=64 \
-		--total-num-mbufs="$n" --mbuf-size="$data" --max-pkt-len=9000 \
+		$(vdevs "$pcap") -- --forward-mode=macswap --no-flush-rx \
+		--burst=64 --total-num-mbufs="$n" --mbuf-size="$data" \
+		--max-pkt-len=9000 \
 		<"$fifo" >"$out.log" 2>&1 &
 	TP_PID=$!
 	exec 3>"$fifo"
