@@ -161,7 +161,8 @@ run_testpmd() {	# tag pcap n_mbufs data mem
 	# shellcheck disable=SC2046
 	"$TESTPMD" -l $LCORES --no-huge -m "$mem" --no-pci --file-prefix "$pre" \
 		$(vdevs "$pcap") -- --forward-mode=macswap --no-flush-rx \
-		--total-num-mbufs="$n" --mbuf-size="$data" --max-pkt-len=9000 \
+		--burst=64 --total-num-mbufs="$n" --mbuf-size="$data" \
+		--max-pkt-len=9000 \
 		<"$fifo" >"$out.log" 2>&1 &
 	TP_PID=$!
 	exec 3>"$fifo"
@@ -206,8 +207,9 @@ routes_files() {	# base routes
 # README.md): no RX checksum offload and no RSS request (net_pcap offers
 # neither), the mbuf count and data room from L3FWD_NB_MBUF /
 # L3FWD_MBUF_SIZE (net_pcap's infinite_rx holds the pcap in mbufs, and 4 KB
-# frames need a 4 KB data room: it refuses chained mbufs), and room for
-# 1M IPv4 LPM rules (the route-scale case).
+# frames need a 4 KB data room: it refuses chained mbufs), room for
+# 1M IPv4 LPM rules (the route-scale case) and MAX_PKT_BURST 64, the
+# burst bench/leaf-800g.ini gives the switch (testpmd: --burst=64).
 build_l3fwd() {
 	local src=/usr/share/dpdk/examples d=$L3FWD_DIR
 	[ -x "$d/l3fwd/build/l3fwd" ] && [ "$d/l3fwd/build/l3fwd" -nt "$0" ] && return 0
@@ -226,8 +228,11 @@ build_l3fwd() {
 	    "$d/l3fwd/main.c"
 	sed -i 's/IPV4_L3FWD_LPM_MAX_RULES         1024/IPV4_L3FWD_LPM_MAX_RULES (1 << 20)/' \
 	    "$d/l3fwd/l3fwd_lpm.c"
+	sed -i 's/^#define MAX_PKT_BURST     32$/#define MAX_PKT_BURST     64/' \
+	    "$d/l3fwd/l3fwd.h"
 	if [ "$(grep -c 'L3FWD_NB_MBUF\|L3FWD_MBUF_SIZE\|RTE_ETH_MQ_RX_NONE,\|offloads = 0,\|rss_hf = 0,' "$d/l3fwd/main.c")" != 5 ] ||
-	   ! grep -q 'MAX_RULES (1 << 20)' "$d/l3fwd/l3fwd_lpm.c"; then
+	   ! grep -q 'MAX_RULES (1 << 20)' "$d/l3fwd/l3fwd_lpm.c" ||
+	   ! grep -q '^#define MAX_PKT_BURST     64$' "$d/l3fwd/l3fwd.h"; then
 		echo "bench: l3fwd's sources differ from 22.11's; edits not made" >&2
 		return 1
 	fi
