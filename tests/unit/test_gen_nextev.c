@@ -92,6 +92,7 @@
 
 #include "generator_priv.h"
 #include "unit_common.h"
+#include "unit_judges.h"
 
 #define TSC_HZ 1000000000ull
 #define N_PORTS 2               /* per generator: ranks alternate */
@@ -480,23 +481,11 @@ slot(struct net *n, unsigned int p, unsigned int k)
 	return &n->fl[p * MAX_FLIGHT + (k % MAX_FLIGHT)];
 }
 
-/* Set CE and recompute the IPv4 header checksum from scratch. */
+/* Set CE (unit_ipv4_set_ce()) on the IPv4 frame in @p m. */
 static void
 set_ce(struct rte_mbuf *m)
 {
-	uint8_t *ip = rte_pktmbuf_mtod_offset(m, uint8_t *, 14);
-	uint32_t sum = 0;
-	int i;
-
-	ip[1] |= 3;
-	ip[10] = ip[11] = 0;
-	for (i = 0; i < 20; i += 2)
-		sum += (uint32_t)ip[i] << 8 | ip[i + 1];
-	while (sum >> 16)
-		sum = (sum & 0xFFFF) + (sum >> 16);
-	sum = ~sum & 0xFFFF;
-	ip[10] = (uint8_t)(sum >> 8);
-	ip[11] = (uint8_t)sum;
+	unit_ipv4_set_ce(rte_pktmbuf_mtod_offset(m, uint8_t *, 14));
 }
 
 /* A PFC frame (802.1Qbb, PROTOCOLS.md) for priority @p prio. */

@@ -33,4 +33,24 @@ unit_crc32(const uint8_t *p, size_t n)
 	return ~unit_crc32_update(0xFFFFFFFFu, p, n);
 }
 
+/* An IPv4 header (20 bytes, no options) marked CE (RFC 3168: ECN bits 11)
+ * and its checksum recomputed from scratch (RFC 791), as a congested
+ * switch would leave it: the network between two generators in a test. */
+static inline void
+unit_ipv4_set_ce(uint8_t *ip)
+{
+	uint32_t sum = 0;
+	int i;
+
+	ip[1] |= 3;
+	ip[10] = ip[11] = 0;
+	for (i = 0; i < 20; i += 2)
+		sum += (uint32_t)ip[i] << 8 | ip[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xFFFF) + (sum >> 16);
+	sum = ~sum & 0xFFFF;
+	ip[10] = (uint8_t)(sum >> 8);
+	ip[11] = (uint8_t)sum;
+}
+
 #endif /* UNIT_JUDGES_H */
