@@ -61,6 +61,7 @@ AIFAB_MAX_MBUFS=1048576
 . "$BENCH/common.sh"
 bench_options "d:DUR r:REPS c:CASES w:WORK W:WORKERS m:MBUF" 39 "$@"
 case $WORKERS in 1|2) ;; *) echo "bench: -W is 1 or 2 (a 2-core machine)" >&2; exit 2 ;; esac
+case $MBUF in *[!0-9]*) echo "bench: -m $MBUF: a data room in bytes (e.g. 4352)" >&2; exit 2 ;; esac
 
 mkdir -p "$WORK"
 TP_PID=
