@@ -152,6 +152,28 @@ aifab_port_rx_clock_marked(const struct aifab_port_rt *rt)
 	       rt->tap[0].rx_marked;
 }
 
+/** The whole-process virtual clock's wire that ring port @p rt's
+ * receives read (struct aifab_port_tap, rx_wire); NULL: none. */
+static inline struct aifab_wire *
+aifab_port_rx_wire(const struct aifab_port_rt *rt)
+{
+	return aifab_port_is_ring(rt) && rt->tap != NULL ?
+	       rt->tap[0].rx_wire : NULL;
+}
+
+/** The tap of TX queue @p q of @p rt whose put takes bursts straight onto
+ * the whole-process virtual clock's wire, as aifab_port_ring_tx() would
+ * put them: a ring port with the clock's put and no hook (no --capture);
+ * NULL: none. */
+static inline const struct aifab_port_tap *
+aifab_port_tx_wire_tap(const struct aifab_port_rt *rt, uint16_t q)
+{
+	if (!aifab_port_is_ring(rt) || rt->tap == NULL ||
+	    rt->tap[q].fn != NULL || rt->tap[q].put == NULL)
+		return NULL;
+	return &rt->tap[q];
+}
+
 /** Ask to be told of frames put in ring port @p rt's RX ring: bit
  * @p bit set in @p *word (struct aifab_port_tap, rx_mark). */
 static inline void

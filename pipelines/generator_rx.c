@@ -374,11 +374,8 @@ rx_port(struct gen_wk *wk, uint16_t p, uint64_t now)
 	if (unlikely(!gp->vc_rx_known)) {
 		/* the clock's wire, if it reads one (set at the clock's
 		 * first step, before any poll; freed after the drain) */
-		const struct aifab_port_rt *rt = &g->env.ports[p];
-
 		gp->vc_rx_known = true;
-		if (aifab_port_is_ring(rt) && rt->tap != NULL)
-			gp->vc_rx_wire = rt->tap[0].rx_wire;
+		gp->vc_rx_wire = aifab_port_rx_wire(&g->env.ports[p]);
 	}
 	if (gp->vc_rx_wire != NULL) /* as aifab_port_rx_burst() reads it */
 		got = n = aifab_wire_read(gp->vc_rx_wire, pkts, GEN_RX_BURST);

@@ -50,14 +50,14 @@ data_paused(const struct gen *g, uint16_t p, uint64_t now)
 static void
 vc_tx_learn(struct gen_wk *wk, uint16_t p)
 {
-	const struct aifab_port_rt *rt = &wk->g->env.ports[p];
+	const struct aifab_port_tap *t = aifab_port_tx_wire_tap(
+		&wk->g->env.ports[p], wk->txq);
 	struct gen_port *gp = &wk->port[p];
 
 	gp->vc_tx_known = true;
-	if (aifab_port_is_ring(rt) && rt->tap != NULL &&
-	    rt->tap[wk->txq].fn == NULL && rt->tap[wk->txq].put != NULL) {
-		gp->vc_tx_put = rt->tap[wk->txq].put;
-		gp->vc_tx_wire = rt->tap[wk->txq].wire;
+	if (t != NULL) {
+		gp->vc_tx_put = t->put;
+		gp->vc_tx_wire = t->wire;
 	}
 }
 

@@ -63,7 +63,7 @@ sw_rx_by_mark(struct sw *sw, struct sw_worker *wk)
 		aifab_port_rx_mark_to(rt, &wk->vc_rx, UINT64_C(1) << q);
 		/* sw_rx() reads the clock's wire (rx_marked: it has one;
 		 * aifab_port_rx_burst() would read it too) */
-		wk->rxq[q].wire = rt->tap[0].rx_wire;
+		wk->rxq[q].wire = aifab_port_rx_wire(rt);
 	}
 	/* from the next poll on; this one reads every queue */
 	wk->vc_rx = wk->n_rxq == 64 ? UINT64_MAX :

@@ -543,4 +543,38 @@ sw_release_run(struct sw *sw, struct sw_worker *wk, uint16_t out_port,
 				  bytes - len0, sw_free(wk));
 }
 
+/* The watchdog set both summaries start from (the exact run's and the
+ * real-time pass's vc_wd): every port when the watchdog is on, so each
+ * port's watchdog is polled at the first pass. */
+static inline uint64_t
+sw_wd_all(const struct sw *sw)
+{
+	if (sw->wd.enabled == 0)
+		return 0;
+	return sw->env.n_ports >= 64 ? UINT64_MAX :
+		(UINT64_C(1) << sw->env.n_ports) - 1;
+}
+
+/* PFC generation of @p port can act at a later poll without a frame
+ * coming in by the port first (aifab_pfc_gen_poll_inline()'s test: an
+ * XOFF wanted or told, or bytes buffered from it); the exact run's and
+ * the real-time pass's set of ports to poll. */
+static inline bool
+sw_pfc_gen_live(const struct sw *sw, const struct sw_worker *wk,
+		uint16_t port)
+{
+	const struct aifab_pfc_gen *g = &wk->eg[port].pfc_gen;
+	uint8_t en = sw->pfc_gen[port].enabled;
+	unsigned int m;
+
+	if (en == 0)
+		return false;
+	if ((g->want | g->told) != 0)
+		return true;
+	for (m = en; m != 0; m &= m - 1)
+		if (g->bytes[__builtin_ctz(m)] != 0)
+			return true;
+	return false;
+}
+
 #endif /* SWITCH_PRIV_H */

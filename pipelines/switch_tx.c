@@ -95,16 +95,15 @@ sw_tx_flush_vc(struct sw *sw, struct sw_worker *wk, uint16_t port)
 	if (tb->n == 0)
 		return;
 	if (unlikely(tb->vc_put == NULL)) {
-		const struct aifab_port_rt *rt = &sw->env.ports[port];
+		const struct aifab_port_tap *t = aifab_port_tx_wire_tap(
+			&sw->env.ports[port], wk->txq);
 
-		if (!aifab_port_is_ring(rt) || rt->tap == NULL ||
-		    rt->tap[wk->txq].fn != NULL ||
-		    rt->tap[wk->txq].put == NULL) {
+		if (t == NULL) {
 			sw_tx_flush(sw, wk, port);
 			return;
 		}
-		tb->vc_put = rt->tap[wk->txq].put;
-		tb->vc_wire = rt->tap[wk->txq].wire;
+		tb->vc_put = t->put;
+		tb->vc_wire = t->wire;
 	}
 	bytes = tb->bytes; /* summed by sw_tx() */
 	n = tb->n;
@@ -664,27 +663,6 @@ sw_pfc_pause_set(struct sw *sw, struct sw_worker *wk, uint16_t port,
 	return all;
 }
 
-/* PFC generation of @p port can act at a later poll without a frame
- * coming in by the port first (aifab_pfc_gen_poll_inline()'s test: an
- * XOFF wanted or told, or bytes buffered from it). */
-static inline bool
-sw_pfc_gen_live(const struct sw *sw, const struct sw_worker *wk,
-		uint16_t port)
-{
-	const struct aifab_pfc_gen *g = &wk->eg[port].pfc_gen;
-	uint8_t en = sw->pfc_gen[port].enabled;
-	unsigned int m;
-
-	if (en == 0)
-		return false;
-	if ((g->want | g->told) != 0)
-		return true;
-	for (m = g->cfg->enabled; m != 0; m &= m - 1)
-		if (g->bytes[__builtin_ctz(m)] != 0)
-			return true;
-	return false;
-}
-
 /*
  * Real time (sw_poll_real()): one pass over every port. With one worker,
  * no fault stage and the fast paths, once the sets are kept (rt_sets_ok:
@@ -749,9 +727,7 @@ sw_egress_run(struct sw *sw, struct sw_worker *wk, uint64_t now)
 		for (p = 0; p < sw->env.n_ports; p++)
 			if (sw_pfc_gen_live(sw, wk, p))
 				wk->rt_pfc |= UINT64_C(1) << p;
-		wk->vc_wd = sw->wd.enabled == 0 ? 0 :
-			sw->env.n_ports >= 64 ? UINT64_MAX :
-			(UINT64_C(1) << sw->env.n_ports) - 1;
+		wk->vc_wd = sw_wd_all(sw);
 	}
 }
 

@@ -208,7 +208,6 @@ sw_vclock_note(const struct sw *sw, struct sw_worker *wk)
 {
 	uint64_t act, pfc = 0, pfc_w = 0, cand, m;
 	uint16_t p;
-	unsigned int i;
 
 	if (unlikely(!wk->vc_act_ok)) {
 		wk->vc_in = 0;
@@ -227,31 +226,21 @@ sw_vclock_note(const struct sw *sw, struct sw_worker *wk)
 		}
 		wk->vc_dirty = UINT64_MAX; /* the first mirror: every port */
 		/* every port's watchdog polled at the first summary run */
-		wk->vc_wd = sw->wd.enabled == 0 ? 0 :
-			sw->env.n_ports >= 64 ? UINT64_MAX :
-			(UINT64_C(1) << sw->env.n_ports) - 1;
+		wk->vc_wd = sw_wd_all(sw);
 		wk->vc_pfc = wk->vc_pfc_en;
 	}
 	act = wk->vc_ne | wk->vc_wd;
 	cand = (wk->vc_pfc | wk->vc_in) & wk->vc_pfc_en;
 	for (m = cand; m != 0; m &= m - 1) {
 		const struct aifab_pfc_gen *g;
-		uint8_t en;
-		uint64_t any;
 
 		p = (uint16_t)__builtin_ctzll(m);
 		g = &wk->eg[p].pfc_gen;
-		en = sw->pfc_gen[p].enabled;
-		any = g->want | g->told;
-		if ((any & en) != 0)
+		if (((g->want | g->told) & sw->pfc_gen[p].enabled) != 0)
 			pfc_w |= UINT64_C(1) << p;
-		/* aifab_pfc_gen_poll_inline()'s test: nothing buffered
-		 * from the port, nothing wanted or told: no PFC to poll,
-		 * until a frame comes in by it (vc_in) */
-		for (i = 0; i < AIFAB_PFC_NUM_PRIO; i++)
-			if (en & (1u << i))
-				any |= g->bytes[i];
-		if (any != 0)
+		/* nothing buffered from the port, nothing wanted or told:
+		 * no PFC to poll, until a frame comes in by it (vc_in) */
+		if (sw_pfc_gen_live(sw, wk, p))
 			pfc |= UINT64_C(1) << p;
 	}
 	wk->vc_in = 0;
