@@ -1018,29 +1018,17 @@ test_slowest_qps(void **state)
 
 /* ---- PFC ------------------------------------------------------------------------ */
 
-/* 802.1Qbb frame from PROTOCOLS.md, byte by byte. */
+/* 802.1Qbb frame from PROTOCOLS.md (unit_judges.h). */
 static void
 inject_pfc(uint8_t enable, const uint16_t quanta[8])
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(env.pool);
 	uint8_t *p;
-	int i;
 
 	MUST(m);
 	p = (uint8_t *)rte_pktmbuf_append(m, 60);
 	MUST(p);
-	memset(p, 0, 60);
-	memcpy(p, "\x01\x80\xc2\x00\x00\x01\x02\x00\x00\x00\x00\x99", 12);
-	p[12] = 0x88;
-	p[13] = 0x08;
-	p[14] = 0x01;
-	p[15] = 0x01;
-	p[16] = 0;
-	p[17] = enable;
-	for (i = 0; i < 8; i++) {
-		p[18 + 2 * i] = (uint8_t)(quanta[i] >> 8);
-		p[19 + 2 * i] = (uint8_t)quanta[i];
-	}
+	unit_pfc_frame(p, enable, quanta);
 	to_rx(m);
 }
 

@@ -493,6 +493,7 @@ static struct rte_mbuf *
 pfc_frame(uint8_t prio, uint16_t quanta)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(env.pool);
+	uint16_t q[8] = { 0 };
 	uint8_t *f;
 
 	if (m == NULL) {
@@ -504,15 +505,8 @@ pfc_frame(uint8_t prio, uint16_t quanta)
 		fail_msg("no room for a PFC frame");
 		abort();
 	}
-	memset(f, 0, 60);
-	memcpy(f, "\x01\x80\xc2\x00\x00\x01\x02\x00\x00\x00\x00\x99", 12);
-	f[12] = 0x88;
-	f[13] = 0x08;
-	f[14] = 0x01;
-	f[15] = 0x01;
-	f[17] = (uint8_t)(1u << prio);
-	f[18 + 2 * prio] = (uint8_t)(quanta >> 8);
-	f[19 + 2 * prio] = (uint8_t)quanta;
+	q[prio] = quanta;
+	unit_pfc_frame(f, (uint8_t)(1u << prio), q);
 	return m;
 }
 
@@ -811,6 +805,12 @@ run_workload(const struct workload *wl)
 	aifab_generator_ops.port_counters(env.in[0].g, ca);
 	aifab_generator_ops.port_counters(env.in[1].g, cb);
 	assert_memory_equal(ca, cb, sizeof(ca));
+	/* the injected PFC frames paused the ranks (else the pause part of
+	 * the comparison would run on nothing) */
+	if (wl->pfc_every_ns != 0) {
+		assert_int_equal(sa.pfc_rx, n.n_pfc);
+		assert_true(sa.paused_us > 0);
+	}
 	print_message("%s: %" PRIu64 " steps, %" PRIu64 " next_event() "
 		      "checks, %" PRIu64 " frames (%" PRIu64 " dropped, %"
 		      PRIu64 " CE, %" PRIu64 " CNPs, %" PRIu64 " NAKs), %"

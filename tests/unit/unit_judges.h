@@ -53,4 +53,28 @@ unit_ipv4_set_ce(uint8_t *ip)
 	ip[11] = (uint8_t)sum;
 }
 
+/* An 802.1Qbb PFC frame (PROTOCOLS.md), byte by byte, into the 60 bytes
+ * at @p f: to the reserved multicast address from 02:00:00:00:00:99,
+ * MAC Control (0x8808) opcode 0x0101, class-enable vector @p enable and
+ * each priority's pause time from @p quanta. */
+static inline void
+unit_pfc_frame(uint8_t *f, uint8_t enable, const uint16_t quanta[8])
+{
+	int i;
+
+	for (i = 0; i < 60; i++)
+		f[i] = 0;
+	f[0] = 0x01, f[1] = 0x80, f[2] = 0xc2, f[5] = 0x01;	/* dst */
+	f[6] = 0x02, f[11] = 0x99;				/* src */
+	f[12] = 0x88;
+	f[13] = 0x08;
+	f[14] = 0x01;
+	f[15] = 0x01;
+	f[17] = enable;
+	for (i = 0; i < 8; i++) {
+		f[18 + 2 * i] = (uint8_t)(quanta[i] >> 8);
+		f[19 + 2 * i] = (uint8_t)quanta[i];
+	}
+}
+
 #endif /* UNIT_JUDGES_H */
