@@ -183,17 +183,29 @@ void aifab_ecmp_hash_pkts(const struct aifab_ecmp_cfg *cfg,
 			  uint32_t *hash, uint8_t *ok);
 
 /**
- * aifab_ecmp_hash() of an IPv4 flow when @p cfg's function is CRC32C,
- * inline, from the fields as a datapath has them: the addresses as they
- * sit in the header (@p l3: the IPv4 header), ports in host order, @p
- * dqpn 0 unless RoCE. The same tuple and the same result as
- * aifab_ecmp_flow_from_pkt() + aifab_ecmp_hash() for a UDP packet that is
- * not a fragment.
+ * MurmurHash3's 32-bit finalizer, the last step of aifab_ecmp_hash() for
+ * CRC32C. A plain function of its word: a loop of it over an array
+ * vectorises.
  */
 static inline uint32_t
-aifab_ecmp_hash4_crc32c(const struct aifab_ecmp_cfg *cfg, const uint8_t *l3,
-			uint16_t sport, uint16_t dport, uint8_t proto,
-			uint32_t dqpn)
+aifab_ecmp_fmix32(uint32_t h)
+{
+	h ^= h >> 16;
+	h *= 0x85EBCA6Bu;
+	h ^= h >> 13;
+	h *= 0xC2B2AE35u;
+	h ^= h >> 16;
+	return h;
+}
+
+/**
+ * aifab_ecmp_hash4_crc32c() before its finalizer: the CRC32C register
+ * over the tuple; aifab_ecmp_fmix32() of it is the hash.
+ */
+static inline uint32_t
+aifab_ecmp_hash4_crc32c_raw(const struct aifab_ecmp_cfg *cfg,
+			    const uint8_t *l3, uint16_t sport, uint16_t dport,
+			    uint8_t proto, uint32_t dqpn)
 {
 	uint32_t s, d, p = (((uint32_t)sport << 16) | dport) & cfg->ports_mask;
 	uint32_t h;
@@ -221,13 +233,25 @@ aifab_ecmp_hash4_crc32c(const struct aifab_ecmp_cfg *cfg, const uint8_t *l3,
 			 cfg->extra_mask;
 	h = rte_hash_crc(t, 4 * n, cfg->seed);
 #endif
-	/* MurmurHash3's 32-bit finalizer, as aifab_ecmp_hash() */
-	h ^= h >> 16;
-	h *= 0x85EBCA6Bu;
-	h ^= h >> 13;
-	h *= 0xC2B2AE35u;
-	h ^= h >> 16;
 	return h;
+}
+
+/**
+ * aifab_ecmp_hash() of an IPv4 flow when @p cfg's function is CRC32C,
+ * inline, from the fields as a datapath has them: the addresses as they
+ * sit in the header (@p l3: the IPv4 header), ports in host order, @p
+ * dqpn 0 unless RoCE. The same tuple and the same result as
+ * aifab_ecmp_flow_from_pkt() + aifab_ecmp_hash() for a UDP packet that is
+ * not a fragment.
+ */
+static inline uint32_t
+aifab_ecmp_hash4_crc32c(const struct aifab_ecmp_cfg *cfg, const uint8_t *l3,
+			uint16_t sport, uint16_t dport, uint8_t proto,
+			uint32_t dqpn)
+{
+	return aifab_ecmp_fmix32(aifab_ecmp_hash4_crc32c_raw(cfg, l3, sport,
+							     dport, proto,
+							     dqpn));
 }
 
 /** Profile name of a hash function ("crc32c" ...), or NULL if unknown. */
