@@ -86,7 +86,8 @@ sw_port_down(const struct sw *sw, const struct sw_worker *wk, uint16_t p,
 void
 sw_link_state(struct sw *sw, struct sw_worker *wk)
 {
-	uint64_t ns = sw_ns(sw, wk->now);
+	/* only a fault stage's down window reads the time */
+	uint64_t ns = wk->n_links != 0 ? sw_ns(sw, wk->now) : 0;
 	unsigned int i, k, s;
 
 	for (i = 0; i < sw->n_watch; i++) {

@@ -96,6 +96,8 @@ sw_init(const struct aifab_env *env, unsigned int n_workers, char *err,
 	sw->vclock = prof->clock == AIFAB_CLOCK_VIRTUAL && !prof->virtual_time;
 	sw->ecn_at_dequeue = prof->qos.ecn_at == AIFAB_ECN_AT_DEQUEUE;
 	sw->hz = sw->virtual_time ? SW_VT_HZ : env->tsc_hz;
+	if (sw->hz != 0)
+		sw->hz_rcp = rte_reciprocal_value_u64(sw->hz);
 	sw->peer_pause = sw->virtual_time && prof->pfc.replay_peer_pause;
 	sw->ts_off = rte_mbuf_dynfield_lookup(RTE_MBUF_DYNFIELD_TIMESTAMP_NAME,
 					      NULL);
