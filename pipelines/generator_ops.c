@@ -176,7 +176,7 @@ gen_done(const void *st)
 	uint32_t n = 0;
 	uint16_t u;
 
-	if (g->start.state == AIFAB_GEN_REFUSED)
+	if (g->refused)
 		return true;            /* another profile: nothing to run */
 	/* every rank done: the workers' counts, not a pass over the ranks
 	 * (the virtual clock asks at every step) */

@@ -214,14 +214,16 @@ struct gen_rank {
 	/* x / rate_fp (paced; the virtual clock's rank sets: read at every
 	 * visit with the summary above, so on its cache line) */
 	struct rte_reciprocal_u64 rate_rcp;
+	/* What a sending rank's every poll reads next (pick()): on the
+	 * second line too */
+	uint32_t *act;              /* conns with packets left this step
+				     * (closed loop: with messages posted) */
+	uint32_t n_act, rr;
 	uint64_t next_start;
 	uint32_t step, iter;
 	uint64_t step_start;
 	const struct aifab_coll_step *sched;
 	uint32_t *entry_conn;       /* first conn of each schedule entry */
-	uint32_t *act;              /* conns with packets left this step
-				     * (closed loop: with messages posted) */
-	uint32_t n_act, rr;
 	/* closed loop */
 	uint32_t n_conns;           /* QPs this rank sends on */
 	uint32_t *cstep;            /* per channel: next step to post */
@@ -249,12 +251,20 @@ struct gen_port {
 	uint16_t (*vc_tx_put)(void *wire, struct rte_mbuf **pkts, uint16_t n);
 	void *vc_tx_wire;
 	bool vc_rx_known, vc_tx_known;
+	/* the worker has an RX queue on the port (its nb_rxq): 0 not
+	 * known yet (the first RX poll learns it), 1 yes, -1 no */
+	int8_t rxq_here;
+	/* Frames in tx and cnp (every flush, frame queued and
+	 * next_event() reads them): n_tx on the first cache line, n_cnp
+	 * first on the second, with the counters a frame received moves.
+	 * Not in one 8-byte word: a test of both right after a flush
+	 * stored one would be a wide load the store cannot forward to. */
+	uint16_t n_tx;
+	uint16_t n_cnp __rte_aligned(8);
 	uint64_t ctr[GEN_CTR_MAX];
 	uint64_t rx_err[AIFAB_PKT_ERR_MAX]; /* malformed, per parse error */
 	struct aifab_roce_hist lat;
-	uint16_t n_tx;
 	struct rte_mbuf *tx[GEN_TXBUF];   /* data and ACKs: data_prio */
-	uint16_t n_cnp;
 	struct rte_mbuf *cnp[GEN_CNPBUF]; /* CNPs: cnp_prio */
 	struct aifab_fault fault;
 	uint32_t icrc_skip;               /* rx_check_icrc every=N: frames to
@@ -303,6 +313,10 @@ struct gen_rs {
 	uint64_t *key_w[GEN_K_N];   /* nw: the least key of the word, but for
 				     * the dirty words (above it, maybe) */
 	uint64_t *dirty;            /* (nw + 63) / 64 words */
+	uint64_t *word_mem;         /* the per-word arrays' memory (wake_w,
+				     * key_w, due, dirty: one line up to 64
+				     * ranks) */
+	uint64_t *rank_mem;         /* the per-rank ones' (wake, key) */
 	/* its ranks by used port (u): pr_list[pr_start[u] ..
 	 * pr_start[u + 1]) (made at the start; pr_all: mark them all) */
 	uint32_t *pr_start, *pr_list;
@@ -354,34 +368,50 @@ struct gen_wk {
 } __rte_cache_aligned;
 
 struct gen {
+	/* What the virtual clock's every step reads (gen_poll(),
+	 * gen_next_event(), gen_done()) and every visit of a rank: the
+	 * first cache line (it is allocated on one; the frames of a step
+	 * leave little of the last step in the L1 cache, so a line less
+	 * per step counts). */
+	struct gen_wk *wk;            /* n_wk */
+	unsigned int n_wk;
+	uint32_t n_own;               /* the ranks emulated here (own_list) */
+	bool started;               /* set once by worker 0 (release) */
+	bool refused;               /* start.state is AIFAB_GEN_REFUSED */
+	/* Port sets (a poll visits ports with something to do, not every
+	 * port: a 1024-rank fabric has 1024 of them): used ports distinct,
+	 * env port -> its index u (port_u, UINT16_MAX: not used); the ring
+	 * ports whose RX ring the virtual clock filled since their last
+	 * poll (rx_set; rx_mode 1: its RX marks, generator_rx.c; 2: poll
+	 * every port; 0: not decided yet, at the first poll) */
+	bool port_sets;
+	uint8_t rx_mode;
+	uint16_t n_used_ports;
+	uint64_t vc_step;           /* gen_vclock_step(), once known */
+	uint64_t sync_cycles;       /* lib/stats mirror period */
+	struct gen_rank *ranks;
+	struct gen_conn *conns;     /* those with an own end, by QP number */
+	uint32_t *rank_pos;         /* per rank: its index in its worker's
+				     * own_list */
+	/* env ports on which a PFC frame was ever received (set before
+	 * pfc[p] moves; atomic): a port not in it has no pause, without a
+	 * read of its pfc (every frame queued and every flush asks) */
+	uint64_t pfc_seen[GEN_PORT_WORDS];
 	struct aifab_env env;
 	struct aifab_gen_params p;
 	struct aifab_coll_plan *plan;
 	uint32_t n_steps, n_chan, total_iters;
 	struct aifab_roce_payload *pl;
 	double ns_per_tsc;
-	bool started;               /* set once by worker 0 (release) */
-	uint64_t vc_step;           /* gen_vclock_step(), once known */
 	uint32_t n_conns;
-	struct gen_conn *conns;     /* those with an own end, by QP number */
 	uint32_t *conn_gidx;        /* per conn: its QP number i (QPN
 				     * qpn_base + 2i); NULL: conn i is QP i */
 	uint32_t qps_per_rank;      /* of every rank: rank r's are r x it.. */
-	struct gen_rank *ranks;
 	uint64_t *iter_start, *iter_end;
 	uint32_t *iter_ranks_done;
 	struct gen_iter_rec *irec;  /* total_iters */
-	uint16_t n_used_ports;
 	uint16_t used_ports[AIFAB_GEN_MAX_PORTS];
-	/* Port sets (a poll visits ports with something to do, not every
-	 * port: a 1024-rank fabric has 1024 of them): used ports distinct,
-	 * env port -> its index u (UINT16_MAX: not used); the ring ports
-	 * whose RX ring the virtual clock filled since their last poll
-	 * (rx_mode 1: its RX marks, generator_rx.c; 2: poll every port; 0:
-	 * not decided yet, at the first poll) */
-	bool port_sets;
-	uint8_t rx_mode;
-	uint16_t port_u[AIFAB_GEN_MAX_PORTS];
+	uint16_t port_u[AIFAB_GEN_MAX_PORTS]; /* (port sets, above) */
 	uint64_t rx_set[GEN_PORT_WORDS];
 	uint16_t *rank_port;        /* rank table: env port per rank (build) */
 	uint64_t hz;                /* of `now`: env tsc_hz or GEN_VT_HZ */
@@ -399,11 +429,10 @@ struct gen {
 				     * slowest step */
 	/* lib/stats: the set (block w: worker w's), how often it mirrors */
 	struct aifab_stats_set *stats;
-	uint64_t sync_cycles;
 	/* several servers: the ranks emulated here, the hosts of the
 	 * others, the start (generator_start.c) */
 	uint8_t *own;                 /* per rank: 1 emulated here */
-	uint32_t *own_list, n_own;    /* those ranks, ascending */
+	uint32_t *own_list;           /* those ranks (n_own), ascending */
 	uint16_t *rank_host;          /* per rank: index into hosts (0: none) */
 	uint16_t n_hosts;
 	char host[AIFAB_GEN_HOST_LEN]; /* this host ("" none) */
@@ -418,15 +447,12 @@ struct gen {
 	 * by whichever worker receives the frame; `until` read atomically. */
 	struct aifab_pfc_rx pfc[AIFAB_GEN_MAX_PORTS];
 	rte_spinlock_t pfc_lock[AIFAB_GEN_MAX_PORTS];
-	/* The workers ([generator] lcores): ranks sharded over them */
-	unsigned int n_wk;
+	/* The workers ([generator] lcores, n_wk, wk): ranks sharded over
+	 * them */
 	uint8_t *rank_wk;             /* per rank: its worker */
-	uint32_t *rank_pos;           /* per rank: its index in its worker's
-				       * own_list */
 	/* rte_flow rules steering frames to a rank's IPv4 to its worker's
 	 * RX queue, per port (0: none, frames are handed over) */
 	uint32_t flow_rules[AIFAB_GEN_MAX_PORTS];
-	struct gen_wk *wk;            /* n_wk */
 };
 
 /* Words of the port sets in use. */
@@ -651,6 +677,9 @@ gen_max(uint64_t *v, uint64_t x)
 static inline bool
 gen_prio_paused(const struct gen *g, uint16_t p, uint8_t prio, uint64_t now)
 {
+	if (!((__atomic_load_n(&g->pfc_seen[p >> 6], __ATOMIC_RELAXED) >>
+	       (p & 63)) & 1))
+		return false;   /* its until[] are all 0 */
 	return now < __atomic_load_n(&g->pfc[p].until[prio], __ATOMIC_RELAXED);
 }
 

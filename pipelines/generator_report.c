@@ -121,8 +121,23 @@ put(struct aifab_stats_block *b, unsigned int id, uint32_t inst, uint64_t v)
 	b->v[b->off[id] + inst] = v;
 }
 
+/* put() of a counter that only grows from 0, as the block's value did
+ * (the block starts at 0, only this worker writes it): a 0 is there
+ * already. On the virtual clock the mirror runs every model
+ * microsecond and most of the generator's counters stay 0 (errors,
+ * faults, PFC): a store is a line of the block written (a counter's
+ * ports share lines of their own). */
+static inline void
+put_grown(struct aifab_stats_block *b, unsigned int id, uint32_t inst,
+	  uint64_t v)
+{
+	if (v != 0)
+		put(b, id, inst, v);
+}
+
 /* Mirror everything into the block (worker only): values only grow, as
- * the generator's own counters do; gauges are levels. */
+ * the generator's own counters do (tx_bytes but at the end, when the
+ * frames a pause holds are dropped); gauges are levels. */
 void
 gen_stats_sync(struct gen_wk *wk)
 {
@@ -145,22 +160,30 @@ gen_stats_sync(struct gen_wk *wk)
 		put(b, GS_RX_PKTS, p, gp->rx_packets);
 		put(b, GS_RX_BYTES, p, gp->rx_bytes);
 		for (c = 0; c < GEN_CTR_MAX; c++)
-			put(b, GS_CTR0 + c, p, gp->ctr[c]);
-		for (c = 1; c < AIFAB_PKT_ERR_MAX; c++)
-			put(b, GS_MAL0 + c - 1, p, gp->rx_err[c]);
-		for (c = 0; c < AIFAB_FAULT_CNT_MAX; c++)
-			put(b, GS_FAULT0 + c, p, gp->fault.cnt[c]);
+			put_grown(b, GS_CTR0 + c, p, gp->ctr[c]);
+		/* (a malformed frame counts in rx_err and rx_not_roce: none
+		 * of those, none of these; a fault stage counts only when
+		 * active: not reading lines of zeros) */
+		for (c = 1; c < AIFAB_PKT_ERR_MAX && gp->ctr[GEN_RX_OTHER];
+		     c++)
+			put_grown(b, GS_MAL0 + c - 1, p, gp->rx_err[c]);
+		for (c = 0; c < AIFAB_FAULT_CNT_MAX &&
+			    aifab_fault_active(&gp->fault); c++)
+			put_grown(b, GS_FAULT0 + c, p, gp->fault.cnt[c]);
 		for (k = 0; k < AIFAB_PFC_NUM_PRIO && wk->w == 0; k++) {
-			/* (the mirror runs every model microsecond on the
-			 * virtual clock: a priority never paused costs no
-			 * division there, lib/pfc returns its 0 at once) */
-			uint64_t ns = aifab_pfc_rx_paused_ns(&g->pfc[p], k,
-							     wk->last_now);
+			uint64_t rx = g->pfc[p].stats.v[AIFAB_PFC_CNT_RX][k];
+			uint64_t ns;
 
-			put(b, GS_PFC_RX, p * AIFAB_PFC_NUM_PRIO + k,
-			    g->pfc[p].stats.v[AIFAB_PFC_CNT_RX][k]);
-			put(b, GS_PFC_PAUSED, p * AIFAB_PFC_NUM_PRIO + k,
-			    (uint64_t)((double)ns * (double)hz / 1e9));
+			/* A priority no frame paused (lib/pfc moves a pause
+			 * only in aifab_pfc_rx_frame(), which counts it in
+			 * rx) has paused 0 ns: nothing to put. */
+			if (rx == 0)
+				continue;
+			put(b, GS_PFC_RX, p * AIFAB_PFC_NUM_PRIO + k, rx);
+			ns = aifab_pfc_rx_paused_ns(&g->pfc[p], k,
+						    wk->last_now);
+			put_grown(b, GS_PFC_PAUSED, p * AIFAB_PFC_NUM_PRIO + k,
+				  (uint64_t)((double)ns * (double)hz / 1e9));
 		}
 	}
 	/* The gauges over every worker's QPs (worker 0's block; the others

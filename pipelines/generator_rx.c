@@ -319,6 +319,8 @@ rx_one(struct gen_wk *wk, uint16_t p, struct rte_mbuf *m, uint64_t now)
 	if (pi.flags & AIFAB_PKT_F_PFC) {
 		gp->ctr[GEN_RX_PFC]++;
 		rte_spinlock_lock(&g->pfc_lock[p]);
+		__atomic_fetch_or(&g->pfc_seen[p >> 6], UINT64_C(1) << (p & 63),
+				  __ATOMIC_RELAXED);
 		aifab_pfc_rx_frame(&g->pfc[p], pi.pfc_enable, pi.pfc_time, now);
 		rte_spinlock_unlock(&g->pfc_lock[p]);
 		if (wk->rs.on)
@@ -390,6 +392,19 @@ rx_port(struct gen_wk *wk, uint16_t p, uint64_t now)
 	return got;
 }
 
+/* Whether worker @p wk has an RX queue on port @p p: learnt at the
+ * first poll (queues are set up before), then read from the worker's
+ * own line of the port, not the port's (a line less per burst). */
+static inline bool
+rxq_here(struct gen_wk *wk, uint16_t p)
+{
+	struct gen_port *gp = &wk->port[p];
+
+	if (unlikely(gp->rxq_here == 0))
+		gp->rxq_here = wk->rxq < wk->g->env.ports[p].nb_rxq ? 1 : -1;
+	return gp->rxq_here > 0;
+}
+
 /* Whether the virtual clock marks every used port's RX ring it fills
  * (port_sets_init() asked it to; it says so at its first step, before
  * any poll): then a poll reads the marked rings only. */
@@ -435,7 +450,7 @@ gen_rx_poll(struct gen_wk *wk, uint64_t now)
 				uint16_t p = g->used_ports[k * 64 + b];
 				uint16_t n;
 
-				if (wk->rxq >= g->env.ports[p].nb_rxq)
+				if (!rxq_here(wk, p))
 					continue;
 				n = rx_port(wk, p, now);
 				if (n < GEN_RX_BURST)
@@ -446,7 +461,7 @@ gen_rx_poll(struct gen_wk *wk, uint64_t now)
 		for (u = 0; u < g->n_used_ports; u++) {
 			uint16_t p = g->used_ports[u];
 
-			if (wk->rxq >= g->env.ports[p].nb_rxq)
+			if (!rxq_here(wk, p))
 				continue;
 			got += rx_port(wk, p, now);
 		}

@@ -160,6 +160,7 @@ gen_start_rx(struct gen_wk *wk, uint16_t p, struct rte_mbuf *m, uint64_t now)
 	hex32(b + SO_DIGEST, st->leader_digest);
 	if (!same) {
 		st->state = AIFAB_GEN_REFUSED;
+		g->refused = true;
 		return true;
 	}
 	if (__atomic_load_n(&g->go, __ATOMIC_RELAXED) ==

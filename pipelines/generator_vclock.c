@@ -63,8 +63,9 @@ tokens_at(const struct gen_rank *rk, uint64_t ready)
 static inline void
 cl_rank_summary(const struct gen *g, struct gen_rank *rk)
 {
-	uint64_t dl = UINT64_MAX, c = UINT64_MAX, fl;
+	uint64_t dl = UINT64_MAX, c = UINT64_MAX;
 	bool send = false;
+	int64_t fl;
 	uint32_t i;
 
 	for (i = 0; i < rk->n_act; i++) {
@@ -73,9 +74,12 @@ cl_rank_summary(const struct gen *g, struct gen_rank *rk)
 		if (cn->has_pend || aifab_rc_req_can_send(cn->req)) {
 			send = true;
 			if (g->p.dcqcn) {
-				/* pace_t >= 0 (it starts at 0 and grows) */
-				fl = (uint64_t)cn->pace_t;
-				c = RTE_MIN(c, fl + ((double)fl < cn->pace_t));
+				/* 0 <= pace_t < 2^63 (it starts at 0 and
+				 * grows by frame times): the signed
+				 * conversions, one instruction each */
+				fl = (int64_t)cn->pace_t;
+				c = RTE_MIN(c, (uint64_t)fl +
+					    ((double)fl < cn->pace_t));
 			}
 		}
 		dl = RTE_MIN(dl, aifab_rc_req_deadline(cn->req));
@@ -426,13 +430,11 @@ gen_vclock_pause_changed(struct gen *g, uint16_t p)
 	}
 }
 
-/* Closed loop on the rank sets: the loop over the ranks below, from
- * the keys. */
-static uint64_t
-rs_next_event(struct gen *g, struct gen_wk *wk, uint64_t now)
+/* The least keys @p mn over the words (the dirty ones made again). */
+static void
+rs_words_min(struct gen_wk *wk, uint64_t mn[GEN_K_N])
 {
 	struct gen_rs *rs = &wk->rs;
-	uint64_t mn[GEN_K_N], t;
 	uint32_t d, j, i, nr;
 	unsigned int n;
 
@@ -454,6 +456,38 @@ rs_next_event(struct gen *g, struct gen_wk *wk, uint64_t now)
 	for (j = 0; j < rs->nw; j++)
 		for (n = 0; n < GEN_K_N; n++)
 			mn[n] = RTE_MIN(mn[n], rs->key_w[n][j]);
+}
+
+/* Closed loop on the rank sets: the loop over the ranks below, from
+ * the keys. */
+static uint64_t
+rs_next_event(struct gen *g, struct gen_wk *wk, uint64_t now)
+{
+	struct gen_rs *rs = &wk->rs;
+	uint64_t mn[GEN_K_N], t;
+	uint32_t i;
+
+	if (rs->nw == 1) {
+		/* up to 64 ranks (the demo's 8): one word, both keys' least
+		 * in one pass when it is dirty */
+		if (rs->dirty[0] != 0) {
+			const uint64_t *kr = rs->key[GEN_K_R];
+			const uint64_t *ka = rs->key[GEN_K_A];
+			uint64_t lr = UINT64_MAX, la = UINT64_MAX;
+
+			for (i = 0; i < wk->n_own; i++) {
+				lr = RTE_MIN(lr, kr[i]);
+				la = RTE_MIN(la, ka[i]);
+			}
+			rs->key_w[GEN_K_R][0] = lr;
+			rs->key_w[GEN_K_A][0] = la;
+			rs->dirty[0] = 0;
+		}
+		mn[GEN_K_R] = rs->key_w[GEN_K_R][0];
+		mn[GEN_K_A] = rs->key_w[GEN_K_A][0];
+	} else {
+		rs_words_min(wk, mn);
+	}
 	t = UINT64_MAX;
 	if (mn[GEN_K_R] != UINT64_MAX)
 		t = RTE_MAX(now + gen_vclock_step(g), mn[GEN_K_R]);
@@ -493,22 +527,26 @@ gen_vclock_build(struct gen *g, char *err, size_t errlen)
 			g->rank_pos[wk->own_list[i]] = i;
 		rs->nw = nw;
 		rs->dcqcn = g->p.dcqcn;
-		rs->due = calloc(nw, sizeof(uint64_t));
-		rs->wake = never_array((size_t)nw * 64);
-		rs->wake_w = never_array(nw);
-		rs->dirty = calloc((nw + 63) / 64, sizeof(uint64_t));
+		/* The per-word arrays, which every step reads, in one block
+		 * (one cache line up to 64 ranks): wake_w, key_w, then due
+		 * and dirty (zero); the per-rank ones in another. */
+		rs->word_mem = never_array((size_t)nw * (1 + GEN_K_N + 1) +
+					(nw + 63) / 64);
+		rs->rank_mem = never_array((size_t)nw * 64 * (1 + GEN_K_N));
 		rs->pr_start = calloc(g->n_used_ports + 1u, sizeof(uint32_t));
 		rs->pr_list = calloc(RTE_MAX(wk->n_own, 1u), sizeof(uint32_t));
-		if (rs->due == NULL || rs->wake == NULL ||
-		    rs->wake_w == NULL || rs->dirty == NULL ||
+		if (rs->word_mem == NULL || rs->rank_mem == NULL ||
 		    rs->pr_start == NULL || rs->pr_list == NULL)
 			BAD("out of memory");
+		rs->wake_w = rs->word_mem;
+		rs->wake = rs->rank_mem;
 		for (n = 0; n < GEN_K_N; n++) {
-			rs->key[n] = never_array((size_t)nw * 64);
-			rs->key_w[n] = never_array(nw);
-			if (rs->key[n] == NULL || rs->key_w[n] == NULL)
-				BAD("out of memory");
+			rs->key_w[n] = rs->word_mem + (size_t)nw * (1 + n);
+			rs->key[n] = rs->rank_mem + (size_t)nw * 64 * (1 + n);
 		}
+		rs->due = rs->word_mem + (size_t)nw * (1 + GEN_K_N);
+		rs->dirty = rs->due + nw;
+		memset(rs->due, 0, sizeof(uint64_t) * (nw + (nw + 63) / 64));
 	}
 	return 0;
 }
@@ -516,21 +554,15 @@ gen_vclock_build(struct gen *g, char *err, size_t errlen)
 void
 gen_vclock_free(struct gen *g)
 {
-	unsigned int w, n;
+	unsigned int w;
 
 	for (w = 0; g->wk != NULL && w < g->n_wk; w++) {
 		struct gen_rs *rs = &g->wk[w].rs;
 
-		free(rs->due);
-		free(rs->wake);
-		free(rs->wake_w);
-		free(rs->dirty);
+		free(rs->word_mem);
+		free(rs->rank_mem);
 		free(rs->pr_start);
 		free(rs->pr_list);
-		for (n = 0; n < GEN_K_N; n++) {
-			free(rs->key[n]);
-			free(rs->key_w[n]);
-		}
 	}
 	free(g->rank_pos);
 }
