@@ -56,11 +56,7 @@
 
 #define VC_FIFO 8192u           /* frames in flight per wire direction
 				   (not yet arrived) */
-#define VC_FIFO_MIN 64u         /* the FIFO's first window (it grows; 4
-				   slots, one line, was slower: +6-10
-				   cycles per frame-hop in the demo) */
-#define VC_FIFO_SETS 61u        /* first windows' L1 sets: 64 less a few
-				   (prime: wires i and i + 64 apart too) */
+#define VC_FIFO_MIN 64u         /* the FIFO's first window (it grows) */
 #define VC_BURST 64u            /* frames taken off a TX ring at a time */
 #define VC_WIRE_EXTRA 24u       /* FCS, preamble, inter-frame gap */
 #define VC_NS_PER_M 5u          /* light in a cable */
@@ -119,33 +115,37 @@ slots_or(struct vc_slots *d, const struct vc_slots *s, unsigned int nw)
  * last put (tail): head .. dlv have arrived (delivered: what the peer's
  * RX ring held before the reader took frames from the wire), dlv ..
  * tail are on the wire. The loop's state of all wires is one small array
- * (the FIFOs are apart); what a step's scans read of every busy wire is
- * in packed arrays of the clock (at[], rx[]), not here. */
+ * (the FIFOs are apart: a step reads every busy wire's state). */
 struct vc_wire {
-	/* The first cache line: all that a frame's put (wire_put()),
-	 * delivery (wire_deliver()) and read (aifab_wire_read()) touch of
-	 * the wire, and a slot of the FIFO's window beside it. A step's
-	 * frames (4 KB each in the demo) leave little of the last step in
-	 * the L1 cache: a line less per frame counts. */
+	/* The first cache line (64 bytes, to vc): what the step's scans
+	 * (wire_deliver(), the readers it wakes and marks, wire_next())
+	 * read per visit; the transmitter (wire_put(), per frame put) in
+	 * the second, the mapping after. A step's frames (4 KB each in the demo) leave
+	 * little of the last step in the L1 cache: a line less per visit
+	 * counts. */
+	uint64_t dlv_at;            /* fifo[dlv].at: the next arrival,
+				       UINT64_MAX when none is on the wire */
 	/* The FIFO (its reader's view, aifab_wire_read()): q.fifo holds
 	 * VC_FIFO + rx_cap frames rounded up to a power of two, of which
 	 * mask + 1 in use (the window, doubled by fifo_push() when full);
 	 * fifo[head & mask] .. dlv .. tail. */
 	struct aifab_wire q;
-	/* The sender's transmitter: app_serial_start()'s arithmetic and
-	 * fields, the wire time of the last length (len1 - 1) in whole ns
-	 * (ser_q: 32 bits hold a frame of 500 MB at 1 Mb/s) and 1/mbps. */
-	uint64_t free_ns;
-	uint32_t frac, mbps;
-	uint32_t len1, ser_r, ser_q;
-	uint32_t prop_ns;           /* the cable (VC_NS_PER_M x 10000 m at
-				       most) */
-	uint32_t rx_cap;            /* delivered frames the reader may leave
+	unsigned int rx_delivered;  /* dlv - head right after delivery */
+	unsigned int rx_cap;        /* delivered frames the reader may leave
 				       unread: the RX ring's capacity */
-	uint16_t idx;               /* in vc->wire (< AIFAB_MAX_PORTS) */
-	uint8_t rx_shift;           /* the reader's RX mark: bit rx_shift of
-				       vc->rx[idx].mark */
-	/* The rest: the mapping, and what only a rare case reads. */
+	uint64_t readers0;          /* readers' first word (all of it when
+				       the slots fit one word: n_swords 1) */
+	/* The reader's RX mark (rx_tap's rx_mark and rx_mark_bit), kept
+	 * here once the reader asked for it (a reader asks once, at its
+	 * set-up or first poll; NULL: not yet, look at rx_tap). */
+	uint64_t *rx_mark;
+	uint64_t rx_mark_bit;
+	struct app_vclock *vc;
+	struct app_serial ser;      /* the sender's transmitter */
+	uint64_t prop_ns;
+	unsigned int idx;           /* in vc->wire */
+	bool tx_left;               /* the FIFO was full: the TX ring holds
+				       more (and vc->left says so) */
 	struct rte_ring *tx;
 	uint16_t from, to;          /* port indices */
 	int from_owner, to_owner;   /* their owners (app_vclock_add()) */
@@ -154,23 +154,7 @@ struct vc_wire {
 					  and its wire */
 	struct aifab_port_tap *tap; /* port `from`'s, one per TX queue */
 	uint16_t n_tap;
-	void *fifo_mem;             /* q.fifo's allocation */
 } __rte_cache_aligned;
-
-/* A wire's reader, as a delivery reads it (vc->rx[], packed: a step
- * delivers to a few wires of many). */
-struct vc_rx {
-	uint64_t readers0;          /* the slots reading it, their first word
-				       (all of them when the slots fit one
-				       word: n_swords 1) */
-	/* The reader's RX mark (rx_tap's rx_mark, its bit the wire's
-	 * rx_shift), kept here once the reader asked for it (a reader asks
-	 * once, at its set-up or first poll; NULL: not yet, look at
-	 * rx_tap). */
-	uint64_t *mark;
-	unsigned int delivered;     /* dlv - head right after delivery, when
-				       not 0 (the wire unread) */
-};
 
 /* Polls (busy: that handled packets; idle) and packets not yet added
  * to a stats block's load counters (VC_TIME_EVERY). */
@@ -196,9 +180,6 @@ struct vc_slot {
 struct vc_words {
 	uint64_t busy;              /* a frame in the FIFO (on the wire, or
 				       delivered and unread) */
-	uint64_t unread;            /* delivered frames unread (dlv != head)
-				       after the delivery; after the polls
-				       those the reader did not take */
 	uint64_t sent;              /* the TX ring was written to since the
 				       last take (the ports' TX taps mark
 				       it) */
@@ -210,24 +191,17 @@ struct app_vclock {
 	/* The first cache line: what the step and wire_put() read, the
 	 * first word of the wire sets included (the demo's 16 wires). */
 	uint64_t now;               /* ns of model time */
-	uint64_t hops;              /* frames delivered */
-	uint64_t wire_t;            /* the earliest wire event of the busy
-				       wires, as the last step left them
-				       (gathered during it: app_vclock_step()) */
+	uint64_t steps, hops;       /* loop steps, frames delivered */
+	uint64_t wire_t;            /* the earliest wire_next() of the busy
+				       wires, as the last step left them */
 	unsigned int n_words;       /* words of the wire sets in use */
 	unsigned int n_swords;      /* words of the slot sets in use */
 	struct vc_words ws[VC_WIRE_WORDS];
-	uint64_t steps;             /* loop steps */
 	uint64_t fallback_ns;       /* step for a pipeline without next_event */
 	uint64_t cpu0, cpu1;        /* the thread's CPU ns: first step, stop */
 	unsigned int n_wires, n_slots;
 	bool mapped;                /* readers/writers known (first step) */
 	struct vc_slots every;      /* slots without next_event: every step */
-	/* Per wire, packed (a step's scans read these, not the wires):
-	 * fifo[dlv].at, the next arrival, UINT64_MAX when no frame is on
-	 * the wire. */
-	uint64_t at[AIFAB_MAX_PORTS] __rte_cache_aligned;
-	struct vc_rx rx[AIFAB_MAX_PORTS];
 	struct vc_wire wire[AIFAB_MAX_PORTS];
 	struct vc_slot slot[VC_MAX_SLOTS];
 	struct aifab_stats_block *lblk;
@@ -314,19 +288,15 @@ app_vclock_new(const struct aifab_env *env, const struct aifab_profile *prof,
 					      sizeof(*vc));
 	uint32_t fastest = 0;
 	unsigned int i, q, peer;
-	size_t sz;
 
 	if (vc == NULL)
 		goto nomem;
 	/* the scans' fields in the wire's first line */
-	RTE_BUILD_BUG_ON(offsetof(struct vc_wire, rx_shift) >=
-			 RTE_CACHE_LINE_SIZE);
+	RTE_BUILD_BUG_ON(offsetof(struct vc_wire, vc) > RTE_CACHE_LINE_SIZE);
 	RTE_BUILD_BUG_ON(offsetof(struct app_vclock, ws[1]) >
 			 RTE_CACHE_LINE_SIZE);
 	memset(vc, 0, sizeof(*vc));
 	vc->wire_t = UINT64_MAX;
-	for (i = 0; i < RTE_DIM(vc->at); i++)
-		vc->at[i] = UINT64_MAX;
 	for (i = 0; i < env->n_ports; i++) {
 		struct vc_wire *wi;
 		struct rte_ring *tx, *rx;
@@ -339,18 +309,11 @@ app_vclock_new(const struct aifab_env *env, const struct aifab_profile *prof,
 		 * worth delivered but not read yet (a power of two: the
 		 * window doubles up to it). */
 		wi->rx_cap = rte_ring_get_capacity(rx);
-		/* Its first window starting in another set of the L1
-		 * cache for each wire (VC_FIFO_SETS): the big allocations
-		 * start on a page, so would all windows. */
-		sz = rte_align32pow2(VC_FIFO + wi->rx_cap) * sizeof(*wi->q.fifo);
-		wi->fifo_mem = aligned_alloc(RTE_CACHE_LINE_SIZE,
-					     sz + VC_FIFO_SETS * RTE_CACHE_LINE_SIZE);
-		if (wi->fifo_mem == NULL)
+		wi->q.fifo = calloc(rte_align32pow2(VC_FIFO + wi->rx_cap),
+				  sizeof(*wi->q.fifo));
+		if (wi->q.fifo == NULL)
 			goto nomem;
-		wi->q.fifo = (void *)((char *)wi->fifo_mem +
-			(vc->n_wires - 1) % VC_FIFO_SETS * RTE_CACHE_LINE_SIZE);
-		memset(wi->q.fifo, 0, sz);
-
+		wi->dlv_at = UINT64_MAX;
 		wi->q.mask = VC_FIFO_MIN - 1;
 		wi->tx = tx;
 		wi->from = (uint16_t)i;
@@ -359,8 +322,9 @@ app_vclock_new(const struct aifab_env *env, const struct aifab_profile *prof,
 			(int)prof->ports[i].sw;
 		wi->to_owner = env->ports[peer].gen_owned ? APP_VC_OWNER_GEN :
 			(int)prof->ports[peer].sw;
-		wi->mbps = RTE_MAX(env->ports[i].speed_mbps, 1u);
-		wi->idx = (uint16_t)(vc->n_wires - 1);
+		wi->ser.mbps = RTE_MAX(env->ports[i].speed_mbps, 1u);
+		wi->idx = vc->n_wires - 1;
+		wi->vc = vc;
 		wi->rx_tap = env->ports[peer].tap;
 		wi->tap = env->ports[i].tap;
 		wi->n_tap = wi->tap != NULL ? env->ports[i].nb_txq : 0;
@@ -372,9 +336,9 @@ app_vclock_new(const struct aifab_env *env, const struct aifab_profile *prof,
 		/* Whatever is in the TX ring before the first step. */
 		vc->ws[(vc->n_wires - 1) >> 6].sent |=
 			UINT64_C(1) << ((vc->n_wires - 1) & 63);
-		wi->prop_ns = VC_NS_PER_M *
+		wi->prop_ns = (uint64_t)VC_NS_PER_M *
 			RTE_MAX(prof->ports[i].cable_m, prof->ports[peer].cable_m);
-		fastest = RTE_MAX(fastest, wi->mbps);
+		fastest = RTE_MAX(fastest, wi->ser.mbps);
 	}
 	/* The wire sets' words a step looks at: those of real wires (the
 	 * demo has 16 of AIFAB_MAX_PORTS), not the whole bitmaps. */
@@ -451,44 +415,12 @@ thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The wire time of a frame of @p len bytes on @p wi (whole ns and
- * 1/mbps), kept for the frames of that length after it. */
-static void
-wire_len(struct vc_wire *wi, uint32_t len)
-{
-	uint64_t bits_k = ((uint64_t)len + VC_WIRE_EXTRA) * 8000;
-
-	wi->len1 = len + 1;
-	wi->ser_q = (uint32_t)(bits_k / wi->mbps);
-	wi->ser_r = (uint32_t)(bits_k % wi->mbps);
-}
-
-/* Serialization of @p len bytes on @p wi, from @p t: the arrival
- * (app_serial_start()'s arithmetic on the wire's line). */
-static inline uint64_t
+/* Serialization of @p len bytes on @p wi, from @p t: the arrival. */
+static uint64_t
 wire_send(struct vc_wire *wi, uint64_t t, uint32_t len)
 {
-	if (t > wi->free_ns) {
-		wi->free_ns = t;
-		wi->frac = 0;       /* an idle transmitter starts on a whole ns */
-	}
-	if (unlikely(wi->len1 != len + 1))
-		wire_len(wi, len);
-	wi->free_ns += wi->ser_q;
-	wi->frac += wi->ser_r;
-	if (wi->frac >= wi->mbps) {
-		wi->frac -= wi->mbps;
-		wi->free_ns++;
-	}
-	return wi->free_ns + wi->prop_ns;
-}
-
-/* The clock of wire @p wi (one of its array). */
-static inline struct app_vclock *
-wire_vc(struct vc_wire *wi)
-{
-	return (struct app_vclock *)(void *)((char *)(wi - wi->idx) -
-					     offsetof(struct app_vclock, wire));
+	app_serial_start(&wi->ser, t, len);
+	return wi->ser.free_ns + wi->prop_ns;
 }
 
 /* The slots that poll a port of @p owner: those of that owner, those
@@ -524,7 +456,7 @@ vc_map(struct app_vclock *vc)
 		struct vc_wire *wi = &vc->wire[i];
 
 		slots_of_owner(vc, wi->to_owner, &wi->readers);
-		vc->rx[i].readers0 = wi->readers.b[0];
+		wi->readers0 = wi->readers.b[0];
 		if (wi->rx_tap != NULL) {
 			wi->rx_tap->rx_marked = true;
 			wi->rx_tap->rx_wire = &wi->q;
@@ -561,25 +493,11 @@ fifo_push(struct vc_wire *wi)
 	return &wi->q.fifo[wi->q.tail++ & wi->q.mask];
 }
 
-/* Window doublings (fifo_push()'s) until @p room more frames fit. */
-static void
-fifo_fit(struct vc_wire *wi, unsigned int room)
-{
-	while (wi->q.tail + room - wi->q.head > wi->q.mask + 1) {
-		uint32_t i, half = wi->q.mask + 1;
-
-		for (i = wi->q.head; i != wi->q.tail; i++)
-			if (i & half)
-				wi->q.fifo[(i & wi->q.mask) + half] =
-					wi->q.fifo[i & wi->q.mask];
-		wi->q.mask = 2 * half - 1;
-	}
-}
-
 /* What the sender transmitted during this step's polls goes on the wire. */
 static void
-wire_take(struct app_vclock *vc, struct vc_wire *wi, uint64_t now)
+wire_take(struct vc_wire *wi, uint64_t now)
 {
+	struct app_vclock *vc = wi->vc;
 	struct rte_mbuf *m[VC_BURST];
 	unsigned int n, k, room;
 
@@ -594,16 +512,11 @@ wire_take(struct app_vclock *vc, struct vc_wire *wi, uint64_t now)
 			f->at = wire_send(wi, now, m[k]->pkt_len);
 		}
 	} while (n == VC_BURST);
-	if (wi->q.dlv != wi->q.tail) {
-		uint64_t bit = UINT64_C(1) << (wi->idx & 63);
-
-		vc->at[wi->idx] = wi->q.fifo[wi->q.dlv & wi->q.mask].at;
-		vc->ws[wi->idx >> 6].busy |= bit;
-		if (!(vc->ws[wi->idx >> 6].unread & bit))
-			vc->wire_t = RTE_MIN(vc->wire_t, vc->at[wi->idx]);
-	}
+	if (wi->q.dlv != wi->q.tail)
+		wi->dlv_at = wi->q.fifo[wi->q.dlv & wi->q.mask].at;
 	/* A full FIFO leaves frames in the TX ring: take them next step. */
-	if (wi->q.tail - wi->q.dlv == VC_FIFO)
+	wi->tx_left = wi->q.tail - wi->q.dlv == VC_FIFO;
+	if (wi->tx_left)
 		vc->ws[wi->idx >> 6].left |= UINT64_C(1) << (wi->idx & 63);
 	else
 		vc->ws[wi->idx >> 6].left &= ~(UINT64_C(1) << (wi->idx & 63));
@@ -621,168 +534,93 @@ static uint16_t
 wire_put(void *arg, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct vc_wire *wi = arg;
-	struct app_vclock *vc = wire_vc(wi);
-	struct vc_words *w = &vc->ws[wi->idx >> 6];
-	uint64_t bit = UINT64_C(1) << (wi->idx & 63);
-	uint32_t tail = wi->q.tail;
+	struct app_vclock *vc = wi->vc;
 	unsigned int k, room;
+	bool empty;
 
-	/* Frames wait in the TX ring only after a full FIFO (`left`) or a
+	/* Frames wait in the TX ring only after a full FIFO (tx_left) or a
 	 * transmit put could not take (the ring port's mark, in `sent`),
 	 * both cleared by the wire_take() that empties it. */
-	if (unlikely((w->sent | w->left) & bit))
+	if (unlikely(wi->tx_left ||
+		     ((vc->ws[wi->idx >> 6].sent >> (wi->idx & 63)) & 1)))
 		return 0;
-	room = RTE_MIN(VC_FIFO - (tail - wi->q.dlv), (unsigned int)n);
-	if (unlikely(room == 0))
+	room = RTE_MIN(VC_FIFO - (wi->q.tail - wi->q.dlv), (unsigned int)n);
+	if (room == 0)
 		return 0;
-	if (unlikely(tail + room - wi->q.head > wi->q.mask + 1))
-		fifo_fit(wi, room);
+	/* dlv_at is fifo[dlv].at already unless no frame was on the wire:
+	 * then it is the first frame's (no reload of that slot). */
+	empty = wi->q.dlv == wi->q.tail;
 	for (k = 0; k < room; k++) {
-		struct aifab_wire_frame *f =
-			&wi->q.fifo[(tail + k) & wi->q.mask];
+		struct aifab_wire_frame *f = fifo_push(wi);
 
 		f->m = pkts[k];
 		f->at = wire_send(wi, vc->now, pkts[k]->pkt_len);
+		if (k == 0 && empty)
+			wi->dlv_at = f->at;
 	}
-	wi->q.tail = tail + room;
-	/* at[] is fifo[dlv].at already unless no frame was on the wire:
-	 * then it is the first frame's (no reload of that slot). */
-	if (wi->q.dlv == tail) {
-		uint64_t at = wi->q.fifo[tail & wi->q.mask].at;
-
-		vc->at[wi->idx] = at;
-		/* an unread wire's event is vc_wires_after()'s */
-		if (!(w->unread & bit))
-			vc->wire_t = RTE_MIN(vc->wire_t, at);
-	}
-	w->busy |= bit;
+	vc->ws[wi->idx >> 6].busy |= UINT64_C(1) << (wi->idx & 63);
 	return (uint16_t)room;
 }
 
 /* Frames that have arrived by @p now are delivered, in order, as many as
  * the receiver's RX ring would have had room for (rx_cap less the frames
  * still unread): dlv moves past them, the reader takes them from the
- * FIFO (aifab_wire_read()); @p at is the wire's at[]. Inlined in the
- * step's one caller: most visits deliver a frame or two. */
-static __rte_always_inline unsigned int
-wire_deliver(struct vc_wire *wi, uint64_t *at, struct vc_rx *rx,
-	     uint64_t now)
+ * FIFO (aifab_wire_read()). Inlined in the step's one caller: most visits
+ * deliver a frame or two. */
+static __rte_always_inline uint64_t
+wire_deliver(struct vc_wire *wi, uint64_t now)
 {
 	uint32_t d = wi->q.dlv, end;
 	unsigned int n;
 
-	if (*at > now)
-		return 0;
-	end = d + RTE_MIN(wi->rx_cap - (d - wi->q.head), wi->q.tail - d);
-	while (d != end && wi->q.fifo[d & wi->q.mask].at <= now)
-		d++;
-	n = d - wi->q.dlv;
-	wi->q.dlv = d;
-	*at = d != wi->q.tail ? wi->q.fifo[d & wi->q.mask].at : UINT64_MAX;
+	if (wi->dlv_at > now)
+		n = 0;
+	else {
+		end = d + RTE_MIN(wi->rx_cap - (d - wi->q.head),
+				  wi->q.tail - d);
+		while (d != end && wi->q.fifo[d & wi->q.mask].at <= now)
+			d++;
+		n = d - wi->q.dlv;
+		wi->q.dlv = d;
+		wi->dlv_at = d != wi->q.tail ? wi->q.fifo[d & wi->q.mask].at :
+			UINT64_MAX;
+	}
+	wi->rx_delivered = wi->q.dlv - wi->q.head;
 	if (n == 0)
 		return 0;
-	if (unlikely(rx->mark == NULL)) {
+	if (unlikely(wi->rx_mark == NULL)) {
 		if (wi->rx_tap == NULL || wi->rx_tap->rx_mark == NULL)
 			return n;
-		/* one bit (aifab_port_rx_mark_to()'s callers) */
-		RTE_ASSERT(rte_is_power_of_2(wi->rx_tap->rx_mark_bit));
-		rx->mark = wi->rx_tap->rx_mark;
-		wi->rx_shift = (uint8_t)__builtin_ctzll(
-			wi->rx_tap->rx_mark_bit);
+		wi->rx_mark = wi->rx_tap->rx_mark;
+		wi->rx_mark_bit = wi->rx_tap->rx_mark_bit;
 	}
-	*rx->mark |= UINT64_C(1) << wi->rx_shift;
+	*wi->rx_mark |= wi->rx_mark_bit;
 	return n;
 }
 
-/* The next event of a wire whose receiver has frames to read (unread):
- * at once while it reads, else after a fallback step; its next arrival
- * (@p at) not before that. A wire read to the end has its arrival, at[]
- * (as the step's scan reads it: an arrival before now, one the RX ring
- * had no room for, is now, the loop's clock not going back). */
+/* The wire's next event: its next arrival, or a receiver that still has
+ * frames to read (at once while it reads, else after a fallback step). */
 static uint64_t
-wire_next_unread(const struct app_vclock *vc, const struct vc_wire *wi,
-		 uint64_t at)
+wire_next(const struct app_vclock *vc, const struct vc_wire *wi)
 {
 	unsigned int left = wi->q.dlv - wi->q.head;
-	uint64_t t;
+	uint64_t t = UINT64_MAX;
 
-	if (left == 0)
-		return at;
-	t = left < vc->rx[wi->idx].delivered ? vc->now :
-		vc->now + vc->fallback_ns;
-	if (at != UINT64_MAX)
-		t = RTE_MIN(t, RTE_MAX(at, vc->now + vc->fallback_ns));
+	if (left > 0)
+		t = left < wi->rx_delivered ? vc->now :
+			vc->now + vc->fallback_ns;
+	if (wi->dlv_at != UINT64_MAX)
+		t = RTE_MIN(t, RTE_MAX(wi->dlv_at, vc->now +
+				       (left > 0 ? vc->fallback_ns : 0)));
 	return t;
-}
-
-/* Wires of word @p j in use (64 but in the last word). */
-static inline unsigned int
-word_wires(const struct app_vclock *vc, unsigned int j)
-{
-	return RTE_MIN(vc->n_wires - 64 * j, 64u);
-}
-
-/* A word's busy wires are read in a pass over its at[] (branch-free)
- * when they are a quarter of its wires or more, else one by one. */
-static inline bool
-word_dense(const struct app_vclock *vc, unsigned int j, uint64_t busy)
-{
-	return (unsigned int)__builtin_popcountll(busy) * 4 >=
-		word_wires(vc, j);
-}
-
-/*
- * The wires of word @p j with an arrival due at @p now (the wires read
- * to the end, not unread: the unread ones are the step's anyway), and
- * in @p *t the least of the others' arrivals: what they add to the next
- * instant (the due ones add theirs after the polls, vc_wires_after()).
- */
-static inline uint64_t
-word_due(const struct app_vclock *vc, unsigned int j, uint64_t now,
-	 uint64_t *t)
-{
-	const uint64_t *at = &vc->at[64 * j];
-	uint64_t busy = vc->ws[j].busy, due = 0, t0 = *t, t1 = UINT64_MAX, m;
-	unsigned int k, nk;
-
-	if (vc->ws[j].unread == 0 && word_dense(vc, j, busy)) {
-		/* two chains of minima: half the latency */
-		nk = word_wires(vc, j);
-		for (k = 0; k + 1 < nk; k += 2) {
-			uint64_t x0 = at[k], x1 = at[k + 1];
-
-			due |= (uint64_t)(x0 <= now) << k |
-				(uint64_t)(x1 <= now) << (k + 1);
-			t0 = RTE_MIN(t0, x0 <= now ? UINT64_MAX : x0);
-			t1 = RTE_MIN(t1, x1 <= now ? UINT64_MAX : x1);
-		}
-		if (k < nk) {
-			due |= (uint64_t)(at[k] <= now) << k;
-			t0 = RTE_MIN(t0, at[k] <= now ? UINT64_MAX : at[k]);
-		}
-		*t = RTE_MIN(t0, t1);
-		return due;
-	}
-	for (m = busy & ~vc->ws[j].unread; m != 0; m &= m - 1) {
-		k = (unsigned int)__builtin_ctzll(m);
-		if (at[k] <= now)
-			due |= UINT64_C(1) << k;
-		else
-			t0 = RTE_MIN(t0, at[k]);
-	}
-	*t = t0;
-	return due;
 }
 
 /*
  * The next instant: the earliest wire event and next_event() of every
  * slot. A slot whose next_event() said never (only a frame wakes it) and
  * that was not polled since says never again; the others are asked. The
- * wires' part the last step gathered (wire_t): nothing touches a wire
- * between steps, and a wire that is not busy has none. A wire's event
- * is its next arrival (at[]; one before now, which its reader's room
- * held back, is now), or, while its reader has delivered frames to
- * read, wire_next_unread()'s.
+ * wires' part the end of the last step computed (wire_t): nothing
+ * touches a wire between steps, and a wire that is not busy has none.
  */
 static uint64_t
 vc_next(struct app_vclock *vc)
@@ -803,58 +641,13 @@ vc_next(struct app_vclock *vc)
 }
 
 /*
- * After the polls: what the TX rings hold goes on the wires (the wires
- * written to the ring way, or left frames by a full FIFO), then the
- * wires delivered to this step or before (unread) add their next event
- * to the next instant (vc->wire_t: the others' the step's scan and the
- * puts gave it). A wire read to the end with no frame on the wire is no
- * longer busy.
- */
-static void
-vc_wires_after(struct app_vclock *vc)
-{
-	unsigned int j, k;
-
-	for (j = 0; j < vc->n_words; j++) {
-		struct vc_words *w = &vc->ws[j];
-		const uint64_t *at = &vc->at[64 * j];
-		uint64_t take = w->sent | w->left, m;
-
-		w->sent = 0;
-		for (m = take; m != 0; m &= m - 1)
-			wire_take(vc, &vc->wire[j * 64 + __builtin_ctzll(m)],
-				  vc->now);
-		for (m = w->unread; m != 0; m &= m - 1) {
-			const struct vc_wire *wi;
-			uint64_t b = m & -m;
-
-			k = (unsigned int)__builtin_ctzll(m);
-			wi = &vc->wire[j * 64 + k];
-			if (wi->q.dlv != wi->q.head) {
-				vc->wire_t = RTE_MIN(vc->wire_t,
-					wire_next_unread(vc, wi, at[k]));
-				continue;
-			}
-			/* read to the end (its line the read just
-			 * touched) */
-			w->unread &= ~b;
-			vc->wire_t = RTE_MIN(vc->wire_t, at[k]);
-			if (at[k] == UINT64_MAX)
-				w->busy &= ~b;
-		}
-	}
-}
-
-/*
  * One step. The slots polled are those with something to do (the header
  * comment): a frame delivered to one of their ports and unread, a
  * next_event() that is not never, no next_event op, or a counter mirror
- * due (VC_SYNC_NS). Wires are visited only when a frame on them is due
- * or their receiver has frames to read (found from at[] and the sets,
- * not the wires), and after the polls when their TX ring was written to
- * (the port's TX tap marks it, aifab_port_ring_tx()) or they hold
- * unread frames; the busy wires' next arrival is read from at[]: a step
- * costs what happens in it, not the number of wires.
+ * due (VC_SYNC_NS). Wires are visited only when they hold frames (on
+ * the wire or delivered and unread), or when their TX ring was written
+ * to (the port's TX tap marks it, aifab_port_ring_tx()): a step costs
+ * what happens in it, not the number of wires.
  */
 bool
 app_vclock_step(struct app_vclock *vc)
@@ -874,32 +667,19 @@ app_vclock_step(struct app_vclock *vc)
 	vc->now = RTE_MAX(t, vc->now);
 	vc->steps++;
 	poll = vc->every;
-	/* from here on wire_t gathers the next instant's wire events: the
-	 * wires not due here, the puts (wire_put()), the wires due or
-	 * unread after the polls (vc_wires_after()) */
-	vc->wire_t = UINT64_MAX;
-	for (j = 0; j < vc->n_words; j++) {
-		if (vc->ws[j].busy == 0)
-			continue;
-		m = word_due(vc, j, vc->now, &vc->wire_t) | vc->ws[j].unread;
-		for (; m != 0; m &= m - 1) {
-			unsigned int b = (unsigned int)__builtin_ctzll(m);
-			struct vc_wire *wi = &vc->wire[j * 64 + b];
-			unsigned int left;
+	for (j = 0; j < vc->n_words; j++)
+		for (m = vc->ws[j].busy; m != 0; m &= m - 1) {
+			struct vc_wire *wi =
+				&vc->wire[j * 64 + __builtin_ctzll(m)];
 
-			vc->hops += wire_deliver(wi, &vc->at[j * 64 + b],
-						 &vc->rx[j * 64 + b], vc->now);
-			left = wi->q.dlv - wi->q.head;
-			if (left == 0)
+			vc->hops += wire_deliver(wi, vc->now);
+			if (wi->q.dlv == wi->q.head)
 				continue;
-			vc->rx[j * 64 + b].delivered = left;
-			vc->ws[j].unread |= UINT64_C(1) << b;
 			if (likely(vc->n_swords == 1))
-				poll.b[0] |= vc->rx[j * 64 + b].readers0;
+				poll.b[0] |= wi->readers0;
 			else
 				slots_or(&poll, &wi->readers, vc->n_swords);
 		}
-	}
 	timed = (vc->steps & (VC_TIME_EVERY - 1)) == 0;
 	start = c = timed ? rte_rdtsc() : 0;
 	for (i = 0; i < vc->n_slots; i++) {
@@ -933,7 +713,32 @@ app_vclock_step(struct app_vclock *vc)
 		acct_flush(&vc->lacct, vc->lblk);
 		aifab_stats_account(vc->lblk, (c - start) * VC_TIME_EVERY, k);
 	}
-	vc_wires_after(vc);
+	/* The wires to look at: the busy ones (frames to read, frames on
+	 * the wire, a full FIFO) and those written to during the polls;
+	 * the busy ones' next event for the next step's vc_next(). */
+	t = UINT64_MAX;
+	for (j = 0; j < vc->n_words; j++) {
+		uint64_t sent = vc->ws[j].sent, take = sent | vc->ws[j].left;
+
+		m = vc->ws[j].busy | sent;
+		if (m == 0)
+			continue;
+		vc->ws[j].busy = 0;
+		vc->ws[j].sent = 0;
+		for (; m != 0; m &= m - 1) {
+			struct vc_wire *wi;
+
+			i = j * 64 + __builtin_ctzll(m);
+			wi = &vc->wire[i];
+			if ((take >> (i & 63)) & 1) /* tx_left or sent */
+				wire_take(wi, vc->now);
+			if (wi->q.head != wi->q.tail) {
+				vc->ws[j].busy |= UINT64_C(1) << (i & 63);
+				t = RTE_MIN(t, wire_next(vc, wi));
+			}
+		}
+	}
+	vc->wire_t = t;
 	return true;
 }
 
@@ -989,7 +794,7 @@ app_vclock_free(struct app_vclock *vc)
 		while (wi->q.head != wi->q.tail)
 			rte_pktmbuf_free(
 				wi->q.fifo[wi->q.head++ & wi->q.mask].m);
-		free(wi->fifo_mem);
+		free(wi->q.fifo);
 	}
 	free(vc);
 }
