@@ -57,6 +57,10 @@
 #define VC_FIFO 8192u           /* frames in flight per wire direction
 				   (not yet arrived) */
 #define VC_FIFO_MIN 64u         /* the FIFO's first window (it grows) */
+#define VC_FIFO_SETS 61u        /* windows' first lines apart (below 64
+				   L1 sets; prime) */
+#define VC_SLOTS_PER_LINE \
+	(RTE_CACHE_LINE_SIZE / sizeof(struct aifab_wire_frame))
 #define VC_BURST 64u            /* frames taken off a TX ring at a time */
 #define VC_WIRE_EXTRA 24u       /* FCS, preamble, inter-frame gap */
 #define VC_NS_PER_M 5u          /* light in a cable */
@@ -154,6 +158,7 @@ struct vc_wire {
 					  and its wire */
 	struct aifab_port_tap *tap; /* port `from`'s, one per TX queue */
 	uint16_t n_tap;
+	struct aifab_wire_frame *fifo_mem; /* q.fifo's allocation */
 } __rte_cache_aligned;
 
 /* Polls (busy: that handled packets; idle) and packets not yet added
@@ -309,10 +314,17 @@ app_vclock_new(const struct aifab_env *env, const struct aifab_profile *prof,
 		 * worth delivered but not read yet (a power of two: the
 		 * window doubles up to it). */
 		wi->rx_cap = rte_ring_get_capacity(rx);
-		wi->q.fifo = calloc(rte_align32pow2(VC_FIFO + wi->rx_cap),
-				  sizeof(*wi->q.fifo));
-		if (wi->q.fifo == NULL)
+		/* Each wire's window starts in another set of the L1
+		 * cache (VC_FIFO_SETS lines apart): allocations this big
+		 * start on a page, and the demo's wires move through their
+		 * windows in step, so their slots' lines would share a set. */
+		wi->fifo_mem = calloc(rte_align32pow2(VC_FIFO + wi->rx_cap) +
+				      VC_FIFO_SETS * VC_SLOTS_PER_LINE,
+				      sizeof(*wi->q.fifo));
+		if (wi->fifo_mem == NULL)
 			goto nomem;
+		wi->q.fifo = wi->fifo_mem + (vc->n_wires - 1) % VC_FIFO_SETS *
+			VC_SLOTS_PER_LINE;
 		wi->dlv_at = UINT64_MAX;
 		wi->q.mask = VC_FIFO_MIN - 1;
 		wi->tx = tx;
@@ -794,7 +806,7 @@ app_vclock_free(struct app_vclock *vc)
 		while (wi->q.head != wi->q.tail)
 			rte_pktmbuf_free(
 				wi->q.fifo[wi->q.head++ & wi->q.mask].m);
-		free(wi->q.fifo);
+		free(wi->fifo_mem);
 	}
 	free(vc);
 }
