@@ -57,10 +57,6 @@
 #define VC_FIFO 8192u           /* frames in flight per wire direction
 				   (not yet arrived) */
 #define VC_FIFO_MIN 64u         /* the FIFO's first window (it grows) */
-#define VC_FIFO_SETS 61u        /* windows' first lines apart (below 64
-				   L1 sets; prime) */
-#define VC_SLOTS_PER_LINE \
-	(RTE_CACHE_LINE_SIZE / sizeof(struct aifab_wire_frame))
 #define VC_BURST 64u            /* frames taken off a TX ring at a time */
 #define VC_WIRE_EXTRA 24u       /* FCS, preamble, inter-frame gap */
 #define VC_NS_PER_M 5u          /* light in a cable */
@@ -158,7 +154,6 @@ struct vc_wire {
 					  and its wire */
 	struct aifab_port_tap *tap; /* port `from`'s, one per TX queue */
 	uint16_t n_tap;
-	struct aifab_wire_frame *fifo_mem; /* q.fifo's allocation */
 } __rte_cache_aligned;
 
 /* Polls (busy: that handled packets; idle) and packets not yet added
@@ -314,17 +309,10 @@ app_vclock_new(const struct aifab_env *env, const struct aifab_profile *prof,
 		 * worth delivered but not read yet (a power of two: the
 		 * window doubles up to it). */
 		wi->rx_cap = rte_ring_get_capacity(rx);
-		/* Each wire's window starts in another set of the L1
-		 * cache (VC_FIFO_SETS lines apart): allocations this big
-		 * start on a page, and the demo's wires move through their
-		 * windows in step, so their slots' lines would share a set. */
-		wi->fifo_mem = calloc(rte_align32pow2(VC_FIFO + wi->rx_cap) +
-				      VC_FIFO_SETS * VC_SLOTS_PER_LINE,
-				      sizeof(*wi->q.fifo));
-		if (wi->fifo_mem == NULL)
+		wi->q.fifo = calloc(rte_align32pow2(VC_FIFO + wi->rx_cap),
+				  sizeof(*wi->q.fifo));
+		if (wi->q.fifo == NULL)
 			goto nomem;
-		wi->q.fifo = wi->fifo_mem + (vc->n_wires - 1) % VC_FIFO_SETS *
-			VC_SLOTS_PER_LINE;
 		wi->dlv_at = UINT64_MAX;
 		wi->q.mask = VC_FIFO_MIN - 1;
 		wi->tx = tx;
@@ -806,7 +794,7 @@ app_vclock_free(struct app_vclock *vc)
 		while (wi->q.head != wi->q.tail)
 			rte_pktmbuf_free(
 				wi->q.fifo[wi->q.head++ & wi->q.mask].m);
-		free(wi->fifo_mem);
+		free(wi->q.fifo);
 	}
 	free(vc);
 }
