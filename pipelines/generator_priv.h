@@ -173,15 +173,20 @@ struct gen_conn {               /* one QP: src rank -> dst rank */
 	uint32_t src, dst, channel, q;
 	/* per frame */
 	struct aifab_roce_qp qp;
-	struct aifab_roce_rx rx;    /* what dst received */
-	struct aifab_roce_seg pend; /* cut but not built (no mbufs) */
-	struct aifab_dcqcn_rp rp;
+	/* qp_paced() at every packet sent: these and the reaction point's
+	 * first 32 bytes (its per-packet fields) on one cache line, the one
+	 * after qp's (384 bytes) */
 	double rate_sum;            /* DCQCN rate at each packet sent */
 	uint64_t rate_n;
 	double rate_last;           /* at its last packet */
-	/* closed loop, responder and notification point (dst) */
+	struct aifab_dcqcn_rp rp;
+	struct aifab_dcqcn_np np;   /* (dst) read at a CE mark only */
+	/* closed loop, responder (dst): what every data packet received
+	 * reads, from a cache line's start (resp's 88 bytes, then rx's
+	 * expected, packets and first counters on its second line) */
 	struct aifab_rc_resp resp;
-	struct aifab_dcqcn_np np;
+	struct aifab_roce_rx rx;    /* what dst received */
+	struct aifab_roce_seg pend; /* cut but not built (no mbufs) */
 	uint32_t rx_e, rx_iter;     /* sender entry / iteration of the next
 				     * message to complete */
 } __rte_cache_aligned;

@@ -104,15 +104,18 @@ enum aifab_dcqcn_np_cnt {
 
 /** Reaction point state of one QP (sender). */
 struct aifab_dcqcn_rp {
+	/* What every packet sent reads (aifab_dcqcn_rp_on_bytes_sent(),
+	 * aifab_dcqcn_rp_rate()) first: 32 bytes, so a caller can keep them
+	 * on one cache line; the rest moves at timer, byte and CNP events. */
 	double rc;              /**< current rate, Mb/s */
+	uint64_t bytes;         /**< sent since the last byte event */
+	uint64_t alpha_start;   /**< TSC the alpha period runs from */
+	uint64_t rate_start;    /**< TSC the rate period runs from */
 	double rt;              /**< target rate, Mb/s */
 	double alpha;
 	double min_rc;          /**< lowest Rc so far */
 	uint32_t t;             /**< rate timer events since the last CNP */
 	uint32_t b;             /**< byte counter events since the last CNP */
-	uint64_t bytes;         /**< sent since the last byte event */
-	uint64_t alpha_start;   /**< TSC the alpha period runs from */
-	uint64_t rate_start;    /**< TSC the rate period runs from */
 	uint64_t cnt[AIFAB_DCQCN_RP_CNT_MAX];
 };
 

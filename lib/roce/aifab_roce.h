@@ -152,9 +152,10 @@ struct aifab_roce_qp {
 	uint32_t seq;                 /**< packets sent (tag sequence) */
 	struct aifab_roce_msg msg;
 	struct aifab_roce_payload *pl; /**< NULL: packetizer only */
-	struct aifab_roce_tail full;  /**< an MTU-sized packet */
-	struct aifab_roce_tail last;  /**< the current message's last packet */
-	uint64_t tx_msgs;             /**< messages fully packetized */
+	/* What a cached middle frame reads (aifab_roce_mid_build()) from
+	 * here to mid_hdr's end: with cfg's end, psn, seq and pl before
+	 * them, three cache lines per frame (full, last and tx_msgs, read
+	 * by the other frames, after them). */
 	/** ICRC register of a full middle frame with those bytes zero, for
 	 * the tag's rank, step and iteration in mid_key (UINT64_MAX: none). */
 	uint64_t mid_key;
@@ -171,6 +172,9 @@ struct aifab_roce_qp {
 	/** A middle frame's Ethernet..tag for mid_key (the IPv4 id and
 	 * checksum, PSN, tag seq and TX stamp are per frame). */
 	uint8_t mid_hdr[AIFAB_ROCE_MID_HDR_LEN] __rte_aligned(16);
+	struct aifab_roce_tail full;  /**< an MTU-sized packet */
+	struct aifab_roce_tail last;  /**< the current message's last packet */
+	uint64_t tx_msgs;             /**< messages fully packetized */
 };
 
 /** One packet of a message, as the packetizer cut it. */
