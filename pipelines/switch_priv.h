@@ -519,8 +519,9 @@ sw_release(struct sw *sw, struct sw_worker *wk, uint16_t out_port,
 	aifab_qos_buf_release(wk->buf, sw_queue(out_port, tc),
 			      SW_CELLS(m->pkt_len));
 	if (sw->lossless & (1u << tc))
-		aifab_pfc_gen_sub(&wk->eg[SW_META_PORT(m->hash.usr)].pfc_gen,
-				  tc, m->pkt_len, sw_free(wk));
+		aifab_pfc_gen_sub_inline(
+			&wk->eg[SW_META_PORT(m->hash.usr)].pfc_gen, tc,
+			m->pkt_len, sw_free(wk));
 }
 
 /*
@@ -553,8 +554,8 @@ sw_release_run(struct sw *sw, struct sw_worker *wk, uint16_t out_port,
 	aifab_qos_buf_release(wk->buf, sw_queue(out_port, tc),
 			      cells - SW_CELLS(len0));
 	if (sw->lossless & (1u << tc))
-		aifab_pfc_gen_sub(&wk->eg[SW_META_PORT(meta)].pfc_gen, tc,
-				  bytes - len0, sw_free(wk));
+		aifab_pfc_gen_sub_inline(&wk->eg[SW_META_PORT(meta)].pfc_gen,
+					 tc, bytes - len0, sw_free(wk));
 }
 
 /* The watchdog's stormed mask of @p port (the share's, 0 while the
