@@ -187,6 +187,10 @@ struct sw_egress {
 	struct sw_serial ser;         /* virtual time: the transmitter */
 	uint8_t nonempty;
 	uint8_t stormed_seen;         /* share's stormed mask at last poll */
+	/* The whole-process clock's summary: the TCs whose queue may have
+	 * changed (an enqueue, a dequeue) since the port's last mirror
+	 * (sw_stats_sync_ports() mirrors only their queue levels) */
+	uint8_t tc_dirty;
 };
 
 struct sw_worker {

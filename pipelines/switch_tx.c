@@ -800,6 +800,10 @@ sw_egress_ne(struct sw *sw, struct sw_worker *wk, uint64_t now)
 		struct sw_egress *eg = &wk->eg[p];
 		uint8_t eligible = all;
 
+		/* a TC enqueued on since the last run has its bit here, and
+		 * only a TC with its bit here is dequeued from (the mirror's
+		 * tc_dirty) */
+		eg->tc_dirty |= eg->nonempty;
 		eligible = sw_pfc_pause_set(sw, wk, p, now, all);
 		if (eg->nonempty != 0)
 			sw_port_depart(sw, wk, p, eligible, now);

@@ -221,6 +221,7 @@ sw_vclock_note(const struct sw *sw, struct sw_worker *wk)
 		for (p = 0; p < sw->env.n_ports; p++) {
 			if (wk->eg[p].nonempty != 0)
 				wk->vc_ne |= UINT64_C(1) << p;
+			wk->eg[p].tc_dirty = 0xff; /* the first mirror */
 			if (sw->pfc_gen[p].enabled != 0)
 				wk->vc_pfc_en |= UINT64_C(1) << p;
 		}
