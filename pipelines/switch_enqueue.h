@@ -32,8 +32,8 @@ sw_admit(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 	enum aifab_pfc_verdict v = AIFAB_PFC_ADMIT;
 	int r;
 
-	if (unlikely(sw->tcs_of_prios[aifab_pfc_share_stormed(
-			&sw->pfc_share[out_port]) & sw->wd.drop] & (1u << tc))) {
+	if (unlikely(sw->tcs_of_prios[sw_stormed(sw, out_port) &
+				      sw->wd.drop] & (1u << tc))) {
 		SW_ADD_TC(wk, sw_st_pfcwd_drops, out_port, tc, 1);
 		sw_drop(wk, out_port, SW_DROP(pfcwd), m);
 		return false;

@@ -187,6 +187,10 @@ struct sw_egress {
 	struct sw_serial ser;         /* virtual time: the transmitter */
 	uint8_t nonempty;
 	uint8_t stormed_seen;         /* share's stormed mask at last poll */
+	/* The whole-process clock's summary: the TCs whose queue may have
+	 * changed (an enqueue, a dequeue) since the port's last mirror
+	 * (sw_stats_sync_ports() mirrors only their queue levels) */
+	uint8_t tc_dirty;
 };
 
 struct sw_worker {
@@ -315,6 +319,12 @@ struct sw {
 	bool stamp;
 	struct aifab_qos_map map;
 	uint8_t trust[AIFAB_SW_MAX_PORTS];
+	/* The ports whose watchdog stormed mask (pfc_share[port].stormed)
+	 * is not 0, set and cleared with it (sw_pfc_pause(), atomics): the
+	 * one mutable word here. Admission and the next-event search read
+	 * this bit, in the line of `lossless` that admission reads anyway,
+	 * instead of the share's fifth line per frame (sw_stormed()). */
+	uint64_t stormed_ports;
 	uint8_t lossless;              /* TC mask */
 	/* 802.1p priorities <-> TCs ([qos] pcp_to_tc): a PFC frame's bits
 	 * are priorities, queues and PFC accounting are per TC */
@@ -513,8 +523,9 @@ sw_release(struct sw *sw, struct sw_worker *wk, uint16_t out_port,
 	aifab_qos_buf_release(wk->buf, sw_queue(out_port, tc),
 			      SW_CELLS(m->pkt_len));
 	if (sw->lossless & (1u << tc))
-		aifab_pfc_gen_sub(&wk->eg[SW_META_PORT(m->hash.usr)].pfc_gen,
-				  tc, m->pkt_len, sw_free(wk));
+		aifab_pfc_gen_sub_inline(
+			&wk->eg[SW_META_PORT(m->hash.usr)].pfc_gen, tc,
+			m->pkt_len, sw_free(wk));
 }
 
 /*
@@ -547,8 +558,19 @@ sw_release_run(struct sw *sw, struct sw_worker *wk, uint16_t out_port,
 	aifab_qos_buf_release(wk->buf, sw_queue(out_port, tc),
 			      cells - SW_CELLS(len0));
 	if (sw->lossless & (1u << tc))
-		aifab_pfc_gen_sub(&wk->eg[SW_META_PORT(meta)].pfc_gen, tc,
-				  bytes - len0, sw_free(wk));
+		aifab_pfc_gen_sub_inline(&wk->eg[SW_META_PORT(meta)].pfc_gen,
+					 tc, bytes - len0, sw_free(wk));
+}
+
+/* The watchdog's stormed mask of @p port (the share's, 0 while the
+ * port's bit in stormed_ports is clear: nothing stormed there). */
+static __rte_always_inline uint8_t
+sw_stormed(const struct sw *sw, uint16_t port)
+{
+	if (likely(((__atomic_load_n(&sw->stormed_ports, __ATOMIC_RELAXED) >>
+		     port) & 1) == 0))
+		return 0;
+	return aifab_pfc_share_stormed(&sw->pfc_share[port]);
 }
 
 /* The watchdog set both summaries start from (the exact run's and the

@@ -124,7 +124,8 @@ sw_stats_sync_links(struct sw *sw, struct sw_worker *wk)
 
 /* sw_stats_sync() of port @p p. */
 static void
-sw_stats_sync_port(struct sw *sw, struct sw_worker *wk, unsigned int p)
+sw_stats_sync_port(struct sw *sw, struct sw_worker *wk, unsigned int p,
+		   uint8_t tcs)
 {
 	uint64_t *const *cb = wk->cb;
 	const struct sw_egress *eg = &wk->eg[p];
@@ -132,8 +133,20 @@ sw_stats_sync_port(struct sw *sw, struct sw_worker *wk, unsigned int p)
 	const struct aifab_pfc_stats *r = &eg->pfc_rx.stats;
 	const struct aifab_pfc_stats *wd = &eg->wd.stats;
 	unsigned int tc, i;
+	uint64_t any = 0;
 
-	for (tc = 0; tc < AIFAB_QOS_N_TC; tc++) {
+	/* Every PFC counter only grows from the block's 0, and a priority
+	 * never received PFC for (its pfc_rx count 0) was never paused:
+	 * with all of these 0 the mirrors hold 0 already (the usual port
+	 * of a run without PFC; 8 lines not written) */
+	for (tc = 0; tc < AIFAB_QOS_N_TC; tc++)
+		any |= g->v[AIFAB_PFC_CNT_XOFF_SENT][tc] |
+			g->v[AIFAB_PFC_CNT_XON_SENT][tc] |
+			g->v[AIFAB_PFC_CNT_HEADROOM_OVERFLOW][tc] |
+			r->v[AIFAB_PFC_CNT_RX][tc] |
+			wd->v[AIFAB_PFC_CNT_WD_STORMS][tc] |
+			wd->v[AIFAB_PFC_CNT_WD_RESTORED][tc];
+	for (tc = 0; any != 0 && tc < AIFAB_QOS_N_TC; tc++) {
 		i = p * AIFAB_QOS_N_TC + tc;
 		cb[sw_st_pfc_xoff_sent][i] = g->v[AIFAB_PFC_CNT_XOFF_SENT][tc];
 		cb[sw_st_pfc_xon_sent][i] = g->v[AIFAB_PFC_CNT_XON_SENT][tc];
@@ -148,6 +161,12 @@ sw_stats_sync_port(struct sw *sw, struct sw_worker *wk, unsigned int p)
 		cb[sw_st_pfc_paused_cycles][i] = sw_ns_to_tsc(
 			aifab_pfc_rx_paused_ns(&eg->pfc_rx, tc, wk->now),
 			sw->env.tsc_hz);
+	}
+	/* the queue levels of @p tcs (the others' mirrors hold them: each
+	 * FIFO's header is a line of its own) */
+	for (; tcs != 0; tcs &= tcs - 1) {
+		tc = (unsigned int)__builtin_ctz(tcs);
+		i = p * AIFAB_QOS_N_TC + tc;
 		cb[sw_st_queue_bytes][i] = eg->q[tc]->bytes;
 		cb[sw_st_queue_hwm_bytes][i] = eg->q[tc]->hwm_bytes;
 	}
@@ -164,7 +183,7 @@ sw_stats_sync(struct sw *sw, struct sw_worker *wk)
 	unsigned int p;
 
 	for (p = 0; p < sw->env.n_ports; p++)
-		sw_stats_sync_port(sw, wk, p);
+		sw_stats_sync_port(sw, wk, p, 0xff);
 	wk->cb[sw_st_buffer_used_bytes][0] = wk->buf->used;
 	if (wk->n_links != 0)
 		sw_stats_sync_links(sw, wk);
@@ -177,8 +196,10 @@ sw_stats_sync(struct sw *sw, struct sw_worker *wk)
  * have changed since the last mirror (vc_dirty, which the exact runs
  * collect: queued or dequeued, PFC polled, a frame in) and those whose
  * paused time may still grow (vc_pausing: a pause received and, at the
- * last mirror, not over). The others' mirrored values are still theirs:
- * the block ends up as sw_stats_sync() would leave it.
+ * last mirror, not over), and of those the queue levels of the TCs
+ * queued on or dequeued from since (tc_dirty). The others' mirrored
+ * values are still theirs: the block ends up as sw_stats_sync() would
+ * leave it.
  */
 void
 sw_stats_sync_ports(struct sw *sw, struct sw_worker *wk)
@@ -196,7 +217,8 @@ sw_stats_sync_ports(struct sw *sw, struct sw_worker *wk)
 		p = (unsigned int)__builtin_ctzll(m);
 		if (p >= sw->env.n_ports)
 			break;
-		sw_stats_sync_port(sw, wk, p);
+		sw_stats_sync_port(sw, wk, p, wk->eg[p].tc_dirty);
+		wk->eg[p].tc_dirty = 0;
 	}
 	wk->cb[sw_st_buffer_used_bytes][0] = wk->buf->used;
 }

@@ -268,9 +268,8 @@ sw_enqueue_sure(const struct sw *sw, const struct sw_worker *wk,
 				(free_min * bq->alpha_q16) >> 16;
 
 			bits &= bits - 1;
-			if (sw->tcs_of_prios[aifab_pfc_share_stormed(
-				    &sw->pfc_share[p]) & sw->wd.drop] &
-			    (1u << tc))
+			if (sw->tcs_of_prios[sw_stormed(sw, p) &
+					     sw->wd.drop] & (1u << tc))
 				return 0;
 			if (bq->shared + r->cells > lim ||
 			    (uint64_t)aifab_qos_fifo_count(f) + r->n > f->mask ||

@@ -327,10 +327,21 @@ sw_pfc_pause(struct sw *sw, struct sw_worker *wk, uint16_t port, uint64_t now)
 			if (sw->n_workers > 1)
 				aifab_pfc_share_wd_feed(sh, &eg->wd, now);
 			if (aifab_pfc_wd_poll_inline(&eg->wd, now, paused,
-						     NULL) > 0)
+						     NULL) > 0) {
 				aifab_pfc_share_set_stormed(sh, eg->wd.stormed);
+				/* sw_stormed()'s bit: set after the mask,
+				 * cleared after it */
+				if (eg->wd.stormed != 0)
+					__atomic_fetch_or(&sw->stormed_ports,
+						UINT64_C(1) << port,
+						__ATOMIC_RELAXED);
+				else
+					__atomic_fetch_and(&sw->stormed_ports,
+						~(UINT64_C(1) << port),
+						__ATOMIC_RELAXED);
+			}
 		}
-		stormed = aifab_pfc_share_stormed(sh);
+		stormed = sw_stormed(sw, port);
 		flush = sw->tcs_of_prios[stormed & ~eg->stormed_seen &
 					 sw->wd.drop];
 		eg->stormed_seen = stormed;
@@ -789,6 +800,10 @@ sw_egress_ne(struct sw *sw, struct sw_worker *wk, uint64_t now)
 		struct sw_egress *eg = &wk->eg[p];
 		uint8_t eligible = all;
 
+		/* a TC enqueued on since the last run has its bit here, and
+		 * only a TC with its bit here is dequeued from (the mirror's
+		 * tc_dirty) */
+		eg->tc_dirty |= eg->nonempty;
 		eligible = sw_pfc_pause_set(sw, wk, p, now, all);
 		if (eg->nonempty != 0)
 			sw_port_depart(sw, wk, p, eligible, now);

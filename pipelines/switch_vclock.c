@@ -45,7 +45,7 @@ sw_depart_at(const struct sw *sw, const struct sw_egress *eg, uint16_t port,
 	t = sw_shaper_at(sw, eg, port, t);
 	paused = aifab_pfc_share_paused_mask(sh, t);
 	if (sw->wd.enabled)
-		paused &= (uint8_t)~(aifab_pfc_share_stormed(sh) &
+		paused &= (uint8_t)~(sw_stormed(sw, port) &
 				     (sw->wd.drop | sw->wd.forward));
 	if (eg->nonempty & (uint8_t)~sw->tcs_of_prios[paused])
 		return t;
@@ -221,6 +221,7 @@ sw_vclock_note(const struct sw *sw, struct sw_worker *wk)
 		for (p = 0; p < sw->env.n_ports; p++) {
 			if (wk->eg[p].nonempty != 0)
 				wk->vc_ne |= UINT64_C(1) << p;
+			wk->eg[p].tc_dirty = 0xff; /* the first mirror */
 			if (sw->pfc_gen[p].enabled != 0)
 				wk->vc_pfc_en |= UINT64_C(1) << p;
 		}
@@ -271,8 +272,7 @@ sw_egress_next_port(const struct sw *sw, const struct sw_worker *wk,
 	if (sw->pfc_gen[p].enabled)
 		t = RTE_MIN(t, sw_pfc_gen_at(sw, eg, p, now));
 	if (sw->wd.enabled) {
-		if (aifab_pfc_share_stormed(&sw->pfc_share[p]) !=
-		    eg->stormed_seen) {
+		if (sw_stormed(sw, p) != eg->stormed_seen) {
 			*tp = now;
 			return false;
 		}

@@ -344,6 +344,26 @@ void aifab_pfc_gen_sub(struct aifab_pfc_gen *g, unsigned int prio,
 		       uint32_t bytes, uint64_t free);
 
 /**
+ * aifab_pfc_gen_sub(), inline (the switch releases per departure). With
+ * nothing left buffered and XOFF not wished for, the wish cannot change
+ * (the XOFF threshold is at least 1 byte): the configuration is not read.
+ */
+static inline void
+aifab_pfc_gen_sub_inline(struct aifab_pfc_gen *g, unsigned int prio,
+			 uint32_t bytes, uint64_t free)
+{
+	uint64_t b = bytes;
+
+	g->headroom[prio] -= b < g->headroom[prio] ? b : g->headroom[prio];
+	g->bytes[prio] -= b < g->bytes[prio] ? b : g->bytes[prio];
+	if (g->bytes[prio] == 0 && !(g->want & (1u << prio)))
+		return;
+	if (g->cfg->enabled & (1u << prio))
+		aifab_pfc_gen_update_want(g, prio, aifab_pfc_xoff_at(
+				&g->cfg->prio[prio], free));
+}
+
+/**
  * Decide the frame to send now. Re-checks thresholds against @p free, then
  * for each lossless priority: XOFF (pause_quanta) if it newly needs pausing
  * or its refresh is due (every refresh interval while above XON); XON

@@ -164,12 +164,7 @@ void
 aifab_pfc_gen_sub(struct aifab_pfc_gen *g, unsigned int prio, uint32_t bytes,
 		  uint64_t free)
 {
-	uint64_t b = bytes;
-
-	g->headroom[prio] -= b < g->headroom[prio] ? b : g->headroom[prio];
-	g->bytes[prio] -= b < g->bytes[prio] ? b : g->bytes[prio];
-	if (g->cfg->enabled & (1u << prio))
-		update_want(g, prio, free);
+	aifab_pfc_gen_sub_inline(g, prio, bytes, free);
 }
 
 void
