@@ -183,9 +183,9 @@ void aifab_ecmp_hash_pkts(const struct aifab_ecmp_cfg *cfg,
 			  uint32_t *hash, uint8_t *ok);
 
 /**
- * MurmurHash3's 32-bit finalizer, the last step of aifab_ecmp_hash() for
- * CRC32C. A plain function of its word: a loop of it over an array
- * vectorises.
+ * MurmurHash3's 32-bit finalizer (a bijection that mixes all bits), the
+ * last step of aifab_ecmp_hash() for CRC32C. A plain function of its
+ * word: a loop of it over an array vectorises.
  */
 static inline uint32_t
 aifab_ecmp_fmix32(uint32_t h)

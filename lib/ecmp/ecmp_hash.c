@@ -133,18 +133,6 @@ tuple_build(const struct aifab_ecmp_cfg *cfg,
 	return n;
 }
 
-/* MurmurHash3's 32-bit finalizer: a bijection that mixes all bits. */
-static uint32_t
-fmix32(uint32_t h)
-{
-	h ^= h >> 16;
-	h *= 0x85EBCA6Bu;
-	h ^= h >> 13;
-	h *= 0xC2B2AE35u;
-	h ^= h >> 16;
-	return h;
-}
-
 uint32_t
 aifab_ecmp_hash(const struct aifab_ecmp_cfg *cfg,
 		const struct aifab_ecmp_flow *flow)
@@ -160,7 +148,7 @@ aifab_ecmp_hash(const struct aifab_ecmp_cfg *cfg,
 		return rte_jhash(t, 4 * n, cfg->seed);
 	case AIFAB_ECMP_HASH_CRC32C:
 	default:
-		return fmix32(rte_hash_crc(t, 4 * n, cfg->seed));
+		return aifab_ecmp_fmix32(rte_hash_crc(t, 4 * n, cfg->seed));
 	}
 }
 
