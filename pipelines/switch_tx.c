@@ -565,32 +565,6 @@ sw_port_dequeue(struct sw *sw, struct sw_worker *wk, uint16_t port,
 }
 
 /*
- * aifab_qos_sched_next() when the one TC ready is @p tc, a DWRR TC and
- * the one DWRR is serving (the common departure: one class of traffic
- * on the port), inline: idle DWRR TCs lose their credit, the TC gets
- * its quantum once per visit and then as many more as its head frame
- * @p head needs (dwrr_next() going round to it alone), and pays for it.
- */
-static __rte_always_inline void
-sw_dwrr_alone(const struct aifab_qos_sched_cfg *cfg,
-	      struct aifab_qos_sched *s, uint8_t tc, uint32_t head)
-{
-	unsigned int idle = cfg->dwrr_mask & ~(1u << tc);
-	int32_t d;
-
-	for (; idle != 0; idle &= idle - 1)
-		s->deficit[__builtin_ctz(idle)] = 0;
-	d = s->deficit[tc];
-	if (!s->granted) {
-		d += (int32_t)cfg->quantum[tc];
-		s->granted = 1;
-	}
-	while ((int64_t)d < head)
-		d += (int32_t)cfg->quantum[tc];
-	s->deficit[tc] = d - (int32_t)head;
-}
-
-/*
  * Virtual time: the frame whose serialization starts on @p port at @p now,
  * if the port is free (the previous frame's wire time over), the shaper
  * has the tokens and the scheduler finds an eligible TC. One frame: the
@@ -612,29 +586,29 @@ sw_port_depart(struct sw *sw, struct sw_worker *wk, uint16_t port,
 		return;
 	aifab_qos_shaper_update(shc, &eg->shaper, now);
 	while (eg->nonempty != 0 && aifab_qos_shaper_ready(shc, &eg->shaper)) {
-		unsigned int r = eg->nonempty & eligible;
+		unsigned int r;
 
-		if (r == (1u << eg->sched.cur) &&
-		    (r & sw->sched.dwrr_mask & ~sw->sched.strict_mask) != 0) {
-			tc = eg->sched.cur;
-			sw_dwrr_alone(&sw->sched, &eg->sched, tc,
-				      aifab_qos_fifo_head_len(eg->q[tc]) +
-				      AIFAB_QOS_WIRE_OVERHEAD);
-			goto picked;
+		/* one class ready, the one DWRR serves: inline */
+		pick = aifab_qos_sched_alone(&sw->sched, &eg->sched,
+					     eg->nonempty, eligible, eg->q,
+					     AIFAB_QOS_WIRE_OVERHEAD);
+		if (pick < 0) {
+			/* DWRR reads the heads of its ready TCs only: just
+			 * those (each FIFO is a line of its own, as
+			 * sw_port_dequeue()) */
+			for (r = eg->nonempty & eligible & sw->sched.dwrr_mask;
+			     r != 0; r &= r - 1) {
+				tc = (uint8_t)__builtin_ctz(r);
+				head[tc] = aifab_qos_fifo_head_len(eg->q[tc]) +
+					AIFAB_QOS_WIRE_OVERHEAD;
+			}
+			pick = aifab_qos_sched_next(&sw->sched, &eg->sched,
+						    eg->nonempty, eligible,
+						    head);
+			if (pick < 0)
+				return;
 		}
-		/* DWRR reads the heads of its ready TCs only: just those
-		 * (each FIFO is a line of its own, as sw_port_dequeue()) */
-		for (r &= sw->sched.dwrr_mask; r != 0; r &= r - 1) {
-			tc = (uint8_t)__builtin_ctz(r);
-			head[tc] = aifab_qos_fifo_head_len(eg->q[tc]) +
-				AIFAB_QOS_WIRE_OVERHEAD;
-		}
-		pick = aifab_qos_sched_next(&sw->sched, &eg->sched,
-					    eg->nonempty, eligible, head);
-		if (pick < 0)
-			return;
 		tc = (uint8_t)pick;
-picked:
 		m = sw_take(sw, wk, port, tc);
 		if (m == NULL)
 			continue;

@@ -624,6 +624,46 @@ int aifab_qos_sched_next(const struct aifab_qos_sched_cfg *cfg,
 			 uint8_t eligible,
 			 const uint32_t head_len[AIFAB_QOS_N_TC]);
 
+/**
+ * aifab_qos_sched_next() inline for the common case, when it applies:
+ * the one TC of @p nonempty & @p eligible is the DWRR TC being served
+ * (a port with one class of traffic). Then only that TC's head is read
+ * (@p q[tc]'s head pkt_len + @p overhead, the head_len unit), the
+ * decision is charged as aifab_qos_sched_next() would (idle DWRR TCs
+ * lose their credit, the TC gets its quantum once per visit and as many
+ * more as its head needs) and the TC is returned; else -1 and nothing
+ * is read or changed (ask aifab_qos_sched_next()). tests/unit/test_qos.c
+ * compares the two.
+ */
+static inline int
+aifab_qos_sched_alone(const struct aifab_qos_sched_cfg *cfg,
+		      struct aifab_qos_sched *s, uint8_t nonempty,
+		      uint8_t eligible,
+		      struct aifab_qos_fifo *const q[AIFAB_QOS_N_TC],
+		      uint32_t overhead)
+{
+	unsigned int ready = (unsigned int)(nonempty & eligible);
+	unsigned int tc = s->cur, idle;
+	uint32_t head_len;
+	int32_t d;
+
+	if (ready != (1u << tc) ||
+	    (ready & cfg->dwrr_mask & ~cfg->strict_mask) == 0)
+		return -1;
+	head_len = aifab_qos_fifo_head_len(q[tc]) + overhead;
+	for (idle = cfg->dwrr_mask & ~ready; idle != 0; idle &= idle - 1)
+		s->deficit[__builtin_ctz(idle)] = 0;
+	d = s->deficit[tc];
+	if (!s->granted) {
+		d += (int32_t)cfg->quantum[tc];
+		s->granted = 1;
+	}
+	while ((int64_t)d < head_len)
+		d += (int32_t)cfg->quantum[tc];
+	s->deficit[tc] = d - (int32_t)head_len;
+	return (int)tc;
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -851,6 +851,86 @@ test_sched_dwrr_shares(void **state)
  *  4. ... 500 < 1000, so TC1's turn. (Kept credit would give TC0 2900
  *     at step 3 and TC0 again at step 4.) Same for a paused TC (5-7).
  */
+/*
+ * aifab_qos_sched_alone() (the inline case: one ready TC, the DWRR one
+ * being served) against aifab_qos_sched_next() over random steps of
+ * mixed strict / DWRR configurations with small quanta (several grants
+ * per frame): where it answers, the same TC and the same scheduler
+ * state after; where it declines, nothing changed.
+ */
+static void
+test_sched_alone(void **state)
+{
+	static const uint16_t w[8] = { 1, 3, 2, 1, 5, 1, 2, 4 };
+	static const uint8_t strict[] = { 0, 0x80, 0xC1 };
+	struct aifab_qos_fifo *q[AIFAB_QOS_N_TC];
+	unsigned int k, i, tc, hits = 0, declined = 0;
+	struct aifab_rng r;
+
+	(void)state;
+	aifab_rng_seed(&r, 11, 0);
+	for (tc = 0; tc < AIFAB_QOS_N_TC; tc++)
+		q[tc] = fifo_new(4);
+	for (k = 0; k < RTE_DIM(strict); k++) {
+		struct aifab_qos_sched_cfg c = sched_cfg(strict[k], w, 300);
+		struct aifab_qos_sched a, b, before;
+
+		aifab_qos_sched_init(&c, &a);
+		b = a;
+		for (i = 0; i < 20000; i++) {
+			uint32_t len[8] = { 0 };
+			uint8_t ne, el;
+			int ref, got;
+
+			/* often the TC being served alone, or another one
+			 * alone, sometimes several */
+			switch (aifab_rng_below(&r, 4)) {
+			case 0:
+			case 1:
+				ne = (uint8_t)(1u << b.cur);
+				break;
+			case 2:
+				ne = (uint8_t)(1u << aifab_rng_below(&r, 8));
+				break;
+			default:
+				ne = (uint8_t)aifab_rng_below(&r, 256);
+			}
+			el = aifab_rng_below(&r, 8) != 0 ? 0xFF :
+				(uint8_t)aifab_rng_below(&r, 256);
+			for (tc = 0; tc < AIFAB_QOS_N_TC; tc++) {
+				while (aifab_qos_fifo_count(q[tc]) != 0)
+					(void)aifab_qos_fifo_dequeue(q[tc]);
+				q[tc]->bytes = 0;
+				if (!(ne & (1u << tc)))
+					continue;
+				mbufs[tc].pkt_len = 64 +
+					aifab_rng_below(&r, 9000);
+				assert_int_equal(aifab_qos_fifo_enqueue(
+					q[tc], &mbufs[tc]), 0);
+				len[tc] = mbufs[tc].pkt_len + 24;
+			}
+			before = b;
+			got = aifab_qos_sched_alone(&c, &b, ne, el, q, 24);
+			ref = aifab_qos_sched_next(&c, &a, ne, el, len);
+			if (got < 0) {
+				assert_memory_equal(&b, &before, sizeof(b));
+				declined++;
+				b = a;
+				continue;
+			}
+			hits++;
+			assert_int_equal(got, ref);
+			assert_memory_equal(&b, &a, sizeof(a));
+		}
+	}
+	/* both ways taken, often */
+	print_message("aifab_qos_sched_alone(): %u answered, %u declined\n",
+		      hits, declined);
+	assert_true(hits > 10000 && declined > 10000);
+	for (tc = 0; tc < AIFAB_QOS_N_TC; tc++)
+		free(q[tc]);
+}
+
 static void
 test_sched_idle_loses_credit(void **state)
 {
@@ -921,6 +1001,7 @@ main(void)
 		cmocka_unit_test(test_sched_strict),
 		cmocka_unit_test(test_sched_dwrr_shares),
 		cmocka_unit_test(test_sched_idle_loses_credit),
+		cmocka_unit_test(test_sched_alone),
 		cmocka_unit_test(test_sched_bad_params),
 	};
 
