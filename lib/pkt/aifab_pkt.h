@@ -327,6 +327,17 @@ uint32_t aifab_crc32_mul(uint32_t a, uint32_t b);
 uint32_t aifab_crc32_raw(uint32_t crc, const void *buf, uint32_t len);
 
 /**
+ * aifab_crc32_raw() by carry-less multiplies where the CPU has them (x86
+ * PCLMULQDQ, four 16-byte folds in flight; VPCLMULQDQ + AVX2, eight), for
+ * runs of 64 bytes or more; else aifab_crc32_raw(). The same register for
+ * every input (pkt_icrc_fold.c).
+ */
+uint32_t aifab_crc32_raw_fold(uint32_t crc, const void *buf, uint32_t len);
+
+/** Whether aifab_crc32_raw_fold() folds on this CPU. */
+bool aifab_crc32_fold_fast(void);
+
+/**
  * ICRC of headers + a payload whose raw CRC register from 0 is
  * @p payload_raw (aifab_crc32_raw(0, payload, s->len)), without touching the
  * payload: result == aifab_icrc() over the whole packet.

@@ -46,6 +46,15 @@ write_fold(const char *path)
 		fprintf(f, "%s0x%08x,", i % 6 ? " " : "\n\t",
 			xpow(64 * (FOLD_BLOCKS - 1 - i) + 31));
 	fprintf(f, "\n};\n");
+	/* A 16-byte chunk carried b blocks (8 b bytes) forward: its first
+	 * 8 bytes times x^(64 b + 31), its second times x^(64 b - 33)
+	 * (pkt_icrc_fold.c, fold_fwd()), for b = 2, 4, 8, 16. */
+	fprintf(f, "/* {x^(64 b + 31), x^(64 b - 33)} mod P: a chunk b "
+		"blocks forward. */\n");
+	for (i = 2; i <= 16; i *= 2)
+		fprintf(f, "static const uint64_t crc32_fwd%u[2] = "
+			"{ 0x%08x, 0x%08x };\n", i, xpow(64 * i + 31),
+			xpow(64 * i - 33));
 	return fclose(f) == 0 ? 0 : 1;
 }
 

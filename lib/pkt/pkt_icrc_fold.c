@@ -20,12 +20,30 @@
  * The variant fields (TOS, TTL, IPv4 checksum, UDP checksum, BTH byte 4)
  * are set to ones by ORing constant masks into the first five blocks: no
  * copy of the header.
+ *
+ * aifab_crc32_raw_fold(): the same algebra for a long run (a received
+ * payload), folded forward instead of multiplied out: a 16-byte chunk C
+ * (its first 8 bytes c0, second c1) b blocks before the end of the run
+ * contributes C(x) x^(64 b + 32) with C(x) = c0 x^64 + c1; carried b
+ * blocks forward it becomes the chunk c0 x^(64 b + 64) + c1 x^(64 b),
+ * congruent mod P, which is what two carry-less products give: c0 times
+ * x^(64 b + 31) and c1 times x^(64 b - 33) (constants as above: a
+ * product's bit k stands for x^(94-k), read 33 powers up as a chunk's,
+ * bit k for x^(127-k)). Four chunks in flight, each carried 64 bytes
+ * per step (or with VPCLMULQDQ eight, in four 32-byte registers, 128
+ * bytes a step), so the multiplies do not wait on each other; the lanes
+ * are then carried onto the last one, and the final chunk is the
+ * register after its 16 bytes from 0: two slice-by-8 steps. DPDK's
+ * SSE4.2 CRC (rte_net_crc) carries one chunk 16 bytes a step, each step
+ * waiting for the one before (bench/icrc_check has both); its AVX-512
+ * one stays the choice where the CPU has it (aifab_icrc_verify_init()).
  */
 #include <string.h>
 
 #include "aifab_pkt.h"
 
 #if defined(RTE_ARCH_X86_64) && defined(__GNUC__)
+#include <immintrin.h>
 #include <wmmintrin.h>
 #define ICRC_FOLD_CLMUL 1
 #endif
@@ -116,7 +134,140 @@ fold_hdr(const uint8_t *l3, uint32_t n)
 	       (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(acc, 8));
 }
 
+/* Chunk @p v carried forward by the constants @p k (crc32_fwd<b>). */
+__attribute__((target("pclmul,sse2")))
+static inline __m128i
+fold_fwd(__m128i v, __m128i k)
+{
+	return _mm_xor_si128(_mm_clmulepi64_si128(v, k, 0x00),
+			     _mm_clmulepi64_si128(v, k, 0x11));
+}
+
+/* The register after the chunk @p v (the run's last 16 bytes so far)
+ * from 0, then the @p n (< 16) bytes at @p p. */
+__attribute__((target("sse2")))
+static inline uint32_t
+fold_last(__m128i v, const uint8_t *p, uint32_t n)
+{
+	uint32_t r = reduce64((uint64_t)_mm_cvtsi128_si64(v));
+
+	r = reduce64((uint64_t)_mm_cvtsi128_si64(_mm_srli_si128(v, 8)) ^ r);
+	return aifab_crc32_raw(r, p, n);
+}
+
+/* Raw register over @p n >= 64 bytes at @p p from @p crc: four chunks a
+ * step, each carried 64 bytes (8 blocks) forward. */
+__attribute__((target("pclmul,sse2")))
+static uint32_t
+crc_fold4(uint32_t crc, const uint8_t *p, uint32_t n)
+{
+	const __m128i k8 = _mm_loadu_si128((const __m128i *)(const void *)
+					   crc32_fwd8);
+	const __m128i k2 = _mm_loadu_si128((const __m128i *)(const void *)
+					   crc32_fwd2);
+	__m128i x0 = _mm_xor_si128(load16(p), _mm_cvtsi32_si128((int)crc));
+	__m128i x1 = load16(p + 16), x2 = load16(p + 32), x3 = load16(p + 48);
+
+	for (p += 64, n -= 64; n >= 64; p += 64, n -= 64) {
+		x0 = _mm_xor_si128(fold_fwd(x0, k8), load16(p));
+		x1 = _mm_xor_si128(fold_fwd(x1, k8), load16(p + 16));
+		x2 = _mm_xor_si128(fold_fwd(x2, k8), load16(p + 32));
+		x3 = _mm_xor_si128(fold_fwd(x3, k8), load16(p + 48));
+	}
+	x1 = _mm_xor_si128(x1, fold_fwd(x0, k2));
+	x2 = _mm_xor_si128(x2, fold_fwd(x1, k2));
+	x3 = _mm_xor_si128(x3, fold_fwd(x2, k2));
+	for (; n >= 16; p += 16, n -= 16)
+		x3 = _mm_xor_si128(fold_fwd(x3, k2), load16(p));
+	return fold_last(x3, p, n);
+}
+
+/* The same over @p n >= 128 bytes with 32-byte registers (VPCLMULQDQ):
+ * eight chunks a step, each carried 128 bytes (16 blocks) forward. */
+__attribute__((target("vpclmulqdq,avx2,pclmul")))
+static uint32_t
+crc_fold8(uint32_t crc, const uint8_t *p, uint32_t n)
+{
+	const __m256i k16 = _mm256_broadcastsi128_si256(_mm_loadu_si128(
+		(const __m128i *)(const void *)crc32_fwd16));
+	const __m256i k4 = _mm256_broadcastsi128_si256(_mm_loadu_si128(
+		(const __m128i *)(const void *)crc32_fwd4));
+	const __m128i k2 = _mm_loadu_si128((const __m128i *)(const void *)
+					   crc32_fwd2);
+	__m256i y[4];
+	__m128i x;
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		y[i] = _mm256_loadu_si256((const __m256i *)(const void *)
+					  (p + 32 * i));
+	y[0] = _mm256_xor_si256(y[0], _mm256_zextsi128_si256(
+					_mm_cvtsi32_si128((int)crc)));
+	for (p += 128, n -= 128; n >= 128; p += 128, n -= 128)
+		for (i = 0; i < 4; i++)
+			y[i] = _mm256_xor_si256(_mm256_xor_si256(
+				_mm256_clmulepi64_epi128(y[i], k16, 0x00),
+				_mm256_clmulepi64_epi128(y[i], k16, 0x11)),
+				_mm256_loadu_si256((const __m256i *)
+					(const void *)(p + 32 * i)));
+	/* each register onto the next, 32 bytes (4 blocks) forward */
+	for (i = 1; i < 4; i++)
+		y[i] = _mm256_xor_si256(y[i], _mm256_xor_si256(
+			_mm256_clmulepi64_epi128(y[i - 1], k4, 0x00),
+			_mm256_clmulepi64_epi128(y[i - 1], k4, 0x11)));
+	x = _mm_xor_si128(_mm256_extracti128_si256(y[3], 1),
+			  fold_fwd(_mm256_castsi256_si128(y[3]), k2));
+	for (; n >= 16; p += 16, n -= 16)
+		x = _mm_xor_si128(fold_fwd(x, k2), load16(p));
+	return fold_last(x, p, n);
+}
+
+/* 0: not chosen yet; 1: slice-by-8; 2: crc_fold4; 3: crc_fold8. */
+static int crc_fold_kind;
+
+static int
+crc_fold_choose(void)
+{
+	int k = 1;
+
+	if (__builtin_cpu_supports("pclmul"))
+		k = 2;
+	if (k == 2 && __builtin_cpu_supports("avx2") &&
+	    __builtin_cpu_supports("vpclmulqdq"))
+		k = 3;
+	__atomic_store_n(&crc_fold_kind, k, __ATOMIC_RELAXED);
+	return k;
+}
+
 #endif
+
+uint32_t
+aifab_crc32_raw_fold(uint32_t crc, const void *buf, uint32_t len)
+{
+#ifdef ICRC_FOLD_CLMUL
+	int k = __atomic_load_n(&crc_fold_kind, __ATOMIC_RELAXED);
+
+	if (unlikely(k == 0))
+		k = crc_fold_choose();
+	if (k == 3 && len >= 128)
+		return crc_fold8(crc, buf, len);
+	if (k >= 2 && len >= 64)
+		return crc_fold4(crc, buf, len);
+#endif
+	return aifab_crc32_raw(crc, buf, len);
+}
+
+bool
+aifab_crc32_fold_fast(void)
+{
+#ifdef ICRC_FOLD_CLMUL
+	int k = __atomic_load_n(&crc_fold_kind, __ATOMIC_RELAXED);
+
+	return (k == 0 ? crc_fold_choose() : k) >= 2;
+#else
+	return false;
+#endif
+}
 
 bool
 aifab_icrc4_fold_ok(uint32_t hdr_len)
