@@ -226,8 +226,8 @@ rewrite_roce(struct load_ctx *c, uint8_t *fr, const struct aifab_pkt_info *pi,
 	f->psn = pi->psn;
 	aifab_crc_shift_init(&f->shift, pi->ip_len - AIFAB_ICRC_LEN -
 			     f->hdr_len);
-	f->payload_raw = aifab_crc32_raw(0, fr + pi->l3_off + f->hdr_len,
-					 f->shift.len);
+	f->payload_raw = aifab_crc32_raw_fold(0, fr + pi->l3_off +
+					      f->hdr_len, f->shift.len);
 	return 0;
 }
 

@@ -216,14 +216,15 @@ icrc_hdr_reg(const uint8_t *l3, uint32_t hdr_len, bool ipv6)
 	 * (an ACK's 40 bytes, then its AETH by the table). */
 	if (!ipv6 && n == 40 && hdr_len >= n &&
 	    aifab_icrc4_hdr_fold(l3, n, &crc))
-		return aifab_crc32_raw(crc, l3 + n, hdr_len - n);
+		return aifab_crc32_raw_fold(crc, l3 + n, hdr_len - n);
 	if (n > hdr_len)
 		n = hdr_len;
 	memcpy(tmp, l3, n);
 	icrc_mask(tmp, n, ip_len, ipv6);
-	/* The LRH stand-in (8 x 0xFF) is constant: start after it. */
+	/* The LRH stand-in (8 x 0xFF) is constant: start after it. The
+	 * rest (a whole frame's payload, for aifab_icrc()) by folding. */
 	crc = aifab_crc32_raw(CRC32_REG_LRH_ONES, tmp, n);
-	return aifab_crc32_raw(crc, l3 + n, hdr_len - n);
+	return aifab_crc32_raw_fold(crc, l3 + n, hdr_len - n);
 }
 
 uint32_t

@@ -78,7 +78,7 @@ roce_tail_init(struct aifab_roce_tail *t, const struct aifab_roce_payload *pl,
 	t->tag = len >= AIFAB_ROCE_TAG_LEN;
 	t->pad = (uint8_t)((4 - (len & 3)) & 3);
 	t->ext_len = t->tag ? len - AIFAB_ROCE_TAG_LEN : len;
-	raw = aifab_crc32_raw(0, pl->buf, t->ext_len);
+	raw = aifab_crc32_raw_fold(0, pl->buf, t->ext_len);
 	t->raw = aifab_crc32_raw(raw, zeros4, t->pad);
 	aifab_crc_shift_init(&t->shift, t->ext_len + t->pad);
 }
