@@ -40,6 +40,8 @@
  */
 #include <string.h>
 
+#include <rte_vect.h>
+
 #include "aifab_pkt.h"
 
 #if defined(RTE_ARCH_X86_64) && defined(__GNUC__)
@@ -225,14 +227,21 @@ crc_fold8(uint32_t crc, const uint8_t *p, uint32_t n)
 /* 0: not chosen yet; 1: slice-by-8; 2: crc_fold4; 3: crc_fold8. */
 static int crc_fold_kind;
 
+/* By the CPU and EAL's SIMD width (--force-max-simd-bitwidth is obeyed:
+ * 128 bits for crc_fold4, 256 for crc_fold8; 0, before rte_eal_init(),
+ * is taken as DPDK's x86 default, 256). */
 static int
 crc_fold_choose(void)
 {
+	uint16_t simd = rte_vect_get_max_simd_bitwidth();
 	int k = 1;
 
-	if (__builtin_cpu_supports("pclmul"))
+	if (simd == 0)
+		simd = RTE_VECT_SIMD_256;
+	if (simd >= RTE_VECT_SIMD_128 && __builtin_cpu_supports("pclmul"))
 		k = 2;
-	if (k == 2 && __builtin_cpu_supports("avx2") &&
+	if (k == 2 && simd >= RTE_VECT_SIMD_256 &&
+	    __builtin_cpu_supports("avx2") &&
 	    __builtin_cpu_supports("vpclmulqdq"))
 		k = 3;
 	__atomic_store_n(&crc_fold_kind, k, __ATOMIC_RELAXED);
