@@ -334,6 +334,14 @@ uint32_t aifab_crc32_raw(uint32_t crc, const void *buf, uint32_t len);
  */
 uint32_t aifab_crc32_raw_fold(uint32_t crc, const void *buf, uint32_t len);
 
+/**
+ * aifab_crc32_raw_fold() with the four-chunk PCLMULQDQ fold whatever else
+ * the CPU has (else aifab_crc32_raw()): for tests, so that fold is judged
+ * on CPUs where aifab_crc32_raw_fold() takes the eight-chunk one.
+ */
+uint32_t aifab_crc32_raw_fold128(uint32_t crc, const void *buf,
+				 uint32_t len);
+
 /** Whether aifab_crc32_raw_fold() folds on this CPU. */
 bool aifab_crc32_fold_fast(void);
 

@@ -266,6 +266,16 @@ aifab_crc32_raw_fold(uint32_t crc, const void *buf, uint32_t len)
 	return aifab_crc32_raw(crc, buf, len);
 }
 
+uint32_t
+aifab_crc32_raw_fold128(uint32_t crc, const void *buf, uint32_t len)
+{
+#ifdef ICRC_FOLD_CLMUL
+	if (len >= 64 && __builtin_cpu_supports("pclmul"))
+		return crc_fold4(crc, buf, len);
+#endif
+	return aifab_crc32_raw(crc, buf, len);
+}
+
 bool
 aifab_crc32_fold_fast(void)
 {
