@@ -261,7 +261,8 @@ aifab_icrc_load(const uint8_t *src)
 /* ---- receive check ------------------------------------------------------ */
 
 /* Runs go to DPDK's CRC (aifab_icrc_verify_init(): its AVX-512 one, or
- * no carry-less multiply here for aifab_crc32_raw_fold()). */
+ * no carry-less multiply here for aifab_crc32_raw_fold()); until then to
+ * aifab_crc32_raw_fold(), which falls back to the slice-by-8 itself. */
 static bool icrc_dpdk;
 
 /* True if the CPU has every flag of @p f (an RTE_CPUFLAG_NUMFLAGS end). */
@@ -338,7 +339,7 @@ crc_x8n_fast(uint32_t n)
 static uint32_t
 crc_run(uint32_t crc, const uint8_t *p, uint32_t n)
 {
-	if (!icrc_dpdk && aifab_crc32_fold_fast())
+	if (!icrc_dpdk)
 		return aifab_crc32_raw_fold(crc, p, n);
 	while (n >= ICRC_FOLD_MIN) {
 		uint32_t k = RTE_MIN(n, ICRC_RUN_MAX);

@@ -248,16 +248,23 @@ crc_fold_choose(void)
 	return k;
 }
 
+/* crc_fold_kind, chosen at the first call. */
+static inline int
+crc_fold_get(void)
+{
+	int k = __atomic_load_n(&crc_fold_kind, __ATOMIC_RELAXED);
+
+	return likely(k != 0) ? k : crc_fold_choose();
+}
+
 #endif
 
 uint32_t
 aifab_crc32_raw_fold(uint32_t crc, const void *buf, uint32_t len)
 {
 #ifdef ICRC_FOLD_CLMUL
-	int k = __atomic_load_n(&crc_fold_kind, __ATOMIC_RELAXED);
+	int k = crc_fold_get();
 
-	if (unlikely(k == 0))
-		k = crc_fold_choose();
 	if (k == 3 && len >= 128)
 		return crc_fold8(crc, buf, len);
 	if (k >= 2 && len >= 64)
@@ -280,9 +287,7 @@ bool
 aifab_crc32_fold_fast(void)
 {
 #ifdef ICRC_FOLD_CLMUL
-	int k = __atomic_load_n(&crc_fold_kind, __ATOMIC_RELAXED);
-
-	return (k == 0 ? crc_fold_choose() : k) >= 2;
+	return crc_fold_get() >= 2;
 #else
 	return false;
 #endif
