@@ -10,7 +10,9 @@
 #
 #   bench/vclock.sh [-r ROUNDS] [-c CASES] [-s SCENARIO] [-w WORKDIR]
 #
-#   -r  runs per case; the fastest loop (report elapsed_s) is kept (default 3)
+#   -r  rounds: each round runs every case once, in order (a drift of the
+#       machine's pace falls on all cases alike); per case the fastest loop
+#       (report elapsed_s) is kept (default 3)
 #   -c  cases, comma-separated (default all): demo100 (8 x 100G, 4 MiB
 #       ring AllReduce), demo400 (8 x 400G, 64 MiB), demo400-noicrc (the
 #       same, [generator] rx_check_icrc = off), scenario (-s), clos
@@ -27,6 +29,12 @@
 # "virtual clock: ... loop CPU S s" line), the fastest of the runs: on a
 # loaded machine wall time stretches with the other jobs, CPU time much
 # less (in real time the lcores busy-poll: CPU = wall).
+#
+# With demo400 and rt400 (or their -noicrc pair) among the cases, a line
+# after the table gives issue 16's bookkeeping figure: the virtual clock's
+# frame-hops per CPU second as a share of the real-time path's per wall
+# second, round by round (least, median, greatest) and of the best-of
+# figures, against the aim (80%, judged on the median).
 #
 # Environment: AIFAB (default build-rel/app/dpdk-aifab, built with
 # tools/setup.sh build if missing). VCLOCK_ROWS=FILE also appends
@@ -102,10 +110,19 @@ printf '# bench/vclock.sh, %s; %s, %s cores, load %s; %s; best of %s\n\n' \
 printf '| case | clock | model ms | frame-hops | wall s (best) | frame-hops / wall s | loop CPU s (best) | frame-hops / CPU s |\n'
 printf '|---|---|---:|---:|---:|---:|---:|---:|\n'
 IFS=, read -ra cs <<<"$CASES"
+# Rounds outer, cases inner: every case runs once per round, so a drift of
+# the machine's pace (other jobs, frequency) falls on all cases alike and a
+# round's virtual and real-time runs can be compared (ratio lines below).
+declare -A RES
+for ((k = 0; k < REPS; k++)); do
+	for c in "${cs[@]}"; do
+		RES[$c.$k]=$(run_one "$c" "$k")
+	done
+done
 for c in "${cs[@]}"; do
 	best= cpu=-
 	for ((k = 0; k < REPS; k++)); do
-		r=$(run_one "$c" "$k")
+		r=${RES[$c.$k]}
 		[ "$r" = fail ] && continue
 		read -r _ _ _ rc <<<"$r"
 		if [ "$rc" != - ] && { [ "$cpu" = - ] ||
@@ -131,4 +148,46 @@ for c in "${cs[@]}"; do
 	if [ -n "${VCLOCK_ROWS:-}" ]; then
 		echo "${c// /:} $clk $hops $model $el $cpu" >>"$VCLOCK_ROWS"
 	fi
+done
+
+# The virtual clock's bookkeeping against the real-time path (issue 16's
+# aim: the virtual clock's frame-hops per CPU second at least 80% of the
+# real-time path's per wall second, the same traffic on one core): per
+# round, demoN's run against rtN's of the same round; the least, median
+# and greatest of the rounds' ratios, and the best-of figures' ratio.
+has() { [[ ",$CASES," == *",$1,"* ]]; }
+for pair in demo400:rt400 demo400-noicrc:rt400-noicrc; do
+	v=${pair%%:*} t=${pair#*:}
+	if ! has "$v" || ! has "$t"; then
+		continue
+	fi
+	rows=
+	for ((k = 0; k < REPS; k++)); do
+		rows="$rows ${RES[$v.$k]// /,}/${RES[$t.$k]// /,}"
+	done
+	# shellcheck disable=SC2086  # one argument per round
+	"$PY" - "$v" "$t" $rows <<'PYEOF'
+import statistics, sys
+v, t, rows = sys.argv[1], sys.argv[2], sys.argv[3:]
+ratios, virt, real = [], [], []
+for row in rows:
+    a, b = row.split("/")
+    a, b = a.split(","), b.split(",")
+    if "fail" in (a[0], b[0]) or a[3] == "-" or float(a[3]) <= 0:
+        continue
+    vr, rr = int(a[0]) / float(a[3]), int(b[0]) / float(b[2])
+    virt.append(vr)
+    real.append(rr)
+    ratios.append(vr / rr)
+if not ratios:
+    print("\n%s against %s: no round with both" % (v, t))
+    sys.exit(0)
+med = statistics.median(ratios)
+best = max(virt) / max(real)
+print("\n%s (per CPU s) against %s (per wall s), %d rounds: %.0f%% / %.0f%% / "
+      "%.0f%% (least / median / greatest of the rounds), best of each %.0f%%; "
+      "aim >= 80%%: %s" % (v, t, len(ratios), 100 * min(ratios), 100 * med,
+                          100 * max(ratios), 100 * best,
+                          "met" if med >= 0.8 else "missed"))
+PYEOF
 done
