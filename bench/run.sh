@@ -9,11 +9,19 @@
 # aim. A figure, not a test: nothing here fails on a rate (exit status is
 # non-zero only if a run could not be made).
 #
-#   bench/run.sh [-d SECONDS] [-r ROUNDS] [-c CASES] [-w WORKDIR] [-W WORKERS]
-#                [-m BYTES]
+#   bench/run.sh [-d SECONDS] [-r ROUNDS] [-s STARTS] [-c CASES] [-w WORKDIR]
+#                [-W WORKERS] [-m BYTES]
 #
 #   -d  length of one measuring window (default 2)
 #   -r  windows per run; best and median are printed (default 5)
+#   -s  runs (process starts) of each tool per case, interleaved (aifab,
+#       l3fwd, testpmd, aifab, ...; default 1): on a 2-core VM one
+#       start's cost can differ from the next's by 10-30%, more than the
+#       windows of one start do (l3fwd at 64 B: 75-98 cycles from start to
+#       start), so with several the table gives the best window of all and
+#       the median of the starts' medians, and a note gives the aifab /
+#       l3fwd ratio start by start (least, median, greatest); the aim is
+#       judged on the medians, as with one start
 #   -c  cases as SIZE:FLOWS[:ROUTES], comma-separated; ROUTES adds that
 #       many /24 routes (a routes file, bench/gen_routes.py) and addresses
 #       the flows over them, spread over the table (default
@@ -50,6 +58,7 @@ L3FWD_DIR=${L3FWD_DIR:-$ROOT/build-l3fwd}
 L3FWD=$L3FWD_DIR/l3fwd/build/l3fwd
 DUR=2
 REPS=5
+STARTS=1
 CASES=64:1,64:1000,64:1000000,64:1000:10,64:1000:1000,64:1000:100000,4154:1,4154:1000,4154:1000000
 WORK=/tmp/aifab-bench
 WORKERS=1
@@ -59,7 +68,7 @@ AIFAB_MAX_MBUFS=1048576
 
 # shellcheck source=bench/common.sh
 . "$BENCH/common.sh"
-bench_options "d:DUR r:REPS c:CASES w:WORK W:WORKERS m:MBUF" 39 "$@"
+bench_options "d:DUR r:REPS s:STARTS c:CASES w:WORK W:WORKERS m:MBUF" 47 "$@"
 case $WORKERS in 1|2) ;; *) echo "bench: -W is 1 or 2 (a 2-core machine)" >&2; exit 2 ;; esac
 case $MBUF in *[!0-9]*) echo "bench: -m $MBUF: a data room in bytes (e.g. 4352)" >&2; exit 2 ;; esac
 
@@ -260,6 +269,42 @@ col() {	# "best median cpp" | fail | nomem
 	esac
 }
 
+# The starts of one tool (RES strings, "best median cpp" or fail/nomem/"")
+# as one: the best window of all, the median of the starts' medians and of
+# their on-CPU costs; fail if any start failed, nomem if they all were.
+merge_starts() {	# RES...
+	"$PY" - "$@" <<'PYEOF'
+import statistics, sys
+rs = sys.argv[1:]
+if any(r in ("fail", "") for r in rs):
+    print("fail")
+    sys.exit(0)
+if all(r == "nomem" for r in rs):
+    print("nomem")
+    sys.exit(0)
+v = [r.split() for r in rs if r != "nomem"]
+best = max(float(x[0]) for x in v)
+med = statistics.median(float(x[1]) for x in v)
+cpp = [float(x[2]) for x in v if len(x) > 2 and x[2] != "-"]
+print("%.2f %.2f %s" % (best, med, "%.0f" % statistics.median(cpp) if cpp else "-"))
+PYEOF
+}
+
+# "least / median / greatest" of the starts' aifab / l3fwd median ratios.
+start_ratios() {	# "aifab RES;..." "l3fwd RES;..."
+	"$PY" - "$1" "$2" <<'PYEOF'
+import statistics, sys
+a, l = sys.argv[1].split(";"), sys.argv[2].split(";")
+r = []
+for x, y in zip(a, l):
+    x, y = x.split(), y.split()
+    if len(x) > 1 and len(y) > 1 and float(y[1]) > 0:
+        r.append(100 * float(x[1]) / float(y[1]))
+if r:
+    print("%.0f%% / %.0f%% / %.0f%%" % (min(r), statistics.median(r), max(r)))
+PYEOF
+}
+
 oncpu() {	# "best median cpp" -> cpp or -
 	local c
 	read -r _ _ c <<<"$1"
@@ -283,7 +328,7 @@ echo "# $cpu, $(nproc) cores; DPDK $(pkg-config --modversion libdpdk 2>/dev/null
 fwd="1 forwarding core each (lcore 1)"
 [ "$WORKERS" = 1 ] || fwd="dpdk-aifab: $WORKERS switch workers (--lcores 0@0,1@1,2@0) over $WORKERS RX queues, its Mpps the total, its on-CPU cycles/pkt per worker; l3fwd, testpmd: 1 forwarding core (lcore 1)"
 echo "# $fwd, --no-huge, net_pcap infinite_rx in," \
-     "net_null out; $REPS windows of ${DUR}s per run; profile bench/leaf-800g.ini;" \
+     "net_null out; $REPS windows of ${DUR}s per run, $STARTS run(s) per tool and case; profile bench/leaf-800g.ini;" \
      "l3fwd from dpdk-doc $(dpkg-query -W -f '${Version}' dpdk-doc 2>/dev/null || echo ?)"
 echo
 echo "| case | dpdk-aifab Mpps | l3fwd-LPM Mpps | testpmd macswap Mpps | cycles/pkt aifab / l3fwd / macswap | on-CPU cycles/pkt aifab / l3fwd / macswap | aifab / l3fwd | on-CPU: l3fwd / aifab | aim |"
@@ -326,9 +371,20 @@ for c in "${case_list[@]}"; do
 	[ $n -le $AIFAB_MAX_MBUFS ] || n=$AIFAB_MAX_MBUFS
 	mem=$(mem_mb "$n" "$data")
 	tag=${size}_${eff}_r$routes
-	run_aifab "$tag" "$pcap" "$n" "$data" "$mem" "$rbase.ini"; a=$RES
-	run_l3fwd "$tag" "$pcap" "$n" "$data" "$mem" "$rbase"; l=$RES
-	run_testpmd "$tag" "$pcap" "$n" "$data" "$mem"; t=$RES
+	sa=() sl=() st=()
+	for ((k = 0; k < STARTS; k++)); do
+		run_aifab "$tag" "$pcap" "$n" "$data" "$mem" "$rbase.ini"; sa+=("$RES")
+		run_l3fwd "$tag" "$pcap" "$n" "$data" "$mem" "$rbase"; sl+=("$RES")
+		run_testpmd "$tag" "$pcap" "$n" "$data" "$mem"; st+=("$RES")
+	done
+	if [ "$STARTS" = 1 ]; then
+		a=${sa[0]} l=${sl[0]} t=${st[0]}
+	else
+		a=$(merge_starts "${sa[@]}") l=$(merge_starts "${sl[@]}")
+		t=$(merge_starts "${st[@]}")
+		sr=$(IFS=";"; start_ratios "${sa[*]}" "${sl[*]}")
+		[ -z "$sr" ] || notes+=("$label: aifab / l3fwd start by start (the starts' medians, $STARTS starts each): $sr (least / median / greatest)")
+	fi
 	read -r _ am _ <<<"$a"; read -r _ lm _ <<<"$l"; read -r _ tm _ <<<"$t"
 	a_cpu=$(oncpu "$a"); l_cpu=$(oncpu "$l"); t_cpu=$(oncpu "$t")
 	for x in "$a" "$l" "$t"; do
