@@ -71,6 +71,7 @@ AIFAB_MAX_MBUFS=1048576
 bench_options "d:DUR r:REPS s:STARTS c:CASES w:WORK W:WORKERS m:MBUF" 47 "$@"
 case $WORKERS in 1|2) ;; *) echo "bench: -W is 1 or 2 (a 2-core machine)" >&2; exit 2 ;; esac
 case $MBUF in *[!0-9]*) echo "bench: -m $MBUF: a data room in bytes (e.g. 4352)" >&2; exit 2 ;; esac
+case $STARTS in ""|*[!0-9]*|0*) echo "bench: -s $STARTS: starts per tool and case, 1 or more" >&2; exit 2 ;; esac
 
 mkdir -p "$WORK"
 TP_PID=
