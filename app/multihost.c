@@ -375,7 +375,12 @@ app_mh_tick(struct app_mh *mh, uint64_t now, enum app_end *end)
 		       " by the start frame of host '" : "",
 		       st.by_frame ? st.leader_host : "", st.by_frame ? "'" : "");
 	}
-	if (mh->checked || (double)(now - st.start_tsc) <
+	/* The generator stamps start_tsc from its own lcore's TSC read,
+	 * which may come after this loop's `now` (it started in between):
+	 * then the start is not a timeout ago (now - start_tsc would wrap
+	 * and stop the run at its start with nothing received yet). */
+	if (mh->checked || now < st.start_tsc ||
+	    (double)(now - st.start_tsc) <
 	    mh->a->start_timeout_s * (double)mh->hz)
 		return false;
 	mh->checked = true;
