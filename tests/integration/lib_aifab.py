@@ -20,10 +20,12 @@ import itertools
 import json
 import os
 import shutil
+import socket
 import struct
 import subprocess
 import sys
 import tempfile
+import time
 import zlib
 
 # Fail loudly (not with a traceback) when scapy is missing.
@@ -107,6 +109,39 @@ def runtime_dirs(prefix):
         bases.append(os.path.join(os.environ["XDG_RUNTIME_DIR"], "dpdk"))
     bases.append("/tmp/dpdk")
     return [os.path.join(b, prefix) for b in bases]
+
+
+APP_READY_S = 120
+
+
+def wait_app_ready(prefix, proc, timeout=APP_READY_S):
+    """True once the dpdk-aifab of --file-prefix @p prefix (process @p
+    proc) runs: its own telemetry command /aifab/lcores answers. The app
+    registers it after its ports started, just before it launches its
+    workers (app/main.c, app_start()). For a second process a test
+    starts beside another: a fixed sleep bets on the machine's speed.
+    False if @p proc ended or @p timeout s passed first."""
+    end = time.time() + timeout
+    while time.time() < end and proc.poll() is None:
+        for rd in runtime_dirs(prefix):
+            path = os.path.join(rd, "dpdk_telemetry.v2")
+            if not os.path.exists(path):
+                continue
+            try:
+                with socket.socket(socket.AF_UNIX,
+                                   socket.SOCK_SEQPACKET) as s:
+                    s.settimeout(5)
+                    s.connect(path)
+                    s.recv(16384)               # greeting
+                    s.send(b"/aifab/lcores")
+                    if "/aifab/lcores" in json.loads(
+                            s.recv(1 << 20).decode()):
+                        time.sleep(0.2)         # the workers' first polls
+                        return True
+            except (OSError, ValueError):
+                pass
+        time.sleep(0.1)
+    return False
 
 
 def _remove_runtime_dir(prefix):

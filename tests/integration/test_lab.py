@@ -31,7 +31,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lib_aifab as L  # noqa: E402
@@ -302,7 +301,13 @@ def start_dut(d, name, text, devs, gw, report):
     dut = subprocess.Popen(cmd, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True)
     dut.report = report
-    time.sleep(3)               # EAL up, ports started
+    # up once its ports run and its worker starts (not a fixed sleep: a
+    # loaded machine starts EAL late, and the recipe's first frames would
+    # find nobody)
+    if not L.wait_app_ready(name + tag, dut):
+        ck.fatal("%s: the DUT is up (its telemetry answers /aifab/lcores "
+                 "within %d s)" % (name, L.APP_READY_S),
+                 "exit %s" % dut.poll())
     return dut
 
 

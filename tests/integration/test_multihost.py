@@ -203,6 +203,15 @@ def start_host(d, h, ini, args, sets=()):
     return p
 
 
+def follower_ready(p):
+    """Before the leader starts: the leader sends its start frame once, so
+    the follower's port must be up to take it (not a fixed sleep: a loaded
+    machine starts EAL late)."""
+    ok = L.wait_app_ready("mh%s%s" % (p.host, tag), p)
+    ck.check(ok, "host %s is up before the leader starts (its telemetry "
+             "answers)" % p.host, "exit %s" % p.poll())
+
+
 def finish(p, timeout=180):
     try:
         out, err = p.communicate(timeout=timeout)
@@ -347,7 +356,7 @@ def good_runs(d, single):
     want = digest_of(ini)
     b = start_host(d, "b", ini, ["--duration", "150"],
                    ["generator.fault_drop_index=5"])
-    time.sleep(2)   # b polls for the start frame (it waits up to 30 s)
+    follower_ready(b)   # b takes the start frame (it waits up to 30 s)
     a = start_host(d, "a", ini, ["--leader", "--duration", "150"])
     hosts = [finish(a), finish(b)]
     a.digest_want = want
@@ -392,7 +401,7 @@ def failures(d):
     ini = os.path.join(d, "two.ini")
     b = start_host(d, "b", ini, ["--duration", "120"],
                    ["generator.size_bytes=131072"])
-    time.sleep(2)
+    follower_ready(b)
     a = start_host(d, "a", ini, ["--leader", "--duration", "120",
                                  "--start-timeout", "4"])
     a, b = finish(a), finish(b)
