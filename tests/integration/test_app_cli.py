@@ -32,7 +32,7 @@ import time
 
 from lib_aifab import (N_PORTS, NBR_IP4, PORT_NAMES, Checks, Run,
                        check_report_shape, exe_path, leaf_profile,
-                       run_simple, source_root)
+                       run_simple, source_root, wait_app_ready)
 from test_pcap_leaf import udp4
 
 # What the options must include at least (the brief of the app).
@@ -240,6 +240,11 @@ def check_signal(ck, exe, sig, name, wait_s):
     run = endless_run(exe, name.lower())
     with run.kept_if_failed(ck):
         proc = run.start()
+        # wait_s of running, from when it runs (not from its launch: EAL
+        # may start slowly on a loaded machine, and a signal before the
+        # app's handlers are set would end it the default way)
+        ck.check(wait_app_ready(run.prefix, proc), "%s: the app runs "
+                 "(its telemetry answers)" % what, "exit %r" % proc.poll())
         time.sleep(wait_s)
         early = proc.poll()
         ck.check(early is None, "%s: still running before the signal" %

@@ -857,7 +857,11 @@ with tempfile.TemporaryDirectory() as d:
          "--report-json", rep, "--quiet", "--duration", "120",
          "--set", "generator.iterations=100000"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(2.0)             # EAL up (slower under ASan), traffic flowing
+    # running (its telemetry answers: EAL is slower under ASan or load),
+    # then 2 s of traffic: the delay lines hold frames
+    check(lib_aifab.wait_app_ready("aifab-%d" % p.pid, p),
+          "sigint: the app runs (its telemetry answers)", p.poll())
+    time.sleep(2.0)
     check(p.poll() is None, "sigint: still running after 2 s", p.returncode)
     p.send_signal(signal.SIGINT)
     try:
