@@ -202,6 +202,14 @@ struct app_vclock {
 	unsigned int n_wires, n_slots;
 	bool mapped;                /* readers/writers known (first step) */
 	struct vc_slots every;      /* slots without next_event: every step */
+	/* Per wire, as the last step's end left it: 0 if a delivered frame
+	 * is unread, else its next arrival (dlv_at): a step whose instant
+	 * is before it neither delivers on the wire nor wakes its reader,
+	 * and reads this, not the wire's line. */
+	uint64_t due[AIFAB_MAX_PORTS];
+	/* per word of wires: wire_put() took frames this step; busy and not
+	 * visited by this step's delivery (nothing due or unread) */
+	uint64_t put[VC_WIRE_WORDS], skip[VC_WIRE_WORDS];
 	struct vc_wire wire[AIFAB_MAX_PORTS];
 	struct vc_slot slot[VC_MAX_SLOTS];
 	struct aifab_stats_block *lblk;
@@ -559,6 +567,7 @@ wire_put(void *arg, struct rte_mbuf **pkts, uint16_t n)
 			wi->dlv_at = f->at;
 	}
 	vc->ws[wi->idx >> 6].busy |= UINT64_C(1) << (wi->idx & 63);
+	vc->put[wi->idx >> 6] |= UINT64_C(1) << (wi->idx & 63);
 	return (uint16_t)room;
 }
 
@@ -647,7 +656,12 @@ vc_next(struct app_vclock *vc)
  * due (VC_SYNC_NS). Wires are visited only when they hold frames (on
  * the wire or delivered and unread), or when their TX ring was written
  * to (the port's TX tap marks it, aifab_port_ring_tx()): a step costs
- * what happens in it, not the number of wires.
+ * what happens in it, not the number of wires. Of the wires holding
+ * frames, the delivery visits those with an arrival due or a frame
+ * unread (vc->due, from the last step's end: a busy wire's line is not
+ * read to learn that nothing happens on it), and the step's end those
+ * the delivery visited or that were written to; the others keep their
+ * state, and their due is their next event.
  */
 bool
 app_vclock_step(struct app_vclock *vc)
@@ -667,11 +681,18 @@ app_vclock_step(struct app_vclock *vc)
 	vc->now = RTE_MAX(t, vc->now);
 	vc->steps++;
 	poll = vc->every;
-	for (j = 0; j < vc->n_words; j++)
-		for (m = vc->ws[j].busy; m != 0; m &= m - 1) {
-			struct vc_wire *wi =
-				&vc->wire[j * 64 + __builtin_ctzll(m)];
+	for (j = 0; j < vc->n_words; j++) {
+		uint64_t skip = 0;
 
+		for (m = vc->ws[j].busy; m != 0; m &= m - 1) {
+			unsigned int w = j * 64 + __builtin_ctzll(m);
+			struct vc_wire *wi;
+
+			if (vc->due[w] > vc->now) {
+				skip |= UINT64_C(1) << (w & 63);
+				continue;
+			}
+			wi = &vc->wire[w];
 			vc->hops += wire_deliver(wi, vc->now);
 			if (wi->q.dlv == wi->q.head)
 				continue;
@@ -680,6 +701,8 @@ app_vclock_step(struct app_vclock *vc)
 			else
 				slots_or(&poll, &wi->readers, vc->n_swords);
 		}
+		vc->skip[j] = skip;
+	}
 	timed = (vc->steps & (VC_TIME_EVERY - 1)) == 0;
 	start = c = timed ? rte_rdtsc() : 0;
 	for (i = 0; i < vc->n_slots; i++) {
@@ -719,8 +742,12 @@ app_vclock_step(struct app_vclock *vc)
 	t = UINT64_MAX;
 	for (j = 0; j < vc->n_words; j++) {
 		uint64_t sent = vc->ws[j].sent, take = sent | vc->ws[j].left;
+		/* skipped by the delivery and untouched since: as it was */
+		uint64_t same = vc->skip[j] & ~vc->put[j] & ~take;
 
 		m = vc->ws[j].busy | sent;
+		vc->put[j] = 0;
+		vc->skip[j] = 0;
 		if (m == 0)
 			continue;
 		vc->ws[j].busy = 0;
@@ -729,12 +756,19 @@ app_vclock_step(struct app_vclock *vc)
 			struct vc_wire *wi;
 
 			i = j * 64 + __builtin_ctzll(m);
+			if ((same >> (i & 63)) & 1) {
+				vc->ws[j].busy |= UINT64_C(1) << (i & 63);
+				t = RTE_MIN(t, vc->due[i]);
+				continue;
+			}
 			wi = &vc->wire[i];
 			if ((take >> (i & 63)) & 1) /* tx_left or sent */
 				wire_take(wi, vc->now);
 			if (wi->q.head != wi->q.tail) {
 				vc->ws[j].busy |= UINT64_C(1) << (i & 63);
 				t = RTE_MIN(t, wire_next(vc, wi));
+				vc->due[i] = wi->q.dlv != wi->q.head ? 0 :
+					wi->dlv_at;
 			}
 		}
 	}
