@@ -255,14 +255,19 @@ sw_pfc_plain(const struct sw *sw, const struct sw_worker *wk,
  * Whether every frame of the burst is sure to be queued by sw_enqueue()
  * with nothing decided but its place: for each queue the burst goes to,
  * the PFC watchdog drops nothing, its PFC accounting is plain (@p plain),
- * the whole burst's cells would fit in the shared pool and under the
- * queue's limit at the least free buffer the burst can leave, its FIFO
- * has room for the whole burst and one slot more (sw_enqueue_queues()
+ * the whole burst's cells would fit in the shared pool and the queue's
+ * own under its limit at the least free buffer the burst can leave, its
+ * FIFO has room for its frames and one slot more (sw_enqueue_queues()
  * writes one slot past its last frame), and ECN at enqueue cannot select
- * (off, or the whole burst's bytes keep the queue at or below kmin).
- * Each bound takes the whole burst, as if it all went to that queue; the
- * limits only fall as the buffer fills, so what holds at the end holds
- * for every frame before it. The watchdog's stormed mask is read once
+ * (off, or the queue's frames' bytes keep it at or below kmin). Each
+ * queue's bounds first take the whole burst, as if it all went to that
+ * queue (no pass over the frames); only if one fails are that queue's
+ * own frames counted (sw_routed_queue()) and the bounds taken again with
+ * them: a burst spread over an ECMP pair of uplinks is half each, which
+ * matters where the bounds are near a burst (a worker of n has 1/n of
+ * the buffer and of kmin: 64 frames of 4 KB are 266 KB, kmin 400 KB /
+ * 2). The limits only fall as the buffer fills, so what holds at the
+ * end holds for every frame before it. The watchdog's stormed mask is read once
  * per burst: with one worker nothing changes it during the burst; with
  * several, one that worker 0 publishes meanwhile applies from the next
  * burst, as if it had come that much later.
@@ -270,6 +275,41 @@ sw_pfc_plain(const struct sw *sw, const struct sw_worker *wk,
  *   the first SW_ENQ_QUEUES), or 0: not sure.
  */
 #define SW_ENQ_QUEUES 2
+
+/* The frames of the burst @p r that go to queue @p q: their count,
+ * bytes and cells. */
+static inline void
+sw_routed_queue(const struct sw_routed *r, uint32_t q, uint32_t *n,
+		uint64_t *bytes, uint64_t *cells)
+{
+	uint64_t b = 0, c = 0;
+	uint32_t k, cnt = 0;
+
+	for (k = 0; k < r->n; k++) {
+		uint32_t in = -(uint32_t)(r->q[k] == q);
+
+		cnt -= in;
+		b += r->len[k] & in;
+		c += SW_CELLS(r->len[k]) & in;
+	}
+	*n = cnt;
+	*bytes = b;
+	*cells = c;
+}
+
+/* Whether @p n frames of @p bytes and @p cells keep queue @p bq / @p f
+ * under its limit @p lim, within its FIFO's room (one slot more) and,
+ * with ECN at enqueue, at or below kmin. */
+static inline bool
+sw_queue_fits(const struct aifab_qos_bufq *bq, const struct aifab_qos_fifo *f,
+	      const struct aifab_qos_ecn_cfg *ecn, uint64_t lim, uint32_t n,
+	      uint64_t bytes, uint64_t cells)
+{
+	return bq->shared + cells <= lim &&
+	       (uint64_t)aifab_qos_fifo_count(f) + n <= f->mask &&
+	       !(ecn->enabled && f->bytes + bytes > ecn->kmin);
+}
+
 static inline unsigned int
 sw_enqueue_sure(const struct sw *sw, const struct sw_worker *wk,
 		const struct sw_routed *r, uint8_t plain, uint16_t *qid)
@@ -299,10 +339,16 @@ sw_enqueue_sure(const struct sw *sw, const struct sw_worker *wk,
 			if (sw->tcs_of_prios[sw_stormed(sw, p) &
 					     sw->wd.drop] & (1u << tc))
 				return 0;
-			if (bq->shared + r->cells > lim ||
-			    (uint64_t)aifab_qos_fifo_count(f) + r->n > f->mask ||
-			    (ecn->enabled && f->bytes + r->bytes > ecn->kmin))
-				return 0;
+			if (!sw_queue_fits(bq, f, ecn, lim, r->n, r->bytes,
+					   r->cells)) {
+				uint64_t qb, qc;
+				uint32_t qn;
+
+				sw_routed_queue(r, q, &qn, &qb, &qc);
+				if (qn == r->n ||
+				    !sw_queue_fits(bq, f, ecn, lim, qn, qb, qc))
+					return 0;
+			}
 			if (nq < SW_ENQ_QUEUES)
 				qid[nq] = (uint16_t)q;
 			nq++;

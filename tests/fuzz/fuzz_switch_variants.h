@@ -61,6 +61,14 @@ static const char *const fuzz_sw_variants[][16] = {
 	 * PFC adds stay plain), a slow port to incast into */
 	{ "tc.3.pfc_xoff_bytes=2048", "tc.3.pfc_xon_offset_bytes=1024",
 	  "tc.3.pfc_headroom_bytes=16384", "port.p3.speed_gbps=0.01", NULL },
+	/* 6: ECN at enqueue with kmin a few frames deep and a small dynamic
+	 * buffer, one uplink slow: a burst over the ECMP pair passes the
+	 * whole-burst queue bounds of sw_enqueue_sure() or fails them, and
+	 * then its queues' own shares pass or fail them too */
+	{ "qos.ecn_at=enqueue", "qos.buffer_bytes=196608",
+	  "tc.0.ecn=true", "tc.0.ecn_kmin_bytes=3000",
+	  "tc.0.ecn_kmax_bytes=20000", "tc.3.ecn_kmin_bytes=3000",
+	  "tc.3.ecn_kmax_bytes=20000", "port.p2.speed_gbps=0.01", NULL },
 };
 /* fuzz_switch.c's: the first four (not ECN at enqueue, not 5) */
 #define FUZZ_SW_N_BASIC 4

@@ -445,9 +445,15 @@ def seeds_gen():
     return out
 
 
+# fuzz_switch_diff's variants (tests/fuzz/fuzz_switch_variants.h): an
+# input's first byte modulo this picks one; bit 0 of the quotient picks
+# the gathered RX
+DIFF_VARIANTS = 7
+
+
 def seeds_switch_diff():
-    # fuzz_switch's encoding, two more variants (4: ECN at enqueue, 5:
-    # shallow static PFC thresholds)
+    # fuzz_switch's encoding, three more variants (4: ECN at enqueue, 5:
+    # shallow static PFC thresholds, 6: ECN at enqueue a few frames deep)
     out = seeds_switch()
     for s in seeds_switch()[:2]:
         out.append(bytes([4]) + s[1:])
@@ -476,7 +482,7 @@ def seeds_switch_diff():
                                      dscp=26 if i % 3 else 0),
                             poll=i % 12 == 11)
         out.append(s)
-    # gathered RX (the first byte: variant + 6, the variant count): the
+    # gathered RX (the first byte: variant + DIFF_VARIANTS): the
     # fast switch reads every port's chunk into one burst of per-port
     # segments (switch_poll.c sw_rx_gather(), sw_fused_segs()); frames
     # from all four ports, the common ones fused at once; a burst with an
@@ -484,7 +490,7 @@ def seeds_switch_diff():
     # incast from three ports into the slow one in variant 5, whose PFC
     # accounting (per ingress port) crosses XOFF on each
     for v in (0, 1, 4, 5):
-        s = bytes([v + 6])
+        s = bytes([v + DIFF_VARIANTS])
         for i in range(32):
             p = i % 4
             s += rec_switch(p, roce4(p, dsts[i % len(dsts)], 0x07, i,
@@ -492,7 +498,7 @@ def seeds_switch_diff():
                                      dscp=26 if i % 3 else 0),
                             poll=i % 8 == 7)
         out.append(s)
-        s = bytes([v + 6])
+        s = bytes([v + DIFF_VARIANTS])
         for i in range(8):
             p = (i + 1) % 4
             f = (roce6(p, NBR_IP6[(p + 1) % 4], 0x07, i, b"h" * 80)
@@ -500,11 +506,22 @@ def seeds_switch_diff():
                  roce4(p, NBR_IP4[(p + 2) % 4], 0x07, i, b"h" * 200))
             s += rec_switch(p, f, poll=i == 7)
         out.append(s)
-        s = bytes([v + 6])
+        s = bytes([v + DIFF_VARIANTS])
         for i in range(12):
             p = i % 3
             s += rec_switch(p, roce4(p, NBR_IP4[3], 0x07, i, b"i" * 1400),
                             poll=i % 6 == 5)
+        out.append(s)
+    # variant 6: bursts of four 1 KB frames over the default route's
+    # ECMP pair (kmin 3000 B: the whole burst is over it, each uplink's
+    # share of an empty queue under it; the slow p2's queue then grows
+    # past it), each way of reading RX
+    for first in (6, 6 + DIFF_VARIANTS):
+        s = bytes([first])
+        for i in range(32):
+            s += rec_switch(0, roce4(0, "10.9.8.%d" % (7 + i % 5), 0x07, i,
+                                     b"e" * 1000, dscp=26 if i % 3 else 0),
+                            poll=i % 4 == 3)
         out.append(s)
     return out
 
