@@ -207,9 +207,10 @@ struct app_vclock {
 	 * is before it neither delivers on the wire nor wakes its reader,
 	 * and reads this, not the wire's line. */
 	uint64_t due[AIFAB_MAX_PORTS];
-	/* per word of wires: wire_put() took frames this step; busy and not
-	 * visited by this step's delivery (nothing due or unread) */
-	uint64_t put[VC_WIRE_WORDS], skip[VC_WIRE_WORDS];
+	/* per word of wires: busy, not visited by this step's delivery
+	 * (nothing due or unread) and not put on since (wire_put() clears
+	 * the wire's bit) */
+	uint64_t skip[VC_WIRE_WORDS];
 	struct vc_wire wire[AIFAB_MAX_PORTS];
 	struct vc_slot slot[VC_MAX_SLOTS];
 	struct aifab_stats_block *lblk;
@@ -567,7 +568,7 @@ wire_put(void *arg, struct rte_mbuf **pkts, uint16_t n)
 			wi->dlv_at = f->at;
 	}
 	vc->ws[wi->idx >> 6].busy |= UINT64_C(1) << (wi->idx & 63);
-	vc->put[wi->idx >> 6] |= UINT64_C(1) << (wi->idx & 63);
+	vc->skip[wi->idx >> 6] &= ~(UINT64_C(1) << (wi->idx & 63));
 	return (uint16_t)room;
 }
 
@@ -743,10 +744,9 @@ app_vclock_step(struct app_vclock *vc)
 	for (j = 0; j < vc->n_words; j++) {
 		uint64_t sent = vc->ws[j].sent, take = sent | vc->ws[j].left;
 		/* skipped by the delivery and untouched since: as it was */
-		uint64_t same = vc->skip[j] & ~vc->put[j] & ~take;
+		uint64_t same = vc->skip[j] & ~take;
 
 		m = vc->ws[j].busy | sent;
-		vc->put[j] = 0;
 		vc->skip[j] = 0;
 		if (m == 0)
 			continue;
