@@ -12,7 +12,7 @@ hosts and 4 spines; N = 1024: 32 leaves of 32 hosts and 8 spines; hosts at
 100G, each leaf's uplinks at hosts x 100G / spines, so the fabric is
 non-blocking), virtual clock, lossless as clos.ini. bench/clos.sh makes the
 1024-rank one at bench time (about 17,000 lines) instead of shipping it."""
-import sys, os
+import sys
 # ecmp-polarization*: hosts at 400G, fabric links at 100G (four uplinks per
 # leaf, 2:1 oversubscribed for all-to-all): the fabric, not the hosts,
 # limits the collective, so idle spine links cost time.
@@ -30,10 +30,8 @@ def port(name, mac=None, ip=None, sw=None, wire=None, speed=100):
 
 def build(kind):
     par = 2 if kind == "pol" else 1          # parallel links per leaf-spine pair
-    out=[]
     secs=[]
     neigh={}; routes={}
-    mac_n=[0]
     def mac(sw_id, i): return "02:aa:%02x:00:00:%02x" % (sw_id, i)
     # hosts
     for r in range(8):

@@ -114,6 +114,47 @@ def runtime_dirs(prefix):
 APP_READY_S = 120
 
 
+class Telemetry:
+    """DPDK telemetry v2 client (the app's dpdk_telemetry.v2, JSON over
+    SOCK_SEQPACKET): one JSON reply per command. query() gives the whole
+    reply, ask() the command's value; cmds lists the commands the process
+    registered. Raises OSError if the socket does not answer in @p
+    timeout s."""
+
+    def __init__(self, path, timeout=30):
+        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            self.s.settimeout(timeout)
+            self.s.connect(path)
+            self.info = json.loads(self.s.recv(16384).decode())
+        except (OSError, ValueError):
+            self.s.close()
+            raise
+        self._cmds = None
+
+    def query(self, cmd):
+        self.s.send(cmd.encode())
+        return json.loads(self.s.recv(1 << 20).decode())
+
+    def ask(self, cmd):
+        return self.query(cmd).get(cmd.split(",")[0])
+
+    @property
+    def cmds(self):
+        if self._cmds is None:
+            self._cmds = self.ask("/") or []
+        return self._cmds
+
+    def close(self):
+        self.s.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
 def wait_app_ready(prefix, proc, timeout=APP_READY_S):
     """True once the dpdk-aifab of --file-prefix @p prefix (process @p
     proc) runs: its own telemetry command /aifab/lcores answers. The app
@@ -128,14 +169,8 @@ def wait_app_ready(prefix, proc, timeout=APP_READY_S):
             if not os.path.exists(path):
                 continue
             try:
-                with socket.socket(socket.AF_UNIX,
-                                   socket.SOCK_SEQPACKET) as s:
-                    s.settimeout(5)
-                    s.connect(path)
-                    s.recv(16384)               # greeting
-                    s.send(b"/aifab/lcores")
-                    if "/aifab/lcores" in json.loads(
-                            s.recv(1 << 20).decode()):
+                with Telemetry(path, timeout=5) as tel:
+                    if "/aifab/lcores" in tel.query("/aifab/lcores"):
                         time.sleep(0.2)         # the workers' first polls
                         return True
             except (OSError, ValueError):

@@ -38,7 +38,8 @@ import tempfile
 import time
 
 from lib_aifab import (NBR_IP4, NBR_MAC, PORT_MAC, Checks, _remove_runtime_dir,
-                       exe_path, file_prefix, leaf_profile, write_pcap)
+                       exe_path, file_prefix, leaf_profile, wait_app_ready,
+                       write_pcap)
 from scapy.all import IP, UDP, Ether, Raw
 
 SKIP = 77
@@ -81,16 +82,13 @@ def app_cmd(exe, tmp, prefix, eal_mem, duration):
                   "qos.buffer_bytes=524288", "--set", "general.mbufs=8192"]
 
 
-def wait_ready(prefix, proc, timeout=30):
-    """The primary is up once its telemetry socket exists."""
-    sock = os.path.join("/var/run/dpdk", prefix, "dpdk_telemetry.v2")
-    end = time.time() + timeout
-    while time.time() < end and proc.poll() is None:
-        if os.path.exists(sock):
-            time.sleep(1.0)     # ports started, traffic flowing
-            return True
-        time.sleep(0.1)
-    return False
+def wait_ready(prefix, proc):
+    """The primary runs (its /aifab/lcores answers: ports started, workers
+    launching), then 1 s of traffic."""
+    if not wait_app_ready(prefix, proc):
+        return False
+    time.sleep(1.0)
+    return True
 
 
 def stop(proc):

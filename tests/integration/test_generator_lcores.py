@@ -61,7 +61,6 @@ correctness, not speed.
 """
 import json
 import os
-import shutil
 import struct
 import subprocess
 import sys

@@ -49,7 +49,7 @@ from scapy.contrib.roce import BTH
 from scapy.utils import checksum as inet_checksum
 
 from lib_aifab import (NBR_IP4, NBR_IP6, NBR_MAC, PARSER_DROPS, PORT_MAC,
-                       UPLINKS, CaseSet, Checks, Run, exe_path, icrc_zlib,
+                       CaseSet, Checks, Run, exe_path, icrc_zlib,
                        verify_outputs, verify_report)
 
 H0, H1 = NBR_IP4[0], NBR_IP4[1]

@@ -34,13 +34,12 @@ import argparse
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 
-from lib_aifab import Checks, runtime_dirs
+from lib_aifab import Checks, Telemetry, runtime_dirs
 
 ROOT = os.environ.get("AIFAB_SOURCE_ROOT") or os.path.dirname(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -71,22 +70,6 @@ def telemetry_path(prefix):
         if os.path.exists(p):
             return p
     return None
-
-
-class Telemetry:
-    def __init__(self, path):
-        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self.s.settimeout(5)
-        self.s.connect(path)
-        self.s.recv(16384)          # greeting
-        self.cmds = self.query("/").get("/") or []
-
-    def query(self, cmd):
-        self.s.send(cmd.encode())
-        return json.loads(self.s.recv(1 << 20).decode())
-
-    def close(self):
-        self.s.close()
 
 
 def mempools(tel):

@@ -37,14 +37,13 @@ import json
 import os
 import re
 import shutil
-import socket
 import struct
 import subprocess
 import tempfile
 import time
 
 from lib_aifab import (NBR_IP4, NBR_MAC, PORT_MAC, Checks, chromium_dom,
-                       exe_path,
+                       Telemetry, exe_path,
                        file_prefix, leaf_profile, pfc_frame, write_pcap,
                        _remove_runtime_dir)
 from scapy.all import IP, UDP, Ether, Raw
@@ -88,23 +87,6 @@ def runtime_dir(prefix):
         return os.path.join("/var/run/dpdk", prefix)
     base = os.environ.get("XDG_RUNTIME_DIR", "/tmp")
     return os.path.join(base, "dpdk", prefix)
-
-
-class Telemetry:
-    """DPDK telemetry v2 client: one JSON reply per command."""
-
-    def __init__(self, path):
-        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self.s.connect(path)
-        self.info = json.loads(self.s.recv(16384).decode())
-
-    def ask(self, cmd):
-        self.s.send(cmd.encode())
-        reply = json.loads(self.s.recv(1 << 17).decode())
-        return reply.get(cmd.split(",")[0])
-
-    def close(self):
-        self.s.close()
 
 
 def wait_for(path, proc, timeout=20):
