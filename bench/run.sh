@@ -29,11 +29,19 @@
 #       4154:1,4154:1000,4154:1000000)
 #   -w  where pcaps, logs and reports go (default /tmp/aifab-bench; pcaps
 #       are kept and reused while gen_flows.py is unchanged)
-#   -W  switch workers (default 1): with 2, dpdk-aifab runs two worker
-#       lcores (EAL --lcores 0@0,1@1,2@0 on 2 cores: lcore 2 shares the
-#       main lcore's CPU) over two RX queues of the same pcap (net_pcap:
-#       one queue per rx_pcap); its Mpps is the sum, its on-CPU
-#       cycles/pkt is per worker (both workers' run time / packets)
+#   -W  forwarding workers of dpdk-aifab and l3fwd: 1 (default), 2 or 1,2.
+#       With 2, dpdk-aifab runs two switch worker lcores (EAL --lcores
+#       0@0,1@1,2@0 on 2 cores: lcore 2 shares the main lcore's CPU) and
+#       l3fwd two forwarding lcores (--lcores 1@1,2@0, --config
+#       (0,0,1),(0,1,2)), each worker over its own RX queue of the same
+#       pcap (net_pcap: one queue per rx_pcap); Mpps is the sum, on-CPU
+#       cycles/pkt per worker (the workers' run time / packets); testpmd
+#       stays on one core (the vdev's floor). With 1,2 every case runs
+#       dpdk-aifab and l3fwd at 1 and at 2 workers (the main table at 1)
+#       and a table gives each tool's per-worker cost at 2 against 1: the
+#       growth, and dpdk-aifab's less l3fwd's (what the second core costs
+#       any forwarder on this machine: a CPU shared with the main lcore,
+#       the OS and the bench, a shared L3)
 #   -m  the mbufs' data room (with its 128 B headroom) in every case, for
 #       all three tools (default: DPDK's 2176 B for frames up to 1900 B;
 #       above, the frame + 128 B rounded up to 128 B: 4352 B at 4154 B).
@@ -68,8 +76,8 @@ AIFAB_MAX_MBUFS=1048576
 
 # shellcheck source=bench/common.sh
 . "$BENCH/common.sh"
-bench_options "d:DUR r:REPS s:STARTS c:CASES w:WORK W:WORKERS m:MBUF" 47 "$@"
-case $WORKERS in 1|2) ;; *) echo "bench: -W is 1 or 2 (a 2-core machine)" >&2; exit 2 ;; esac
+bench_options "d:DUR r:REPS s:STARTS c:CASES w:WORK W:WORKERS m:MBUF" 55 "$@"
+case $WORKERS in 1|2|1,2) ;; *) echo "bench: -W is 1, 2 or 1,2 (a 2-core machine)" >&2; exit 2 ;; esac
 case $MBUF in *[!0-9]*) echo "bench: -m $MBUF: a data room in bytes (e.g. 4352)" >&2; exit 2 ;; esac
 case $STARTS in ""|*[!0-9]*|0*) echo "bench: -s $STARTS: starts per tool and case, 1 or more" >&2; exit 2 ;; esac
 
@@ -130,18 +138,18 @@ stop() {	# pid signal
 	TP_PID=
 }
 
-run_aifab() {	# tag pcap n_mbufs data mem profile
-	local tag=$1 pcap=$2 n=$3 data=$4 mem=$5 prof=$6 set=() r
-	local out=$WORK/$tag.aifab pre=aifab-bench-$$-a
+run_aifab() {	# tag pcap n_mbufs data mem profile workers
+	local tag=$1 pcap=$2 n=$3 data=$4 mem=$5 prof=$6 w=$7 set=() r
+	local out=$WORK/$tag.w$w.aifab pre=aifab-bench-$$-a
 	if [ "$data" -gt 2176 ]; then
 		[ -n "$MBUF_KEY" ] || { RES=nomem; return; }
 		set=(--set "general.$MBUF_KEY=$data")
 	fi
 	local lc=(-l "$LCORES")
-	[ "$WORKERS" = 1 ] || lc=(--lcores "0@0,1@1,2@0")
+	[ "$w" = 1 ] || lc=(--lcores "0@0,1@1,2@0")
 	# shellcheck disable=SC2046
 	"$AIFAB" "${lc[@]}" --no-huge -m "$mem" --no-pci --file-prefix "$pre" \
-		$(vdevs "$pcap" "$WORKERS") -- --profile "$prof" \
+		$(vdevs "$pcap" "$w") -- --profile "$prof" \
 		--set general.mbufs="$n" \
 		"${set[@]}" --quiet --report-json "$out.json" >"$out.log" 2>&1 &
 	TP_PID=$!
@@ -154,14 +162,17 @@ print(json.load(open(sys.argv[1]))["tsc_hz"])' "$out.json" 2>/dev/null || echo "
 
 # l3fwd polls port 0 on lcore 1 (-l 1: its main lcore forwards; with -l 0,1
 # it would ask net_pcap for 2 TX queues, one per lcore, and net_pcap has 1).
-run_l3fwd() {	# tag pcap n_mbufs data mem routes
-	local tag=$1 pcap=$2 n=$3 data=$4 mem=$5 routes=$6 r
-	local out=$WORK/$tag.l3fwd pre=aifab-bench-$$-l
+# With 2 workers lcore 2 (on CPU 0) polls port 0's second RX queue.
+run_l3fwd() {	# tag pcap n_mbufs data mem routes workers
+	local tag=$1 pcap=$2 n=$3 data=$4 mem=$5 routes=$6 w=$7 r
+	local out=$WORK/$tag.w$w.l3fwd pre=aifab-bench-$$-l
+	local lc=(-l 1) cfg="(0,0,1)"
 	[ -x "$L3FWD" ] || { RES=fail; return; }
+	[ "$w" = 1 ] || { lc=(--lcores "1@1,2@0"); cfg="(0,0,1),(0,1,2)"; }
 	# shellcheck disable=SC2046
 	L3FWD_NB_MBUF=$n L3FWD_MBUF_SIZE=$((data + 128)) \
-	"$L3FWD" -l 1 --no-huge -m "$mem" --no-pci --file-prefix "$pre" \
-		$(vdevs "$pcap") -- -p 0xf --config "(0,0,1)" --parse-ptype \
+	"$L3FWD" "${lc[@]}" --no-huge -m "$mem" --no-pci --file-prefix "$pre" \
+		$(vdevs "$pcap" "$w") -- -p 0xf --config "$cfg" --parse-ptype \
 		--rule_ipv4="$routes.l3fwd4" --rule_ipv6="$routes.l3fwd6" \
 		>"$out.log" 2>&1 &
 	TP_PID=$!
@@ -327,7 +338,8 @@ echo "# dpdk-aifab bench, $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "# $cpu, $(nproc) cores; DPDK $(pkg-config --modversion libdpdk 2>/dev/null || echo ?);" \
      "aifab $("$AIFAB" --version 2>/dev/null | head -1) ($bt build)"
 fwd="1 forwarding core each (lcore 1)"
-[ "$WORKERS" = 1 ] || fwd="dpdk-aifab: $WORKERS switch workers (--lcores 0@0,1@1,2@0) over $WORKERS RX queues, its Mpps the total, its on-CPU cycles/pkt per worker; l3fwd, testpmd: 1 forwarding core (lcore 1)"
+[ "$WORKERS" != 2 ] || fwd="dpdk-aifab and l3fwd: 2 workers each (--lcores 0@0,1@1,2@0 and 1@1,2@0) over 2 RX queues, Mpps the total, on-CPU cycles/pkt per worker; testpmd: 1 forwarding core (lcore 1)"
+[ "$WORKERS" != 1,2 ] || fwd="1 forwarding core each (lcore 1) in the main table; dpdk-aifab and l3fwd also at 2 workers (--lcores 0@0,1@1,2@0 and 1@1,2@0, 2 RX queues) for the workers table"
 echo "# $fwd, --no-huge, net_pcap infinite_rx in," \
      "net_null out; $REPS windows of ${DUR}s per run, $STARTS run(s) per tool and case; profile bench/leaf-800g.ini;" \
      "l3fwd from dpdk-doc $(dpkg-query -W -f '${Version}' dpdk-doc 2>/dev/null || echo ?)"
@@ -372,17 +384,27 @@ for c in "${case_list[@]}"; do
 	[ $n -le $AIFAB_MAX_MBUFS ] || n=$AIFAB_MAX_MBUFS
 	mem=$(mem_mb "$n" "$data")
 	tag=${size}_${eff}_r$routes
-	sa=() sl=() st=()
+	sa=() sl=() st=() sa2=() sl2=()
+	w1=${WORKERS%%,*}	# the main table's workers: 1, or 2 with -W 2
 	for ((k = 0; k < STARTS; k++)); do
-		run_aifab "$tag" "$pcap" "$n" "$data" "$mem" "$rbase.ini"; sa+=("$RES")
-		run_l3fwd "$tag" "$pcap" "$n" "$data" "$mem" "$rbase"; sl+=("$RES")
+		run_aifab "$tag" "$pcap" "$n" "$data" "$mem" "$rbase.ini" "$w1"; sa+=("$RES")
+		run_l3fwd "$tag" "$pcap" "$n" "$data" "$mem" "$rbase" "$w1"; sl+=("$RES")
 		run_testpmd "$tag" "$pcap" "$n" "$data" "$mem"; st+=("$RES")
+		if [ "$WORKERS" = 1,2 ]; then
+			run_aifab "$tag" "$pcap" "$n" "$data" "$mem" "$rbase.ini" 2; sa2+=("$RES")
+			run_l3fwd "$tag" "$pcap" "$n" "$data" "$mem" "$rbase" 2; sl2+=("$RES")
+		fi
 	done
 	if [ "$STARTS" = 1 ]; then
 		a=${sa[0]} l=${sl[0]} t=${st[0]}
+		a2=${sa2[0]:-} l2=${sl2[0]:-}
 	else
 		a=$(merge_starts "${sa[@]}") l=$(merge_starts "${sl[@]}")
 		t=$(merge_starts "${st[@]}")
+		a2='' l2=''
+		if [ "$WORKERS" = 1,2 ]; then
+			a2=$(merge_starts "${sa2[@]}") l2=$(merge_starts "${sl2[@]}")
+		fi
 		sr=$(IFS=";"; start_ratios "${sa[*]}" "${sl[*]}")
 		[ -z "$sr" ] || notes+=("$label: aifab / l3fwd start by start (the starts' medians, $STARTS starts each): $sr (least / median / greatest)")
 	fi
@@ -391,6 +413,12 @@ for c in "${case_list[@]}"; do
 	for x in "$a" "$l" "$t"; do
 		case $x in fail|"") status=1; notes+=("$label: a run failed (logs: $WORK/${tag}.*.log)") ;; esac
 	done
+	if [ "$WORKERS" = 1,2 ]; then
+		for x in "$a2" "$l2"; do
+			case $x in fail|"") status=1; notes+=("$label: a 2-worker run failed (logs: $WORK/${tag}.w2.*.log)") ;; esac
+		done
+		echo "$a_cpu $(oncpu "$a2") $l_cpu $(oncpu "$l2") $(col "$a2" | tr -d ' ') $(col "$l2" | tr -d ' ') $label" >>"$WORK/workers.$$"
+	fi
 	[ "$a" = nomem ] && notes+=("$size B: the app's mbufs hold 2048 B and net_pcap infinite_rx refuses chained mbufs; no [general] mbuf data-room key yet")
 	want=50; [ "$size" -le 128 ] || want=90
 	r=$(ratio "${am:-0}" "${lm:-0}")
@@ -432,6 +460,25 @@ if [ -s "$WORK/scale.$$" ]; then
 		printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", lab, ref[key], pct(a), pct(l), pct(t), pct(ea), pct(el), na, nl, aim
 	}'
 	rm -f "$WORK/scale.$$"
+fi
+# Several workers (issue 14: "with 2 switch lcores the figures per worker
+# stay within 10% of one worker's"): each tool's on-CPU cost per worker at
+# 2 workers over its cost at 1, and dpdk-aifab's growth in cycles less
+# l3fwd's, over its 1-worker cost (what a second core costs any forwarder
+# here taken out, as the vdev is in the scale table). Both verdicts are
+# printed; neither hides the other.
+if [ -s "$WORK/workers.$$" ]; then
+	awk '
+	function pct(x, y) { return (x + 0 > 0 && y + 0 > 0) ? sprintf("%+.0f%%", 100 * (x - y) / y) : "-" }
+	function verdict(d) { if (d == "-") return "-"; d += 0; if (d < 0) d = -d; return d <= 10 ? "met" : "missed" }
+	{
+		lab = $7; for (i = 8; i <= NF; i++) lab = lab " " $i
+		ga = pct($2, $1); gl = pct($4, $3)
+		net = ($1 + 0 > 0 && $2 + 0 > 0 && $3 + 0 > 0 && $4 + 0 > 0) ? sprintf("%+.0f%%", 100 * ($2 - $1 - ($4 - $3)) / $1) : "-"
+		if (!hdr++) printf "\n| workers case | Mpps at 2 workers aifab / l3fwd (best/median) | on-CPU per worker aifab 1 -> 2 | growth | l3fwd 1 -> 2 | growth | aifab less l3fwd | aim (within 10%%): raw / less l3fwd |\n|---|---|---:|---:|---:|---:|---:|---|\n"
+		printf "| %s | %s / %s | %s -> %s | %s | %s -> %s | %s | %s | %s / %s |\n", lab, $5, $6, $1, $2, ga, $3, $4, gl, net, verdict(ga), verdict(net)
+	}' "$WORK/workers.$$"
+	rm -f "$WORK/workers.$$"
 fi
 if [ ${#notes[@]} -gt 0 ]; then
 	echo
