@@ -344,6 +344,12 @@ sw_enqueue_sure(const struct sw *sw, const struct sw_worker *wk,
 				uint64_t qb, qc;
 				uint32_t qn;
 
+				/* its own frames are at least one frame of a
+				 * byte and a cell: a queue that cannot take
+				 * that (congested) is not counted */
+				if (r->n == 1 ||
+				    !sw_queue_fits(bq, f, ecn, lim, 1, 1, 1))
+					return 0;
 				sw_routed_queue(r, q, &qn, &qb, &qc);
 				if (qn == r->n ||
 				    !sw_queue_fits(bq, f, ecn, lim, qn, qb, qc))
