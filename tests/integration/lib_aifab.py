@@ -111,6 +111,16 @@ def runtime_dirs(prefix):
     return [os.path.join(b, prefix) for b in bases]
 
 
+def telemetry_path(prefix):
+    """The telemetry socket (dpdk_telemetry.v2) of the process of
+    --file-prefix @p prefix, or None while there is none."""
+    for d in runtime_dirs(prefix):
+        p = os.path.join(d, "dpdk_telemetry.v2")
+        if os.path.exists(p):
+            return p
+    return None
+
+
 APP_READY_S = 120
 
 
@@ -164,10 +174,8 @@ def wait_app_ready(prefix, proc, timeout=APP_READY_S):
     False if @p proc ended or @p timeout s passed first."""
     end = time.time() + timeout
     while time.time() < end and proc.poll() is None:
-        for rd in runtime_dirs(prefix):
-            path = os.path.join(rd, "dpdk_telemetry.v2")
-            if not os.path.exists(path):
-                continue
+        path = telemetry_path(prefix)
+        if path is not None:
             try:
                 with Telemetry(path, timeout=5) as tel:
                     if "/aifab/lcores" in tel.query("/aifab/lcores"):

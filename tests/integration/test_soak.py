@@ -39,7 +39,7 @@ import sys
 import tempfile
 import time
 
-from lib_aifab import Checks, Telemetry, runtime_dirs
+from lib_aifab import Checks, Telemetry, telemetry_path
 
 ROOT = os.environ.get("AIFAB_SOURCE_ROOT") or os.path.dirname(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -63,14 +63,6 @@ RUN_SETS = ["general.clock=realtime", "generator.size_bytes=4194304",
 
 
 # ---- DPDK telemetry (v2 socket: JSON over SOCK_SEQPACKET) ---------------------
-
-def telemetry_path(prefix):
-    for d in runtime_dirs(prefix):
-        p = os.path.join(d, "dpdk_telemetry.v2")
-        if os.path.exists(p):
-            return p
-    return None
-
 
 def mempools(tel):
     """(mbufs in use or -1, total pool size or -1, source)."""

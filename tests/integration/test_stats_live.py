@@ -44,8 +44,8 @@ import time
 
 from lib_aifab import (NBR_IP4, NBR_MAC, PORT_MAC, Checks, chromium_dom,
                        Telemetry, exe_path,
-                       file_prefix, leaf_profile, pfc_frame, write_pcap,
-                       _remove_runtime_dir)
+                       file_prefix, leaf_profile, pfc_frame,
+                       telemetry_path, write_pcap, _remove_runtime_dir)
 from scapy.all import IP, UDP, Ether, Raw
 
 DURATION_S = 6
@@ -82,20 +82,15 @@ def hugepages_usable(pages=256):
     return free >= pages and mounted
 
 
-def runtime_dir(prefix):
-    if os.geteuid() == 0:
-        return os.path.join("/var/run/dpdk", prefix)
-    base = os.environ.get("XDG_RUNTIME_DIR", "/tmp")
-    return os.path.join(base, "dpdk", prefix)
-
-
-def wait_for(path, proc, timeout=20):
+def wait_socket(prefix, proc, timeout=20):
+    """The telemetry socket of @p prefix once it exists, else None."""
     end = time.time() + timeout
     while time.time() < end and proc.poll() is None:
-        if os.path.exists(path):
-            return True
+        sock = telemetry_path(prefix)
+        if sock is not None:
+            return sock
         time.sleep(0.1)
-    return os.path.exists(path)
+    return telemetry_path(prefix)
 
 
 @contextlib.contextmanager
@@ -107,8 +102,9 @@ def telemetry_app(ck, cmd, prefix):
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:
-        sock = os.path.join(runtime_dir(prefix), "dpdk_telemetry.v2")
-        if not ck.check(wait_for(sock, proc), "telemetry socket " + sock):
+        sock = wait_socket(prefix, proc)
+        if not ck.check(sock is not None,
+                        "telemetry socket of --file-prefix " + prefix):
             proc.kill()
             out, err = proc.communicate()
             ck.fatal("app output", out[-2000:] + err[-2000:])
