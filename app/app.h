@@ -60,6 +60,7 @@ struct app_args {
 	char profile_path[PATH_MAX]; /**< --profile FILE|NAME, found */
 	const char *sets[APP_MAX_SETS];
 	char lab_set[64];             /* --lab NAME as a --set */
+	char clock_set[64];           /* --clock KIND as a --set */
 	unsigned int n_sets;
 	double duration_s;          /**< 0: until input is consumed or a signal */
 	const char *report_json;

@@ -30,6 +30,7 @@ enum {
 	OPT_PROFILE_DOC,
 	OPT_LIST_PROFILES,
 	OPT_LAB,
+	OPT_CLOCK,
 	OPT_HELP,
 	OPT_VERSION,
 	/* several servers (app/multihost.c) */
@@ -53,6 +54,7 @@ static const struct option app_opts[] = {
 	{ "profile-doc", no_argument, NULL, OPT_PROFILE_DOC },
 	{ "list-profiles", no_argument, NULL, OPT_LIST_PROFILES },
 	{ "lab", required_argument, NULL, OPT_LAB },
+	{ "clock", required_argument, NULL, OPT_CLOCK },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "host", required_argument, NULL, OPT_HOST },
@@ -81,6 +83,10 @@ app_usage(FILE *f, const char *prog)
 "                         is consumed, else at SIGINT/SIGTERM)\n"
 "  --lab RECIPE           run a lab recipe against a switch under test\n"
 "                         (= --set lab.recipe=RECIPE; see docs/lab.md)\n"
+"  --clock KIND           realtime (the TSC: the default, and what NIC ports\n"
+"                         need) or virtual (one discrete-event clock for\n"
+"                         every pipeline: the demo's and scenarios' default)\n"
+"                         (= --set general.clock=KIND; docs/virtual-time.md)\n"
 "  --report-json FILE     write the final report as JSON (the embedded demo\n"
 "                         writes " APP_DEMO_REPORT " unless told)\n"
 "  --capture DIR          write every port's TX to DIR/tx_<port>.pcap, stamped\n"
@@ -282,6 +288,21 @@ parse_interval(const char *arg, double *out)
 	return -1;
 }
 
+/* An option that is a --set of @p key, kept in @p buf, in order. */
+static int
+push_set(struct app_args *a, char *buf, size_t len, const char *key,
+	 const char *val)
+{
+	if (a->n_sets >= APP_MAX_SETS) {
+		fprintf(stderr, "dpdk-aifab: more than %d --set\n",
+			APP_MAX_SETS);
+		return -1;
+	}
+	snprintf(buf, len, "%s=%s", key, val);
+	a->sets[a->n_sets++] = buf;
+	return 0;
+}
+
 /* ---- several servers: --host, --start-at, --leader, --start-timeout ---- */
 
 static int
@@ -291,15 +312,8 @@ parse_multihost(int c, const char *arg, struct app_args *a)
 
 	switch (c) {
 	case OPT_HOST:  /* the same as --set general.host=NAME, in order */
-		if (a->n_sets >= APP_MAX_SETS) {
-			fprintf(stderr, "dpdk-aifab: more than %d --set\n",
-				APP_MAX_SETS);
-			return -1;
-		}
-		snprintf(a->host_set, sizeof(a->host_set), "general.host=%s",
-			 arg);
-		a->sets[a->n_sets++] = a->host_set;
-		return 0;
+		return push_set(a, a->host_set, sizeof(a->host_set),
+				"general.host", arg);
 	case OPT_START_AT:
 		a->has_start_at = true;
 		return app_mh_parse_time(arg, app_mh_wall_ns(), &a->start_at_ns);
@@ -342,14 +356,15 @@ parse_app(int argc, char **argv, struct app_args *a, const char *prog)
 			break;
 		case OPT_LAB:
 			/* the same as --set lab.recipe=NAME, in order */
-			if (a->n_sets >= APP_MAX_SETS) {
-				fprintf(stderr, "dpdk-aifab: more than %d --set\n",
-					APP_MAX_SETS);
+			if (push_set(a, a->lab_set, sizeof(a->lab_set),
+				     "lab.recipe", optarg) != 0)
 				return -1;
-			}
-			snprintf(a->lab_set, sizeof(a->lab_set),
-				 "lab.recipe=%s", optarg);
-			a->sets[a->n_sets++] = a->lab_set;
+			break;
+		case OPT_CLOCK:
+			/* the same as --set general.clock=KIND, in order */
+			if (push_set(a, a->clock_set, sizeof(a->clock_set),
+				     "general.clock", optarg) != 0)
+				return -1;
 			break;
 		case OPT_DURATION:
 			a->duration_s = strtod(optarg, &end);

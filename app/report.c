@@ -858,7 +858,8 @@ app_report_explain(const struct app_report *r, FILE *f)
 			"ecmp-polarization*.ini)\n");
 	if (drops == 0 && (!r->has_gen || r->gen.retx_packets == 0))
 		fprintf(f, "  loss  nothing dropped, nothing re-sent: the "
-			"collective ran at the pace of the links and the CPU\n");
+			"collective ran at the pace of the links%s\n",
+			r->has_vclock ? "" : " and the CPU");
 	else if (r->has_gen && r->gen.closed_loop)
 		fprintf(f, "  loss  %" PRIu64 " frames dropped in the fabric; "
 			"go-back-N re-sent %" PRIu64 " packets and %" PRIu64

@@ -11,6 +11,10 @@ Usage: test_app_cli.py PATH/TO/dpdk-aifab
 * a bad profile value, a bad --set value, an unknown --set key, a bad
   --duration and an unknown option each exit 1 with exactly one stderr line
   naming what is wrong (file / section / key / value for profile errors);
+* --clock KIND sets [general] clock as --set general.clock=KIND would
+  (later wins), the banner and the report's clock field say which ran,
+  and a clock it does not know is a one-line error naming the allowed
+  ones;
 * --list-profiles names every profile of the source tree's profiles/ with
   its first comment line; --profile NAME (scenarios/clean, with or without
   .ini, from a directory outside the tree) runs the source tree's file; a
@@ -145,6 +149,43 @@ def check_errors(ck, exe, tmp):
                    ["--duration", "-3"])
     one_line_error(ck, exe, ["--no-such-option"], "unknown option",
                    ["--no-such-option"])
+    one_line_error(ck, exe, ["--clock", "sundial"], "--clock sundial",
+                   ["clock", "sundial", "allowed", "realtime", "virtual"])
+
+
+def check_clock(ck, exe, tmp):
+    """--clock KIND is --set general.clock=KIND: the banner and the report
+    say which clock ran, both ways, on the demo (virtual by default)."""
+    ck.section("--clock")
+    small = ["--set", "generator.size_bytes=1048576",
+             "--set", "generator.iterations=1", "--set", "generator.warmup=0"]
+    for args, want in ((["--clock", "realtime"], "realtime"),
+                       (["--set", "general.clock=realtime"], "realtime"),
+                       (["--clock", "realtime", "--clock", "virtual"],
+                        "virtual"),
+                       ([], "virtual")):
+        rep = os.path.join(tmp, "clock.json")
+        rc, out, err = run_simple(exe, args + small +
+                                  ["--quiet", "--report-json", rep],
+                                  timeout=120)
+        what = " ".join(args) or "(no clock option)"
+        ck.check(rc == 0, "demo %s: exit 0" % what, err[-400:])
+        got = None
+        if os.path.exists(rep):
+            with open(rep) as f:
+                got = json.load(f).get("clock")
+            os.unlink(rep)
+        ck.eq(got, want, "demo %s: report clock" % what)
+        ck.check(re.search(r"^clock: %s\b" % want, out, re.M) is not None,
+                 "demo %s: banner 'clock: %s'" % (what, want),
+                 "\n".join(l for l in out.splitlines()
+                           if l.startswith("clock")))
+        if want == "virtual":  # no CPU sets the pace of the model
+            ck.check(re.search(r"^  loss  .*the pace of the links$", out,
+                               re.M) is not None,
+                     "demo %s: the loss line blames nothing but the links"
+                     % what, "\n".join(l for l in out.splitlines()
+                                       if l.startswith("  loss")))
 
 
 def check_profile_names(ck, exe, tmp):
@@ -282,6 +323,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="aifab-it-cli-") as tmp:
         check_errors(ck, exe, tmp)
         check_profile_names(ck, exe, tmp)
+        check_clock(ck, exe, tmp)
     check_signal(ck, exe, signal.SIGINT, "SIGINT", 2.0)
     check_signal(ck, exe, signal.SIGTERM, "SIGTERM", 1.0)
     check_duration(ck, exe)
