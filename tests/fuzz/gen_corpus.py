@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
 from scapy.all import (ARP, ICMP, IP, IPv6, TCP, UDP, Dot1AD, Dot1Q, Ether,  # noqa: E402
                        IPOption_RR, IPv6ExtHdrDestOpt, IPv6ExtHdrFragment,
                        IPv6ExtHdrHopByHop, IPv6ExtHdrRouting, Raw)
-from scapy.contrib.roce import AETH, BTH, CNPPadding  # noqa: E402
+from scapy.contrib.roce import AETH, BTH  # noqa: E402
 
 PORT_MAC = ["02:aa:00:00:00:%02x" % i for i in range(4)]
 NBR_MAC = ["02:bb:00:00:00:%02x" % i for i in range(4)]
