@@ -52,12 +52,11 @@ u,t=open(sys.argv[2]).read().split()[-2:]
 print(float(u)+float(t), m[1])
 EOT
 }
-for r in $(seq 1 $ROUNDS); do
-	line=""
+for _ in $(seq 1 "$ROUNDS"); do
 	gs=()
 	for a in ${AIFABS//:/ }; do
 		read c1 p1 len < <(gen 1 $a); read c4 p4 _ < <(gen 4 $a)
-		gs+=($(awk -v c1=$c1 -v c4=$c4 -v p1=$p1 -v p4=$p4 -v hz=$HZ 'BEGIN { printf "%.1f", (c4-c1)/(p4-p1)*hz }'))
+		gs+=("$(awk -v c1="$c1" -v c4="$c4" -v p1="$p1" -v p4="$p4" -v hz="$HZ" 'BEGIN { printf "%.1f", (c4-c1)/(p4-p1)*hz }')")
 	done
 	read t1 q1 < <(tp 1 $len); read t4 q4 < <(tp 4 $len)
 	t=$(awk -v t1=$t1 -v t4=$t4 -v q1=$q1 -v q4=$q4 -v hz=$HZ 'BEGIN { printf "%.1f", (t4-t1)/(q4-q1)*hz }')

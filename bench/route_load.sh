@@ -39,7 +39,7 @@ printf '\xd4\xc3\xb2\xa1\x02\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00\xff\xff
 echo "# $AIFAB; --no-huge -m $MEM; best of $REPS; load: less the first count's run"
 printf '| %9s | %7s | %10s | %7s | %11s | %11s |\n' routes "wall s" "on-CPU s" \
 	"load s" "load CPU s" "peak RSS MB"
-base_w= base_c=
+base_w='' base_c=''
 for n in ${COUNTS//,/ }; do
 	prof=$WORK/route_load_$n.ini
 	cp "$here/leaf-800g.ini" "$prof"
@@ -50,7 +50,7 @@ for n in ${COUNTS//,/ }; do
 		fi
 		sed -i "s|^\[routes\]\$|[routes]\nfile = $rt|" "$prof"
 	fi
-	best_w= best_c= best_m=
+	best_w='' best_c='' best_m=''
 	for ((i = 0; i < REPS; i++)); do
 		vd=()
 		for p in 0 1 2 3; do

@@ -120,7 +120,7 @@ for ((k = 0; k < REPS; k++)); do
 	done
 done
 for c in "${cs[@]}"; do
-	best= cpu=-
+	best='' cpu=-
 	for ((k = 0; k < REPS; k++)); do
 		r=${RES[$c.$k]}
 		[ "$r" = fail ] && continue

@@ -83,7 +83,7 @@ ports_of() {	# profile
 
 one() {	# name capture(0/1) args...
 	local name=$1 cap=$2 t0 t1 prof=$ROOT/profiles/demo.ini a p f h
-	local pids=() readers=() prev= failed=0
+	local pids=() readers=() prev='' failed=0
 	shift 2
 	want "$name" || return 0
 	for a in "$@"; do
