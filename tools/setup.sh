@@ -14,7 +14,8 @@
 #                                  with clang, ASan+UBSan (-Dsanitize=true) and libFuzzer
 #                                  (-Dfuzz=true: suite 'fuzz' fuzzes each target)
 #   tools/setup.sh bench-deps      install what bench/ needs beyond the build (ns-3 for
-#                                  bench/ns3.sh); never part of deps/test (CI)
+#                                  bench/ns3.sh, valgrind for bench/vclock_cg.sh);
+#                                  never part of deps/test (CI)
 #   tools/setup.sh deb             build the Debian package (debian/) from a copy of
 #                                  this tree into $AIFAB_DEB_DIR or ./build-deb:
 #                                  dpdk-aifab_<version>_<arch>.deb (+ .dsc, .changes)
@@ -50,9 +51,10 @@ test_pkgs+=(clang libclang-rt-14-dev)
 deb_pkgs=(dpkg-dev debhelper fakeroot lintian)
 test_pkgs+=("${deb_pkgs[@]}")
 # Benchmarks only (bench/ns3.sh: ns-3 3.37 beside the virtual clock; its
-# pkg-config files require gsl). Not for CI: no test needs them, and ns-3
-# is large; bench/ns3.sh prints this line's command when they are missing.
-bench_pkgs=(libns3-dev libgsl-dev g++)
+# pkg-config files require gsl; bench/vclock_cg.sh: valgrind's cachegrind).
+# Not for CI: no test needs them, and ns-3 is large; bench/ns3.sh prints
+# this line's command when they are missing.
+bench_pkgs=(libns3-dev libgsl-dev g++ valgrind)
 
 log() { printf '[setup] %s\n' "$*" >&2; }
 

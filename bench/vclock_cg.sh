@@ -1,0 +1,188 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# bench/vclock_cg.sh: what a frame-hop of the virtual clock costs, counted
+# by cachegrind rather than timed: instructions (Ir) and L1 data misses
+# (D1mr reads, D1mw writes) per frame-hop of the 400G demo, in total and
+# per function; with -b, of two binaries side by side. A figure, not a
+# test.
+#
+#   bench/vclock_cg.sh [-a AIFAB] [-b AIFAB] [-s MiB] [-n TOP] [-w WORKDIR]
+#
+#   -a  the binary (default build-rel/app/dpdk-aifab)
+#   -b  a second binary: the table is B against A, per frame-hop (the
+#       A/B of a change)
+#   -s  the smaller message, MiB (default 8); the larger is twice that
+#   -n  functions listed (default 25, by |Ir|)
+#   -w  where the cachegrind files, reports and logs go
+#       (default /tmp/aifab-vclock-cg)
+#
+# Why: on this shared VM one start of the demo differs from the next by
+# up to +-20% in cycles per frame-hop (bench/README, "Starts, not
+# windows"), so a change of a few percent takes dozens of alternated
+# starts to see (bench/vclock.sh, abv-style pairs). On the virtual clock
+# the run is the same instructions every time, whatever the machine's
+# pace: two runs of one binary agree to ~0.01% in Ir and ~0.1% in D1
+# misses (set-up, addresses), so a change shows to the instruction.
+#
+# What: each binary runs the demo at 8 x 400G on the virtual clock twice,
+# with the message at S and 2S MiB, under `valgrind --tool=cachegrind
+# --cache-sim=yes` (the host's L1 and last-level geometry); the
+# difference of the two runs over the difference of their frame-hops
+# (the report's virtual_clock.frame_hops) is the cost of one more
+# frame-hop, without EAL start-up, pool set-up and the report.
+#
+# Read with care: cachegrind counts instructions and simulated misses,
+# not cycles (no L2, no prefetchers, no out-of-order overlap), and
+# valgrind does not offer VPCLMULQDQ, so the receive ICRC check runs the
+# 128-bit folding (crc_fold4) here. The real-time clock is not measured:
+# under valgrind it runs ~50x slower than the TSC it paces by, so its
+# bursts, idle polls and retransmit timers are not what they are at speed
+# (two runs differed by 45% in Ir per frame-hop). The time figures stay
+# bench/vclock.sh's; this says where the clock's work is and whether a
+# change moved it.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+PY=/usr/bin/python3
+A=$ROOT/build-rel/app/dpdk-aifab
+B=
+SMALL=8
+TOP=25
+WORK=/tmp/aifab-vclock-cg
+
+# shellcheck source=bench/common.sh
+. "$ROOT/bench/common.sh"
+bench_options "a:A b:B s:SMALL n:TOP w:WORK" 43 "$@"
+if ! command -v valgrind >/dev/null; then
+	echo "bench: valgrind is not installed (tools/setup.sh bench-deps)" >&2
+	exit 2
+fi
+for bin in "$A" ${B:+"$B"}; do
+	[ -x "$bin" ] || { echo "bench: $bin: not an executable" >&2; exit 2; }
+done
+mkdir -p "$WORK"
+
+speed() {
+	local i
+	for i in 0 1 2 3 4 5 6 7; do
+		printf -- '--set port.s%d.speed_gbps=400 --set port.g%d.speed_gbps=400 ' \
+			"$i" "$i"
+	done
+}
+
+# one TAG BIN CLOCK MiB: one cachegrind run; its files are WORK/TAG.*
+one() {
+	# shellcheck disable=SC2046  # speed's words are split on purpose
+	valgrind --tool=cachegrind --cache-sim=yes \
+		--cachegrind-out-file="$WORK/$1.cg" "$2" --no-huge -m 1024 \
+		--no-pci --file-prefix "aifab-vcg-$$-$1" -- \
+		--set general.clock="$3" $(speed) \
+		--set generator.size_bytes=$(($4 * 1048576)) --quiet \
+		--report-json "$WORK/$1.json" >"$WORK/$1.log" 2>&1 ||
+		{ echo "bench: $1 failed (see $WORK/$1.log)" >&2; exit 1; }
+}
+
+# pair TAG BIN CLOCK: the two sizes, side by side (2 cores)
+pair() {
+	local p1 p2
+	one "$1.s" "$2" "$3" "$SMALL" &
+	p1=$!
+	one "$1.l" "$2" "$3" $((2 * SMALL)) &
+	p2=$!
+	wait "$p1" && wait "$p2"
+}
+
+cols=A
+pair A "$A" virtual
+if [ -n "$B" ]; then
+	cols="A B"
+	pair B "$B" virtual
+fi
+
+printf '# bench/vclock_cg.sh, %s; demo 8 x 400G, %s and %s MiB; %s\n\n' \
+	"$(date -u +%Y-%m-%dT%H:%MZ)" "$SMALL" $((2 * SMALL)) \
+	"$(valgrind --version)"
+"$PY" - "$WORK" "$TOP" $cols <<'PYEOF'
+import collections, json, sys
+
+work, top = sys.argv[1], int(sys.argv[2])
+cols = sys.argv[3:]
+EV = ("Ir", "D1mr", "D1mw")
+
+
+def load(tag):
+    """Per function and in total: the events of one cachegrind file."""
+    ev, fn, per = None, None, collections.defaultdict(lambda: [0] * 3)
+    tot = None
+    with open("%s/%s.cg" % (work, tag)) as f:
+        for line in f:
+            if line.startswith("events:"):
+                ev = line.split()[1:]
+                idx = [ev.index(e) for e in EV]
+            elif line.startswith("fn="):
+                fn = line[3:].strip()
+            elif line.startswith("summary:"):
+                v = list(map(int, line.split()[1:]))
+                tot = [v[i] for i in idx]
+            elif line[:1].isdigit() and fn is not None:
+                v = list(map(int, line.split()[1:]))
+                v += [0] * (len(ev) - len(v))
+                a = per[fn]
+                for k, i in enumerate(idx):
+                    a[k] += v[i]
+    return tot, per
+
+
+def hops(tag):
+    r = json.load(open("%s/%s.json" % (work, tag)))
+    vc = r.get("virtual_clock")
+    if vc:
+        return vc["frame_hops"]
+    return sum(p["rx_packets"] for p in r["ports"].values())
+
+
+res = []
+for name in cols:
+    ts, ps = load(name + ".s")
+    tl, pl = load(name + ".l")
+    dh = hops(name + ".l") - hops(name + ".s")
+    tot = [(tl[k] - ts[k]) / dh for k in range(3)]
+    fns = {f: [(pl[f][k] - ps.get(f, [0] * 3)[k]) / dh for k in range(3)]
+           for f in pl}
+    res.append((name, dh, tot, fns))
+
+if len(res) == 1:
+    res.append(res[0])
+(na, ha, ta, fa), (nb, hb, tb, fb) = res
+two = len(cols) == 2
+if two:
+    print("| per frame-hop | A | B | B / A |")
+    print("|---|---:|---:|---:|")
+    for k, e in enumerate(EV):
+        print("| %s | %.1f | %.1f | %.4f |" % (e, ta[k], tb[k], tb[k] / ta[k]))
+    print("| frame-hops (large - small run) | %d | %d | |" % (ha, hb))
+else:
+    print("| per frame-hop | A |")
+    print("|---|---:|")
+    for k, e in enumerate(EV):
+        print("| %s | %.1f |" % (e, ta[k]))
+    print("| frame-hops (large - small run) | %d |" % ha)
+print()
+z = [0.0] * 3
+names = sorted(set(fa) | set(fb),
+               key=lambda f: -(abs(fa.get(f, z)[0]) + abs(fb.get(f, z)[0])))
+if two:
+    print("| function | A Ir | A D1mr | B Ir | B D1mr | Ir B - A | D1mr B - A |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for f in names[:top]:
+        a, b = fa.get(f, z), fb.get(f, z)
+        print("| `%s` | %.1f | %.2f | %.1f | %.2f | %+.1f | %+.2f |"
+              % (f, a[0], a[1], b[0], b[1], b[0] - a[0], b[1] - a[1]))
+else:
+    print("| function | Ir | D1mr | D1mw |")
+    print("|---|---:|---:|---:|")
+    for f in names[:top]:
+        a = fa[f]
+        print("| `%s` | %.1f | %.2f | %.2f |" % (f, a[0], a[1], a[2]))
+PYEOF
