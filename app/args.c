@@ -298,7 +298,11 @@ push_set(struct app_args *a, char *buf, size_t len, const char *key,
 			APP_MAX_SETS);
 		return -1;
 	}
-	snprintf(buf, len, "%s=%s", key, val);
+	if ((size_t)snprintf(buf, len, "%s=%s", key, val) >= len) {
+		fprintf(stderr, "dpdk-aifab: %s '%s': longer than %zu "
+			"characters\n", key, val, len - strlen(key) - 2);
+		return -1;
+	}
 	a->sets[a->n_sets++] = buf;
 	return 0;
 }

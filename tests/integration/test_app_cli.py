@@ -151,6 +151,10 @@ def check_errors(ck, exe, tmp):
                    ["--no-such-option"])
     one_line_error(ck, exe, ["--clock", "sundial"], "--clock sundial",
                    ["clock", "sundial", "allowed", "realtime", "virtual"])
+    # an option that stands for a --set keeps the whole value or says no
+    long = "virtual" + "x" * 80
+    one_line_error(ck, exe, ["--clock", long], "--clock of 87 characters",
+                   ["general.clock", long, "longer than"])
 
 
 def check_clock(ck, exe, tmp):
