@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 #
-# bench/common.sh: what bench/run.sh, generator.sh and stats_cost.sh share.
-# Sourced, not run. The functions read the sourcing script's DUR (seconds
-# of a run), WORK (logs), LCORES, TESTPMD and PY (a python3).
+# bench/common.sh: what the bench/ scripts share. Sourced, not run. The
+# functions read the sourcing script's DUR (seconds of a run), WORK
+# (logs), LCORES, TESTPMD and PY (a python3).
 
 # bench_options "d:DUR r:REPS ..." LAST "$@": the options, one letter each
 # with an argument, each into its variable; -h or a bad option prints the
@@ -22,6 +22,16 @@ bench_options() {
 			exit 2
 		fi
 		printf -v "$v" '%s' "$OPTARG"
+	done
+}
+
+# demo_speed GBPS: the --set words giving the demo's 16 ports (s0..s7,
+# g0..g7) GBPS Gbit/s, space-separated (for $(...) splitting or read -a).
+demo_speed() {
+	local i
+	for i in 0 1 2 3 4 5 6 7; do
+		printf -- '--set port.s%d.speed_gbps=%s --set port.g%d.speed_gbps=%s ' \
+			"$i" "$1" "$i" "$1"
 	done
 }
 

@@ -61,22 +61,14 @@ if [ ! -x "$AIFAB" ]; then
 	AIFAB_BUILD=$(dirname "$(dirname "$AIFAB")") "$ROOT/tools/setup.sh" build
 fi
 
-speed() {	# gbps: --set for the demo's 16 ports
-	local i
-	for i in 0 1 2 3 4 5 6 7; do
-		printf -- '--set port.s%d.speed_gbps=%s --set port.g%d.speed_gbps=%s ' \
-			"$i" "$1" "$i" "$1"
-	done
-}
-
 case_args() {	# case: the dpdk-aifab options after --
 	case $1 in
-	demo100) echo "--set general.clock=virtual $(speed 100) --set generator.size_bytes=4194304" ;;
-	demo400) echo "--set general.clock=virtual $(speed 400) --set generator.size_bytes=67108864" ;;
+	demo100) echo "--set general.clock=virtual $(demo_speed 100) --set generator.size_bytes=4194304" ;;
+	demo400) echo "--set general.clock=virtual $(demo_speed 400) --set generator.size_bytes=67108864" ;;
 	demo400-noicrc) echo "$(case_args demo400) --set generator.rx_check_icrc=off" ;;
 	scenario) echo "--profile $ROOT/profiles/scenarios/$SCEN.ini --set general.clock=virtual" ;;
 	clos) echo "--profile $ROOT/profiles/clos.ini --set general.clock=virtual" ;;
-	rt400) echo "--set general.clock=realtime $(speed 400) --set generator.size_bytes=67108864" ;;
+	rt400) echo "--set general.clock=realtime $(demo_speed 400) --set generator.size_bytes=67108864" ;;
 	rt400-noicrc) echo "$(case_args rt400) --set generator.rx_check_icrc=off" ;;
 	*) echo "bench: unknown case $1" >&2; exit 2 ;;
 	esac

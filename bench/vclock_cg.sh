@@ -63,41 +63,36 @@ for bin in "$A" ${B:+"$B"}; do
 done
 mkdir -p "$WORK"
 
-speed() {
-	local i
-	for i in 0 1 2 3 4 5 6 7; do
-		printf -- '--set port.s%d.speed_gbps=400 --set port.g%d.speed_gbps=400 ' \
-			"$i" "$i"
-	done
-}
-
-# one TAG BIN CLOCK MiB: one cachegrind run; its files are WORK/TAG.*
+# one TAG BIN MiB: one cachegrind run on the virtual clock; its files are
+# WORK/TAG.*
 one() {
-	# shellcheck disable=SC2046  # speed's words are split on purpose
+	# shellcheck disable=SC2046  # demo_speed's words are split on purpose
 	valgrind --tool=cachegrind --cache-sim=yes \
 		--cachegrind-out-file="$WORK/$1.cg" "$2" --no-huge -m 1024 \
 		--no-pci --file-prefix "aifab-vcg-$$-$1" -- \
-		--set general.clock="$3" $(speed) \
-		--set generator.size_bytes=$(($4 * 1048576)) --quiet \
+		--set general.clock=virtual $(demo_speed 400) \
+		--set generator.size_bytes=$(($3 * 1048576)) --quiet \
 		--report-json "$WORK/$1.json" >"$WORK/$1.log" 2>&1 ||
-		{ echo "bench: $1 failed (see $WORK/$1.log)" >&2; exit 1; }
+		{ echo "bench: $1 failed (see $WORK/$1.log)" >&2; return 1; }
 }
 
-# pair TAG BIN CLOCK: the two sizes, side by side (2 cores)
+# pair TAG BIN: the two sizes, side by side (2 cores); both are waited for
 pair() {
-	local p1 p2
-	one "$1.s" "$2" "$3" "$SMALL" &
+	local p1 p2 rc=0
+	one "$1.s" "$2" "$SMALL" &
 	p1=$!
-	one "$1.l" "$2" "$3" $((2 * SMALL)) &
+	one "$1.l" "$2" $((2 * SMALL)) &
 	p2=$!
-	wait "$p1" && wait "$p2"
+	wait "$p1" || rc=1
+	wait "$p2" || rc=1
+	return $rc
 }
 
 cols=A
-pair A "$A" virtual
+pair A "$A"
 if [ -n "$B" ]; then
 	cols="A B"
-	pair B "$B" virtual
+	pair B "$B"
 fi
 
 printf '# bench/vclock_cg.sh, %s; demo 8 x 400G, %s and %s MiB; %s\n\n' \
@@ -107,7 +102,7 @@ printf '# bench/vclock_cg.sh, %s; demo 8 x 400G, %s and %s MiB; %s\n\n' \
 import collections, json, sys
 
 work, top = sys.argv[1], int(sys.argv[2])
-cols = sys.argv[3:]
+cols = sys.argv[3:]          # "A", or "A B"
 EV = ("Ir", "D1mr", "D1mw")
 
 
@@ -135,41 +130,42 @@ def load(tag):
 
 
 def hops(tag):
-    r = json.load(open("%s/%s.json" % (work, tag)))
-    vc = r.get("virtual_clock")
-    if vc:
-        return vc["frame_hops"]
-    return sum(p["rx_packets"] for p in r["ports"].values())
+    return json.load(open("%s/%s.json" % (work, tag)))["virtual_clock"][
+        "frame_hops"]
 
 
-res = []
-for name in cols:
+z = [0.0] * 3
+
+
+def marginal(name):
+    """(frame-hops, total, per function) of one more frame-hop: the
+    large run less the small one, over their frame-hops' difference."""
     ts, ps = load(name + ".s")
     tl, pl = load(name + ".l")
     dh = hops(name + ".l") - hops(name + ".s")
     tot = [(tl[k] - ts[k]) / dh for k in range(3)]
-    fns = {f: [(pl[f][k] - ps.get(f, [0] * 3)[k]) / dh for k in range(3)]
+    fns = {f: [(pl[f][k] - ps.get(f, z)[k]) / dh for k in range(3)]
            for f in pl}
-    res.append((name, dh, tot, fns))
+    return dh, tot, fns
 
-if len(res) == 1:
-    res.append(res[0])
-(na, ha, ta, fa), (nb, hb, tb, fb) = res
-two = len(cols) == 2
+
+ha, ta, fa = marginal("A")
+two = "B" in cols
 if two:
+    hb, tb, fb = marginal("B")
     print("| per frame-hop | A | B | B / A |")
     print("|---|---:|---:|---:|")
     for k, e in enumerate(EV):
         print("| %s | %.1f | %.1f | %.4f |" % (e, ta[k], tb[k], tb[k] / ta[k]))
     print("| frame-hops (large - small run) | %d | %d | |" % (ha, hb))
 else:
+    fb = {}
     print("| per frame-hop | A |")
     print("|---|---:|")
     for k, e in enumerate(EV):
         print("| %s | %.1f |" % (e, ta[k]))
     print("| frame-hops (large - small run) | %d |" % ha)
 print()
-z = [0.0] * 3
 names = sorted(set(fa) | set(fb),
                key=lambda f: -(abs(fa.get(f, z)[0]) + abs(fb.get(f, z)[0])))
 if two:

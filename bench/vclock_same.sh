@@ -31,10 +31,9 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 : >"$OUT/digests"
 
-set400=()
-for i in 0 1 2 3 4 5 6 7; do
-	set400+=(--set "port.s$i.speed_gbps=400" --set "port.g$i.speed_gbps=400")
-done
+# shellcheck source=bench/common.sh
+. "$ROOT/bench/common.sh"
+read -ra set400 <<<"$(demo_speed 400)"
 
 want() {	# name
 	[ -z "${CASES:-}" ] && return 0
