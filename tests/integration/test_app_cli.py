@@ -13,8 +13,8 @@ Usage: test_app_cli.py PATH/TO/dpdk-aifab
   naming what is wrong (file / section / key / value for profile errors);
 * --clock KIND sets [general] clock as --set general.clock=KIND would
   (later wins), the banner and the report's clock field say which ran,
-  and a clock it does not know is a one-line error naming the allowed
-  ones;
+  and a clock it does not know, or a value longer than the option's
+  buffer, is a one-line error (the allowed clocks; the limit);
 * --list-profiles names every profile of the source tree's profiles/ with
   its first comment line; --profile NAME (scenarios/clean, with or without
   .ini, from a directory outside the tree) runs the source tree's file; a
