@@ -6,7 +6,9 @@
  * one GF(2) multiply by a precomputed payload CRC: what TX pays per frame)
  * against the full check of lib/pkt's aifab_icrc_verify() over one
  * segment and over the generator's three-segment layout, with the CRC
- * the app chooses for it (aifab_icrc_verify_init()), and the CRC loops
+ * the app chooses for it (aifab_icrc_verify_init()), the generator's own
+ * check (aifab_icrc_verify_known(): the payload after the tag compared
+ * with the one it sends, its CRC looked up), and the CRC loops
  * alone over 4096 bytes: slice-by-8, lib/pkt's aifab_crc32_raw_fold()
  * and each of rte_net_crc's algorithms.
  * A figure, not a test: it exits non-zero only if a check gives the wrong
@@ -40,7 +42,7 @@
 #define FRAME (HDRS + PAYLOAD + AIFAB_ICRC_LEN) /* 4154 */
 #define ROUNDS 7
 
-enum what { W_HDR, W_FLAT, W_CHAIN, W_FOLD, W_OURS, W_SLICE };
+enum what { W_HDR, W_FLAT, W_CHAIN, W_KNOWN, W_FOLD, W_OURS, W_SLICE };
 
 struct bench {
 	uint8_t frame[FRAME];
@@ -48,6 +50,7 @@ struct bench {
 	struct aifab_pkt_info pi;
 	struct aifab_crc_shift shift;  /* for the payload after the tag */
 	uint32_t tail_raw;             /* raw CRC of that payload */
+	struct aifab_icrc_known *known; /* that payload, for the check */
 	unsigned int n;
 };
 
@@ -118,6 +121,9 @@ setup(struct bench *bn)
 	tail = bn->frame + HDRS + TAG;
 	bn->tail_raw = aifab_crc32_raw(0, tail, PAYLOAD - TAG);
 	aifab_crc_shift_init(&bn->shift, PAYLOAD - TAG);
+	bn->known = aifab_icrc_known_create(tail, PAYLOAD - TAG, TAG);
+	if (bn->known == NULL)
+		die("known payload");
 }
 
 /* One frame's worth of @p w; returns something the compiler must keep. */
@@ -134,6 +140,8 @@ once(const struct bench *bn, enum what w)
 		return aifab_icrc_verify(bn->one, &bn->pi);
 	case W_CHAIN:
 		return aifab_icrc_verify(bn->three, &bn->pi);
+	case W_KNOWN:
+		return aifab_icrc_verify_known(bn->one, &bn->pi, bn->known);
 	case W_FOLD:
 		return rte_net_crc_calc(p, PAYLOAD, RTE_NET_CRC32_ETH);
 	case W_OURS:
@@ -230,10 +238,18 @@ main(int argc, char **argv)
 	    "choice (aifab_icrc_verify_init)", W_FLAT);
 	row(&bn, "full check, 3 segments (headers + tag, payload, ICRC), the "
 	    "app's choice", W_CHAIN);
+	if (aifab_icrc_verify_known(bn.one, &bn.pi, bn.known) != AIFAB_ICRC_OK)
+		die("a right ICRC does not verify with the known payload");
+	row(&bn, "full check, 1 segment, the payload after the tag the known "
+	    "one (aifab_icrc_verify_known: compared, its CRC looked up; the "
+	    "generator's check)", W_KNOWN);
 	bn.frame[HDRS + 100] ^= 1;
 	rte_pktmbuf_mtod(bn.one, uint8_t *)[HDRS + 100] ^= 1;
-	if (aifab_icrc_verify(bn.one, &bn.pi) != AIFAB_ICRC_BAD)
+	if (aifab_icrc_verify(bn.one, &bn.pi) != AIFAB_ICRC_BAD ||
+	    aifab_icrc_verify_known(bn.one, &bn.pi, bn.known) !=
+	    AIFAB_ICRC_BAD)
 		die("a flipped payload bit verifies");
+	aifab_icrc_known_free(bn.known);
 	rte_eal_cleanup();
 	aifab_eal_remove_runtime_dir(run_dir);
 	return 0;

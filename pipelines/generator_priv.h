@@ -407,6 +407,9 @@ struct gen {
 	struct aifab_coll_plan *plan;
 	uint32_t n_steps, n_chan, total_iters;
 	struct aifab_roce_payload *pl;
+	/* pl's bytes after the tag, as the receive check looks them up
+	 * (aifab_icrc_verify_known()); NULL: folded as any others */
+	struct aifab_icrc_known *icrc_known;
 	double ns_per_tsc;
 	uint32_t n_conns;
 	uint32_t *conn_gidx;        /* per conn: its QP number i (QPN

@@ -213,7 +213,7 @@ rx_icrc_ok(const struct gen *g, struct gen_port *gp, const struct rte_mbuf *m,
 	}
 	gp->icrc_skip = every - 1;
 	gp->ctr[GEN_RX_ICRC_CHECKED]++;
-	if (aifab_icrc_verify(m, pi) == AIFAB_ICRC_OK)
+	if (aifab_icrc_verify_known(m, pi, g->icrc_known) == AIFAB_ICRC_OK)
 		return true;
 	gp->ctr[GEN_RX_BAD_ICRC]++;
 	return false;

@@ -530,6 +530,13 @@ build_pools(struct gen *g, char *err, size_t errlen)
 	if (g->pl == NULL)
 		BAD("cannot create the payload: %s (raise -m)",
 		    rte_strerror(rte_errno));
+	/* Every frame of ours carries them after its tag, and frames that
+	 * come back through a switch keep them: the receive check compares
+	 * them there instead of folding them (NULL, out of memory: folded) */
+	if (g->pl->len > AIFAB_ROCE_TAG_LEN)
+		g->icrc_known = aifab_icrc_known_create(g->pl->buf,
+				g->pl->len - AIFAB_ROCE_TAG_LEN,
+				AIFAB_ROCE_TAG_LEN);
 	for (w = 0; w < g->n_wk; w++) {
 		struct gen_wk *wk = &g->wk[w];
 
@@ -976,6 +983,7 @@ gen_fini(void *st)
 	/* Frame mbufs hold copies of the payload. Pools with mbufs not
 	 * returned are kept; mempool_in_use_at_exit counts them. */
 	aifab_roce_payload_free(g->pl);
+	aifab_icrc_known_free(g->icrc_known);
 	for (w = 0; g->wk != NULL && w < g->n_wk; w++) {
 		aifab_pipeline_pool_free(g->wk[w].hdr_pool, "generator");
 		aifab_pipeline_pool_free(g->wk[w].frame_pool, "generator");

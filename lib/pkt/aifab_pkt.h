@@ -394,6 +394,38 @@ enum aifab_icrc_verdict aifab_icrc_verify_buf(const uint8_t *frame,
 					      const struct aifab_pkt_info *pi);
 
 /**
+ * Bytes a receive check expects to find in frames (a generator's own
+ * payload, which every frame of it carries after its tag), with the CRC
+ * register after each of their prefixes: aifab_icrc_verify_known().
+ */
+struct aifab_icrc_known;
+
+/**
+ * Expect the @p len bytes at @p ref (copied) at byte @p skip of the
+ * payload (after BTH and its extension headers). NULL when out of memory
+ * or @p len is 0 or above 65535.
+ */
+struct aifab_icrc_known *aifab_icrc_known_create(const void *ref,
+						 uint32_t len, uint32_t skip);
+
+void aifab_icrc_known_free(struct aifab_icrc_known *k);
+
+/**
+ * aifab_icrc_verify() with @p k's bytes looked up instead of folded: the
+ * frame's bytes where @p k expects them (from byte skip of the payload to
+ * its end or @p k's, whichever is first, in one segment) are compared with
+ * them, and only when they are the same is the CRC register after them
+ * taken from @p k's prefix table (one GF(2) multiply); any other frame is
+ * checked as aifab_icrc_verify() checks it. The same verdict for every
+ * frame; a comparison costs a fraction of a CRC (one load and compare per
+ * 32 bytes against a fold's two carry-less multiplies per 32). @p k NULL:
+ * aifab_icrc_verify().
+ */
+enum aifab_icrc_verdict aifab_icrc_verify_known(
+	const struct rte_mbuf *m, const struct aifab_pkt_info *pi,
+	const struct aifab_icrc_known *k);
+
+/**
  * Select DPDK's fastest CRC-32 for aifab_icrc_verify(): AVX-512
  * VPCLMULQDQ folding where the CPU has it and EAL allows 512-bit SIMD
  * (--force-max-simd-bitwidth=512; EAL's default is 256), else SSE4.2 +

@@ -12,6 +12,7 @@
  * which lets aifab_icrc_combine() append a precomputed payload CRC to the
  * per-packet header CRC with one GF(2) multiply (zlib's crc32_combine).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -404,13 +405,78 @@ src_walk(struct icrc_src *s, uint32_t off, uint32_t len, uint8_t *dst,
 	return true;
 }
 
+/* What aifab_icrc_verify_known() looks up (aifab_pkt.h). */
+struct aifab_icrc_known {
+	uint32_t len, skip;
+	uint32_t x8n;           /* x^(8 len) mod P: their CRC's shift */
+	const uint8_t *ref;     /* len bytes (after reg[]) */
+	uint32_t reg[];         /* reg[l]: raw(ref[0..l), 0), l = 0..len */
+};
+
+struct aifab_icrc_known *
+aifab_icrc_known_create(const void *ref, uint32_t len, uint32_t skip)
+{
+	struct aifab_icrc_known *k;
+	uint32_t l;
+
+	if (len == 0 || len > ICRC_RUN_MAX)
+		return NULL;
+	k = malloc(sizeof(*k) + (len + 1) * sizeof(k->reg[0]) + len);
+	if (k == NULL)
+		return NULL;
+	k->len = len;
+	k->skip = skip;
+	k->ref = (const uint8_t *)&k->reg[len + 1];
+	memcpy((uint8_t *)&k->reg[len + 1], ref, len);
+	k->x8n = crc_x8n_fast(len);
+	k->reg[0] = 0;
+	for (l = 0; l < len; l++)
+		k->reg[l + 1] = aifab_crc32_raw(k->reg[l], k->ref + l, 1);
+	return k;
+}
+
+void
+aifab_icrc_known_free(struct aifab_icrc_known *k)
+{
+	free(k);
+}
+
+/*
+ * The CRC register @p crc carried over frame bytes @p from .. @p to (the
+ * ICRC's start), with @p k's bytes (NULL: none) looked up where they are
+ * found: from @p known (>= @p from) up to the data's end @p data_end
+ * (before the pad) or k's, in one piece of the source and the same byte
+ * for byte. False if the data ends first.
+ */
+static bool
+icrc_payload(struct icrc_src *s, uint32_t from, uint32_t to, uint32_t *crc,
+	     const struct aifab_icrc_known *k, uint32_t known,
+	     uint32_t data_end)
+{
+	uint32_t l, at;
+
+	if (k == NULL || known >= data_end)
+		return src_walk(s, from, to - from, NULL, crc);
+	l = RTE_MIN(data_end - known, k->len);
+	if (!src_walk(s, from, known - from, NULL, crc) || !src_seek(s, known))
+		return false;
+	at = known - s->base;
+	if (s->n - at >= l && memcmp(s->p + at, k->ref, l) == 0)
+		*crc = k->reg[l] ^ aifab_crc32_mul(*crc, l == k->len ?
+						   k->x8n : crc_x8n_fast(l));
+	else if (!src_walk(s, known, l, NULL, crc))
+		return false;
+	return src_walk(s, known + l, to - known - l, NULL, crc);
+}
+
 static enum aifab_icrc_verdict
 icrc_verify(struct icrc_src *s, uint32_t pkt_len,
-	    const struct aifab_pkt_info *pi)
+	    const struct aifab_pkt_info *pi, const struct aifab_icrc_known *k)
 {
 	uint8_t hdr[AIFAB_PKT_HDR_WINDOW], icrc[AIFAB_ICRC_LEN];
 	uint32_t l3 = pi->l3_off, l4 = pi->l4_off, bth = pi->bth_off;
-	uint32_t hl = bth + AIFAB_BTH_LEN - l3, end, crc;
+	uint32_t hl = bth + AIFAB_BTH_LEN - l3, end, data_end, crc;
+	uint32_t known = UINT32_MAX;
 	bool ipv6 = pi->l3 == AIFAB_L3_IPV6;
 
 	if (!(pi->flags & AIFAB_PKT_F_ROCE) || !(pi->flags & AIFAB_PKT_F_UDP) ||
@@ -424,14 +490,28 @@ icrc_verify(struct icrc_src *s, uint32_t pkt_len,
 		      l4 + ((uint32_t)hdr[l4 - l3 + 4] << 8 | hdr[l4 - l3 + 5]));
 	if (end > pkt_len || end < bth + AIFAB_BTH_LEN + AIFAB_ICRC_LEN)
 		return AIFAB_ICRC_MALFORMED;
+	data_end = end - AIFAB_ICRC_LEN - pi->pad_cnt;
+	if (k != NULL) {
+		known = bth + AIFAB_BTH_LEN + k->skip +
+			aifab_bth_data_ext_len(pi->bth_opcode);
+		/* The bytes before k's (extension headers, a tag) go with
+		 * the IPv4 headers' fold when it takes them: copied too. */
+		if (!ipv6 && known < data_end && known - l3 <= sizeof(hdr) &&
+		    hdr[0] == 0x45 && aifab_icrc4_fold_ok(known - l3)) {
+			if (!src_walk(s, l3 + hl, known - l3 - hl, hdr + hl,
+				      NULL))
+				return AIFAB_ICRC_MALFORMED;
+			hl = known - l3;
+		}
+	}
 	/* The usual IPv4 header by carry-less multiplies (no table: its
 	 * 8 KB are cold after the payload's CRC), else a masked copy. */
 	if (ipv6 || !aifab_icrc4_hdr_fold(hdr, hl, &crc)) {
 		icrc_mask(hdr, hl, l4 - l3, ipv6);
 		crc = aifab_crc32_raw(CRC32_REG_LRH_ONES, hdr, hl);
 	}
-	if (!src_walk(s, bth + AIFAB_BTH_LEN,
-		      end - AIFAB_ICRC_LEN - bth - AIFAB_BTH_LEN, NULL, &crc) ||
+	if (!icrc_payload(s, l3 + hl, end - AIFAB_ICRC_LEN, &crc, k, known,
+			  data_end) ||
 	    !src_walk(s, end - AIFAB_ICRC_LEN, AIFAB_ICRC_LEN, icrc, NULL))
 		return AIFAB_ICRC_MALFORMED;
 	return ~crc == aifab_icrc_load(icrc) ? AIFAB_ICRC_OK : AIFAB_ICRC_BAD;
@@ -445,7 +525,20 @@ aifab_icrc_verify(const struct rte_mbuf *m, const struct aifab_pkt_info *pi)
 		.n = m->data_len, .base = 0,
 	};
 
-	return icrc_verify(&s, m->pkt_len, pi);
+	return icrc_verify(&s, m->pkt_len, pi, NULL);
+}
+
+enum aifab_icrc_verdict
+aifab_icrc_verify_known(const struct rte_mbuf *m,
+			const struct aifab_pkt_info *pi,
+			const struct aifab_icrc_known *k)
+{
+	struct icrc_src s = {
+		.seg = m, .p = rte_pktmbuf_mtod(m, const uint8_t *),
+		.n = m->data_len, .base = 0,
+	};
+
+	return icrc_verify(&s, m->pkt_len, pi, k);
 }
 
 enum aifab_icrc_verdict
@@ -454,5 +547,5 @@ aifab_icrc_verify_buf(const uint8_t *frame, uint32_t len,
 {
 	struct icrc_src s = { .seg = NULL, .p = frame, .n = len, .base = 0 };
 
-	return icrc_verify(&s, len, pi);
+	return icrc_verify(&s, len, pi, NULL);
 }

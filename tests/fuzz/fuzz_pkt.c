@@ -17,9 +17,13 @@
  * - for an OK RoCEv2 answer, aifab_icrc_verify() over the chain gives
  *   what aifab_icrc_verify_buf() gives over the frame (the input's own
  *   bytes: ASan sees a read past them), never "malformed", and its answer
- *   matches aifab_icrc() computed over the datagram (plain IPv4/IPv6).
+ *   matches aifab_icrc() computed over the datagram (plain IPv4/IPv6);
+ *   aifab_icrc_verify_known() over the chain gives it too, expecting the
+ *   frame's own bytes from some byte of its payload on, and those bytes
+ *   with one changed (a lookup only where they are the same).
  */
 #include <stdbool.h>
+#include <string.h>
 
 #include <rte_lcore.h>
 
@@ -104,6 +108,30 @@ check_ok(const struct aifab_pkt_info *pi, uint32_t avail, uint32_t pkt_len)
 }
 
 /* The ICRC check of a frame that parsed as RoCEv2, flat and chained. */
+/* aifab_icrc_verify_known() gives @p vb, aifab_icrc_verify_buf()'s. */
+static void
+check_known(const uint8_t *frame, uint32_t len, const struct rte_mbuf *m,
+	    const struct aifab_pkt_info *pi, enum aifab_icrc_verdict vb)
+{
+	static uint8_t ref[4096];
+	uint32_t skip = len % 29, known, kl, other;
+	struct aifab_icrc_known *k;
+
+	known = pi->bth_off + AIFAB_BTH_LEN + skip +
+		aifab_bth_data_ext_len(pi->bth_opcode);
+	if (known >= len)
+		return;
+	kl = RTE_MIN(len - known, (uint32_t)sizeof(ref));
+	for (other = 0; other < 2; other++) {
+		memcpy(ref, frame + known, kl);
+		ref[kl / 2] ^= (uint8_t)other;
+		k = aifab_icrc_known_create(ref, kl, skip);
+		FUZZ_ASSERT(k != NULL);
+		FUZZ_ASSERT(aifab_icrc_verify_known(m, pi, k) == vb);
+		aifab_icrc_known_free(k);
+	}
+}
+
 static void
 check_icrc(const uint8_t *frame, uint32_t len, const struct rte_mbuf *m,
 	   const struct aifab_pkt_info *pi)
@@ -113,6 +141,7 @@ check_icrc(const uint8_t *frame, uint32_t len, const struct rte_mbuf *m,
 
 	FUZZ_ASSERT(vb == AIFAB_ICRC_OK || vb == AIFAB_ICRC_BAD);
 	FUZZ_ASSERT(aifab_icrc_verify(m, pi) == vb);
+	check_known(frame, len, m, pi, vb);
 	udp_end = pi->l4_off + ((uint32_t)frame[pi->l4_off + 4] << 8 |
 				frame[pi->l4_off + 5]);
 	end = RTE_MIN(end, udp_end);
