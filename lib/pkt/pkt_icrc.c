@@ -478,16 +478,23 @@ icrc_verify(struct icrc_src *s, uint32_t pkt_len,
 	uint32_t hl = bth + AIFAB_BTH_LEN - l3, end, data_end, crc;
 	uint32_t known = UINT32_MAX;
 	bool ipv6 = pi->l3 == AIFAB_L3_IPV6;
+	const uint8_t *h = hdr; /* the headers from l3: copied, or in place */
 
 	if (!(pi->flags & AIFAB_PKT_F_ROCE) || !(pi->flags & AIFAB_PKT_F_UDP) ||
 	    (pi->l3 != AIFAB_L3_IPV4 && !ipv6) ||
 	    l4 < l3 + IP4_MIN_HDR_LEN || bth != l4 + UDP_HDR_LEN ||
-	    hl > sizeof(hdr) || !src_walk(s, l3, hl, hdr, NULL))
+	    hl > sizeof(hdr))
+		return AIFAB_ICRC_MALFORMED;
+	/* IPv4 headers in the first piece are folded where they are (the
+	 * fold masks them as it loads); others are copied and masked. */
+	if (!ipv6 && s->base == 0 && s->n >= l3 + hl)
+		h = s->p + l3;
+	else if (!src_walk(s, l3, hl, hdr, NULL))
 		return AIFAB_ICRC_MALFORMED;
 	/* The datagram ends where IP and UDP both say it does; the ICRC is
 	 * its last 4 bytes (Ethernet padding after it is not covered). */
 	end = RTE_MIN(l3 + pi->ip_len,
-		      l4 + ((uint32_t)hdr[l4 - l3 + 4] << 8 | hdr[l4 - l3 + 5]));
+		      l4 + ((uint32_t)h[l4 - l3 + 4] << 8 | h[l4 - l3 + 5]));
 	if (end > pkt_len || end < bth + AIFAB_BTH_LEN + AIFAB_ICRC_LEN)
 		return AIFAB_ICRC_MALFORMED;
 	data_end = end - AIFAB_ICRC_LEN - pi->pad_cnt;
@@ -495,24 +502,37 @@ icrc_verify(struct icrc_src *s, uint32_t pkt_len,
 		known = bth + AIFAB_BTH_LEN + k->skip +
 			aifab_bth_data_ext_len(pi->bth_opcode);
 		/* The bytes before k's (extension headers, a tag) go with
-		 * the IPv4 headers' fold when it takes them: copied too. */
+		 * the IPv4 headers' fold when it takes them. */
 		if (!ipv6 && known < data_end && known - l3 <= sizeof(hdr) &&
-		    hdr[0] == 0x45 && aifab_icrc4_fold_ok(known - l3)) {
-			if (!src_walk(s, l3 + hl, known - l3 - hl, hdr + hl,
-				      NULL))
+		    h[0] == 0x45 && aifab_icrc4_fold_ok(known - l3)) {
+			if (h != hdr && s->n < known) {
+				memcpy(hdr, h, hl);
+				h = hdr;
+			}
+			if (h == hdr && !src_walk(s, l3 + hl, known - l3 - hl,
+						  hdr + hl, NULL))
 				return AIFAB_ICRC_MALFORMED;
 			hl = known - l3;
 		}
 	}
 	/* The usual IPv4 header by carry-less multiplies (no table: its
 	 * 8 KB are cold after the payload's CRC), else a masked copy. */
-	if (ipv6 || !aifab_icrc4_hdr_fold(hdr, hl, &crc)) {
+	if (ipv6 || !aifab_icrc4_hdr_fold(h, hl, &crc)) {
+		if (h != hdr)
+			memcpy(hdr, h, hl);
 		icrc_mask(hdr, hl, l4 - l3, ipv6);
 		crc = aifab_crc32_raw(CRC32_REG_LRH_ONES, hdr, hl);
 	}
 	if (!icrc_payload(s, l3 + hl, end - AIFAB_ICRC_LEN, &crc, k, known,
 			  data_end) ||
-	    !src_walk(s, end - AIFAB_ICRC_LEN, AIFAB_ICRC_LEN, icrc, NULL))
+	    !src_seek(s, end - AIFAB_ICRC_LEN))
+		return AIFAB_ICRC_MALFORMED;
+	/* the ICRC where it is, unless it spans two pieces */
+	if (end - s->base <= s->n)
+		memcpy(icrc, s->p + (end - AIFAB_ICRC_LEN - s->base),
+		       AIFAB_ICRC_LEN);
+	else if (!src_walk(s, end - AIFAB_ICRC_LEN, AIFAB_ICRC_LEN, icrc,
+			   NULL))
 		return AIFAB_ICRC_MALFORMED;
 	return ~crc == aifab_icrc_load(icrc) ? AIFAB_ICRC_OK : AIFAB_ICRC_BAD;
 }
