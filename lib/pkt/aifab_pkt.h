@@ -376,10 +376,12 @@ enum aifab_icrc_verdict {
  * padding, are not covered), where the 4 ICRC bytes sit. IPv4 options and
  * IPv6 extension headers are covered as they are.
  *
- * Reads each segment's data_len bytes and no more; the headers are copied
- * (masked) to the stack, the payload is read in place: runs of 64 bytes or
- * more by rte_net_crc_calc() (SIMD folding, see aifab_icrc_verify_init())
- * appended to the header CRC with one GF(2) multiply, shorter ones by the
+ * Reads each segment's data_len bytes and no more. IPv4 headers (IHL 5)
+ * in the first segment are folded in place by carry-less multiplies
+ * (masked as they are loaded); other headers are copied (masked) to the
+ * stack. The payload is read in place: runs of 64 bytes or more by
+ * DPDK's CRC where aifab_icrc_verify_init() chose it (AVX-512, or a CPU
+ * without PCLMULQDQ), else by aifab_crc32_raw_fold(), shorter ones by the
  * table loop.
  *
  * @param pi  from aifab_pkt_parse_mbuf() (or aifab_pkt_parse()) of this
