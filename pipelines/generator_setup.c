@@ -530,9 +530,10 @@ build_pools(struct gen *g, char *err, size_t errlen)
 	if (g->pl == NULL)
 		BAD("cannot create the payload: %s (raise -m)",
 		    rte_strerror(rte_errno));
-	/* Every frame of ours carries them after its tag, and frames that
-	 * come back through a switch keep them: the receive check compares
-	 * them there instead of folding them (NULL, out of memory: folded) */
+	/* The payload's bytes after the tag are in every frame of ours, and
+	 * frames that come back through a switch keep them: the receive
+	 * check compares them there instead of folding them (NULL, out of
+	 * memory: folded) */
 	if (g->pl->len > AIFAB_ROCE_TAG_LEN)
 		g->icrc_known = aifab_icrc_known_create(g->pl->buf,
 				g->pl->len - AIFAB_ROCE_TAG_LEN,
