@@ -107,7 +107,6 @@ check_ok(const struct aifab_pkt_info *pi, uint32_t avail, uint32_t pkt_len)
 	}
 }
 
-/* The ICRC check of a frame that parsed as RoCEv2, flat and chained. */
 /* aifab_icrc_verify_known() gives @p vb, aifab_icrc_verify_buf()'s. */
 static void
 check_known(const uint8_t *frame, uint32_t len, const struct rte_mbuf *m,
@@ -132,6 +131,7 @@ check_known(const uint8_t *frame, uint32_t len, const struct rte_mbuf *m,
 	}
 }
 
+/* The ICRC check of a frame that parsed as RoCEv2, flat and chained. */
 static void
 check_icrc(const uint8_t *frame, uint32_t len, const struct rte_mbuf *m,
 	   const struct aifab_pkt_info *pi)
