@@ -1716,9 +1716,10 @@ check_known(struct mbuf_ctx *ctx, const struct roce_frame *f,
  * 24-byte tag) gives aifab_icrc_verify()'s verdict whatever the frame
  * holds: its own bytes OK, a bit flipped anywhere the ICRC covers (tag,
  * the known bytes, after them, the ICRC) BAD, a known byte changed with
- * the ICRC made for it OK (compared, not assumed); with and without RETH, a short last payload with pad, k
- * shorter than the payload, IPv4 and IPv6, one segment and chains cut
- * inside the known bytes.
+ * the ICRC made for it OK (compared, not assumed); with and without
+ * RETH, a short last payload with pad, k shorter and longer than the
+ * payload, IPv4 and IPv6, one segment and chains cut inside the known
+ * bytes.
  */
 static void
 test_icrc_verify_known(void **state)
