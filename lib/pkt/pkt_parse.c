@@ -381,10 +381,15 @@ aifab_pkt_parse_mbuf(const struct rte_mbuf *m, struct aifab_pkt_info *pi,
 	uint32_t window = RTE_MIN(m->pkt_len, (uint32_t)AIFAB_PKT_HDR_WINDOW);
 	const uint8_t *p;
 
-	if (rte_pktmbuf_data_len(m) >= window)
+	if (rte_pktmbuf_data_len(m) >= window) {
 		p = rte_pktmbuf_mtod(m, const uint8_t *);
-	else
+		/* the common frame inline: the same answer (fuzz_pkt) */
+		if (aifab_pkt_parse_udp4_fast(p, window, m->pkt_len, pi,
+					      check_ip4_csum))
+			return AIFAB_PKT_ERR_OK;
+	} else {
 		p = rte_pktmbuf_read(m, 0, window, scratch);
+	}
 	if (p == NULL) { /* chain shorter than pkt_len says */
 		memset(pi, 0, sizeof(*pi));
 		pi->pkt_len = m->pkt_len;
