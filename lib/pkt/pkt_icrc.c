@@ -540,12 +540,7 @@ icrc_verify(struct icrc_src *s, uint32_t pkt_len,
 enum aifab_icrc_verdict
 aifab_icrc_verify(const struct rte_mbuf *m, const struct aifab_pkt_info *pi)
 {
-	struct icrc_src s = {
-		.seg = m, .p = rte_pktmbuf_mtod(m, const uint8_t *),
-		.n = m->data_len, .base = 0,
-	};
-
-	return icrc_verify(&s, m->pkt_len, pi, NULL);
+	return aifab_icrc_verify_known(m, pi, NULL);
 }
 
 enum aifab_icrc_verdict
