@@ -178,12 +178,12 @@ bool app_vclock_step(struct app_vclock *vc);
 uint64_t app_vclock_now(const struct app_vclock *vc);
 /** The loop is over: its CPU time stops (app_vclock_counts()). */
 void app_vclock_stop(struct app_vclock *vc);
-/** Steps run, frames the wires delivered (frame-hops) and the CPU time
- * of the loop's thread from the first step to app_vclock_stop(), ns (a
- * figure of the machine, not of the model: a loaded machine stretches
- * wall time, much less this). */
+/** Steps run, frames the wires delivered (frame-hops), workers' polls
+ * and the CPU time of the loop's thread from the first step to
+ * app_vclock_stop(), ns (a figure of the machine, not of the model: a
+ * loaded machine stretches wall time, much less this). */
 void app_vclock_counts(const struct app_vclock *vc, uint64_t *steps,
-		       uint64_t *hops, uint64_t *cpu_ns);
+		       uint64_t *hops, uint64_t *polls, uint64_t *cpu_ns);
 /** Frees what is still on the wires (before the ports close). */
 void app_vclock_free(struct app_vclock *vc);
 

@@ -24,13 +24,18 @@
  * during the polls (wire_put(), with the arrival the end of the step
  * would give it), or, behind frames a full FIFO left in a TX ring, is
  * taken from the ring after them. A worker has something to do when a
- * frame delivered to one of its ports is unread, when its next_event()
- * is not "never" (it may act at any poll: a token bucket, a pace), or
- * when it has no next_event op. A worker whose next_event() said never,
- * with no frame for it, is not polled (nothing would happen but its
- * counter mirror, VC_SYNC_NS) and not asked again until it is. Nothing
- * reads the TSC, so a profile and seed give the same run on any machine
- * under any load.
+ * frame delivered to one of its ports is unread, when it has no
+ * next_event op, or when its next_event() has come: for a worker whose
+ * answer is exact (next_event_exact(): a switch instance with one
+ * worker), at that instant; for the others, at every step while it is
+ * not "never" (the generator may act at any poll: a token bucket, a
+ * pace). An exact worker whose event lies ahead is still polled where a
+ * poll at every step would have mirrored its counters (vc_slot.mirrored),
+ * so its --stats-jsonl gauges are those of the same instants. A worker
+ * whose next_event() said never, with no frame for it, is not polled
+ * (nothing would happen but its counter mirror, VC_SYNC_NS) and not
+ * asked again until it is. Nothing reads the TSC, so a profile and seed
+ * give the same run on any machine under any load.
  *
  * Which ports a worker polls comes from app_vclock_add() (the ports'
  * owner: a switch instance or the generator side); the wires from
@@ -62,11 +67,13 @@
 #define VC_NS_PER_M 5u          /* light in a cable */
 #define VC_MAX_SLOTS (APP_MAX_PIPES * 2 + AIFAB_MAX_WORKERS) /* + generator workers */
 /* The switch and the generator mirror their counters into their stats
- * blocks at the first poll 1 ms of model time after the last mirror
- * (sync_cycles = tsc_hz / 1000, switch_report.c, generator_report.c). A
- * worker the loop skips is still polled then, so the mirror, and the
- * --stats-jsonl lines and charts made from it, are those of a worker
- * polled at every step. */
+ * blocks at the first poll stats_sync of model time after the last
+ * mirror (1 us on this clock, app/main.c; sync_cycles in switch_report.c,
+ * generator_report.c). A worker whose next_event() said never is idle
+ * and is still polled VC_SYNC_NS after its last such poll, an exact
+ * worker whose event lies ahead where its own rule would mirror
+ * (mirror_ns), so the mirror, and the --stats-jsonl lines and charts made
+ * from it, are those of a worker polled at every step. */
 #define VC_SYNC_NS (APP_VCLOCK_HZ / 1000)
 /* The lcores' load counters (aifab_stats_account(): busy and idle
  * cycles, the machine's, not the model's): one step in VC_TIME_EVERY
@@ -172,6 +179,11 @@ struct vc_slot {
 				       instance, APP_VC_OWNER_GEN, or
 				       APP_VC_OWNER_ANY (unknown) */
 	uint64_t next;              /* next_event() at the last step */
+	uint64_t mirrored;          /* when the worker last mirrored its
+				       counters, by its own rule (a poll at
+				       least mirror_ns after the last) */
+	bool exact;                 /* next_event_exact(): polled only at
+				       next, for a frame or a mirror */
 	uint64_t synced;            /* its last counter mirror (VC_SYNC_NS) */
 	bool polled;                /* in the last step */
 };
@@ -198,7 +210,11 @@ struct app_vclock {
 	unsigned int n_swords;      /* words of the slot sets in use */
 	struct vc_words ws[VC_WIRE_WORDS];
 	uint64_t fallback_ns;       /* step for a pipeline without next_event */
+	uint64_t mirror_ns;         /* the workers' counter mirror period
+				       (env stats_sync) */
+	bool poll_all;              /* AIFAB_VCLOCK_POLL_ALL: no slot exact */
 	uint64_t cpu0, cpu1;        /* the thread's CPU ns: first step, stop */
+	uint64_t polls;             /* workers polled, over the steps */
 	unsigned int n_wires, n_slots;
 	bool mapped;                /* readers/writers known (first step) */
 	struct vc_slots every;      /* slots without next_event: every step */
@@ -354,6 +370,12 @@ app_vclock_new(const struct aifab_env *env, const struct aifab_profile *prof,
 	vc->n_words = (vc->n_wires + 63) / 64;
 	/* A 1 KB frame at the fastest port. */
 	vc->fallback_ns = fastest ? RTE_MAX(8192000ull / fastest, 1ull) : 1000;
+	/* as the pipelines take it (switch_report.c, generator_report.c) */
+	vc->mirror_ns = env->stats_sync != 0 ? env->stats_sync :
+		APP_VCLOCK_HZ / 1000;
+	/* For tests (test_vclock.py): every worker with an event polled at
+	 * every step, as if none were exact; the results must not change. */
+	vc->poll_all = getenv("AIFAB_VCLOCK_POLL_ALL") != NULL;
 	return vc;
 nomem:
 	app_vclock_free(vc);
@@ -378,6 +400,8 @@ app_vclock_add(struct app_vclock *vc, const struct aifab_pipeline_ops *ops,
 	s->w = w;
 	s->blk = blk;
 	s->owner = owner;
+	s->exact = ops->next_event != NULL && ops->next_event_exact != NULL &&
+		ops->next_event_exact(st, w) && !vc->poll_all;
 	s->polled = true; /* next_event() not asked yet */
 }
 
@@ -643,7 +667,7 @@ vc_next(struct app_vclock *vc)
 
 		if (s->ops->next_event == NULL)
 			s->next = vc->now + vc->fallback_ns;
-		else if (s->polled || s->next != UINT64_MAX)
+		else if (s->polled || (!s->exact && s->next != UINT64_MAX))
 			s->next = s->ops->next_event(s->st, s->w, vc->now);
 		t = RTE_MIN(t, s->next);
 	}
@@ -653,8 +677,9 @@ vc_next(struct app_vclock *vc)
 /*
  * One step. The slots polled are those with something to do (the header
  * comment): a frame delivered to one of their ports and unread, a
- * next_event() that is not never, no next_event op, or a counter mirror
- * due (VC_SYNC_NS). Wires are visited only when they hold frames (on
+ * next_event() that has come (exact slots) or is not never (the others),
+ * no next_event op, or a counter mirror due (VC_SYNC_NS; mirror_ns for an
+ * exact slot with an event ahead). Wires are visited only when they hold frames (on
  * the wire or delivered and unread), or when their TX ring was written
  * to (the port's TX tap marks it, aifab_port_ring_tx()): a step costs
  * what happens in it, not the number of wires. Of the wires holding
@@ -709,14 +734,24 @@ app_vclock_step(struct app_vclock *vc)
 	for (i = 0; i < vc->n_slots; i++) {
 		struct vc_slot *s = &vc->slot[i];
 		bool sync = vc->now - s->synced >= VC_SYNC_NS;
+		bool mirror = vc->now - s->mirrored >= vc->mirror_ns;
 		uint64_t e;
 
-		s->polled = set_has(poll.b, i) || s->next != UINT64_MAX ||
-			sync;
+		/* An exact slot whose next event lies ahead is polled for
+		 * its counter mirror only: where a poll at every step would
+		 * have made one (the same instants, so the same --stats-jsonl
+		 * lines). */
+		s->polled = set_has(poll.b, i) || sync ||
+			(s->exact ? s->next <= vc->now ||
+			 (mirror && s->next != UINT64_MAX) :
+			 s->next != UINT64_MAX);
 		if (!s->polled)
 			continue;
 		if (sync)
 			s->synced = vc->now;
+		if (mirror)
+			s->mirrored = vc->now;
+		vc->polls++;
 		n = s->ops->poll(s->st, s->w, vc->now);
 		k += n;
 		if (likely(!timed)) {
@@ -797,10 +832,11 @@ app_vclock_stop(struct app_vclock *vc)
 
 void
 app_vclock_counts(const struct app_vclock *vc, uint64_t *steps,
-		  uint64_t *hops, uint64_t *cpu_ns)
+		  uint64_t *hops, uint64_t *polls, uint64_t *cpu_ns)
 {
 	*steps = vc->steps;
 	*hops = vc->hops;
+	*polls = vc->polls;
 	*cpu_ns = vc->cpu1 > vc->cpu0 ? vc->cpu1 - vc->cpu0 : 0;
 }
 

@@ -336,6 +336,19 @@ struct aifab_pipeline_ops {
 	 * (the generator's per-rank summaries and rank sets).
 	 */
 	uint64_t (*next_event)(void *st, unsigned int w, uint64_t now);
+	/**
+	 * Optional, with next_event (NULL: false): whether worker @p w's
+	 * next_event() is exact in the sense that lets the app skip polls:
+	 * a poll before that time, with no frame delivered to its ports and
+	 * no counter mirror due, changes nothing, and nothing but its own
+	 * polls changes the answer (no state shared with another worker or
+	 * pipeline). Then the app polls it only at that time, when a frame
+	 * reaches it, or for the mirror, and asks next_event() again only
+	 * after a poll. Asked once, when the app adds the worker to the
+	 * clock. False: polled at every step while next_event() is not
+	 * "never".
+	 */
+	bool (*next_event_exact)(const void *st, unsigned int w);
 };
 
 extern const struct aifab_pipeline_ops aifab_switch_ops;

@@ -150,4 +150,5 @@ const struct aifab_pipeline_ops aifab_switch_ops = {
 	.fini = sw_fini,
 	.stats = sw_stats,
 	.next_event = sw_next_event,
+	.next_event_exact = sw_next_event_exact,
 };

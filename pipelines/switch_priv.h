@@ -404,6 +404,7 @@ void sw_vclock_note(const struct sw *sw, struct sw_worker *wk);
 uint64_t sw_egress_next(const struct sw *sw, const struct sw_worker *wk,
 			uint64_t now);
 uint64_t sw_next_event(void *st, unsigned int w, uint64_t now);
+bool sw_next_event_exact(const void *st, unsigned int w);
 
 /* switch_rx.c */
 uint16_t sw_rx(struct sw *sw, struct sw_worker *wk, struct sw_rxq *rq,

@@ -329,3 +329,23 @@ sw_next_event(void *st, unsigned int w, uint64_t now)
 		return wk->vc_next;
 	return sw_egress_next(sw, wk, now);
 }
+
+/*
+ * The clock may skip this worker's polls before sw_next_event()'s time
+ * (aifab_pipeline_ops.next_event_exact): with one worker, what a poll
+ * acts on is its own (its ports' queues, transmitters, shapers, PFC
+ * generation and received pauses, the watchdog, fault stages), which only
+ * its polls and the frames reaching it change; the answer is the
+ * earliest instant any of them acts (sw_egress_next()), and a poll before
+ * it with nothing received does nothing. Several workers share the PFC
+ * state and the watchdog's stormed mask: one worker's poll can move
+ * another's next event, so those are polled at every step.
+ */
+bool
+sw_next_event_exact(const void *st, unsigned int w)
+{
+	const struct sw *sw = st;
+
+	RTE_SET_USED(w);
+	return sw->n_workers == 1;
+}
