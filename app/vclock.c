@@ -227,6 +227,11 @@ struct app_vclock {
 	 * (nothing due or unread) and not put on since (wire_put() clears
 	 * the wire's bit) */
 	uint64_t skip[VC_WIRE_WORDS];
+	/* per word of wires: the least due of its busy wires (so a step
+	 * whose instant is before it skips the word without reading its
+	 * wires' dues: a big fabric has thousands of busy wires, a step a
+	 * few arrivals) */
+	uint64_t wmin[VC_WIRE_WORDS];
 	struct vc_wire wire[AIFAB_MAX_PORTS];
 	struct vc_slot slot[VC_MAX_SLOTS];
 	struct aifab_stats_block *lblk;
@@ -322,6 +327,8 @@ app_vclock_new(const struct aifab_env *env, const struct aifab_profile *prof,
 			 RTE_CACHE_LINE_SIZE);
 	memset(vc, 0, sizeof(*vc));
 	vc->wire_t = UINT64_MAX;
+	for (i = 0; i < VC_WIRE_WORDS; i++)
+		vc->wmin[i] = UINT64_MAX;
 	for (i = 0; i < env->n_ports; i++) {
 		struct vc_wire *wi;
 		struct rte_ring *tx, *rx;
@@ -685,9 +692,10 @@ vc_next(struct app_vclock *vc)
  * what happens in it, not the number of wires. Of the wires holding
  * frames, the delivery visits those with an arrival due or a frame
  * unread (vc->due, from the last step's end: a busy wire's line is not
- * read to learn that nothing happens on it), and the step's end those
- * the delivery visited or that were written to; the others keep their
- * state, and their due is their next event.
+ * read to learn that nothing happens on it; nor the dues of a word of 64
+ * wires whose least, wmin, lies ahead), and the step's end those the
+ * delivery visited or that were written to; the others keep their
+ * state, and their due is their next event (wmin the least of them).
  */
 bool
 app_vclock_step(struct app_vclock *vc)
@@ -708,14 +716,20 @@ app_vclock_step(struct app_vclock *vc)
 	vc->steps++;
 	poll = vc->every;
 	for (j = 0; j < vc->n_words; j++) {
-		uint64_t skip = 0;
+		uint64_t skip = 0, lo = UINT64_MAX;
 
+		if (vc->wmin[j] > vc->now) {
+			/* nothing due on any of the word's wires */
+			vc->skip[j] = vc->ws[j].busy;
+			continue;
+		}
 		for (m = vc->ws[j].busy; m != 0; m &= m - 1) {
 			unsigned int w = j * 64 + __builtin_ctzll(m);
 			struct vc_wire *wi;
 
 			if (vc->due[w] > vc->now) {
 				skip |= UINT64_C(1) << (w & 63);
+				lo = RTE_MIN(lo, vc->due[w]);
 				continue;
 			}
 			wi = &vc->wire[w];
@@ -728,6 +742,7 @@ app_vclock_step(struct app_vclock *vc)
 				slots_or(&poll, &wi->readers, vc->n_swords);
 		}
 		vc->skip[j] = skip;
+		vc->wmin[j] = lo; /* the skipped; the end adds the others */
 	}
 	timed = (vc->steps & (VC_TIME_EVERY - 1)) == 0;
 	start = c = timed ? rte_rdtsc() : 0;
@@ -772,40 +787,44 @@ app_vclock_step(struct app_vclock *vc)
 		acct_flush(&vc->lacct, vc->lblk);
 		aifab_stats_account(vc->lblk, (c - start) * VC_TIME_EVERY, k);
 	}
-	/* The wires to look at: the busy ones (frames to read, frames on
-	 * the wire, a full FIFO) and those written to during the polls;
-	 * the busy ones' next event for the next step's vc_next(). */
+	/* The wires to look at: those the delivery visited (frames due or
+	 * unread), those put on during the polls (their skip bit cleared)
+	 * and those whose TX ring was written to or is left (take); their
+	 * next event for the next step's vc_next(). The others (skipped,
+	 * untouched) are as they were: their next event is their due, whose
+	 * least per word is wmin (a put or a take onto a wire with frames
+	 * on it only adds later ones, so a touched wire's due is the same
+	 * too). */
 	t = UINT64_MAX;
 	for (j = 0; j < vc->n_words; j++) {
 		uint64_t sent = vc->ws[j].sent, take = sent | vc->ws[j].left;
-		/* skipped by the delivery and untouched since: as it was */
-		uint64_t same = vc->skip[j] & ~take;
+		uint64_t busy = vc->ws[j].busy;
 
-		m = vc->ws[j].busy | sent;
+		t = RTE_MIN(t, vc->wmin[j]);
+		m = (busy & ~vc->skip[j]) | take;
 		vc->skip[j] = 0;
 		if (m == 0)
 			continue;
-		vc->ws[j].busy = 0;
 		vc->ws[j].sent = 0;
 		for (; m != 0; m &= m - 1) {
+			uint64_t bit = m & -m;
 			struct vc_wire *wi;
 
 			i = j * 64 + __builtin_ctzll(m);
-			if ((same >> (i & 63)) & 1) {
-				vc->ws[j].busy |= UINT64_C(1) << (i & 63);
-				t = RTE_MIN(t, vc->due[i]);
-				continue;
-			}
 			wi = &vc->wire[i];
-			if ((take >> (i & 63)) & 1) /* tx_left or sent */
+			if (take & bit) /* tx_left or sent */
 				wire_take(wi, vc->now);
 			if (wi->q.head != wi->q.tail) {
-				vc->ws[j].busy |= UINT64_C(1) << (i & 63);
+				busy |= bit;
 				t = RTE_MIN(t, wire_next(vc, wi));
 				vc->due[i] = wi->q.dlv != wi->q.head ? 0 :
 					wi->dlv_at;
+				vc->wmin[j] = RTE_MIN(vc->wmin[j], vc->due[i]);
+			} else {
+				busy &= ~bit;
 			}
 		}
+		vc->ws[j].busy = busy;
 	}
 	vc->wire_t = t;
 	return true;
