@@ -89,6 +89,16 @@ app_report_vclock(struct app_report *r, uint64_t now_ns, uint64_t steps,
 	r->vc_hops = hops;
 }
 
+/* CRC32C of string @p str from @p h, a byte at a time (the strings are
+ * not 8-byte aligned, which rte_hash_crc()'s word loads assume). */
+static uint32_t
+rep_hash(const char *str, uint32_t h)
+{
+	for (; *str != '\0'; str++)
+		h = rte_hash_crc_1byte((uint8_t)*str, h);
+	return h;
+}
+
 static void
 rep_port_u64(void *ctx, uint16_t port, const char *group, const char *name,
 	     uint64_t value)
@@ -100,8 +110,7 @@ rep_port_u64(void *ctx, uint16_t port, const char *group, const char *name,
 	if (port >= r->env->n_ports)
 		return;
 	rp = &r->port[port];
-	k = rte_hash_crc(name, (uint32_t)strlen(name),
-			 rte_hash_crc(group, (uint32_t)strlen(group), 0));
+	k = rep_hash(name, rep_hash(group, 0));
 	for (k &= REP_HASH - 1; rp->slot[k] != 0; k = (k + 1) & (REP_HASH - 1)) {
 		struct rep_entry *e = &rp->e[rp->slot[k] - 1];
 
