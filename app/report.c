@@ -110,11 +110,12 @@ rep_port_u64(void *ctx, uint16_t port, const char *group, const char *name,
 	if (port >= r->env->n_ports)
 		return;
 	rp = &r->port[port];
-	k = rep_hash(name, rep_hash(group, 0));
-	for (k &= REP_HASH - 1; rp->slot[k] != 0; k = (k + 1) & (REP_HASH - 1)) {
+	k = rep_hash(name, rep_hash(group, 0)) & (REP_HASH - 1);
+	for (; rp->slot[k] != 0; k = (k + 1) & (REP_HASH - 1)) {
 		struct rep_entry *e = &rp->e[rp->slot[k] - 1];
 
-		if (strcmp(e->group, group) == 0 && strcmp(e->name, name) == 0) {
+		if (strcmp(e->group, group) == 0 &&
+		    strcmp(e->name, name) == 0) {
 			e->value += value;
 			return;
 		}

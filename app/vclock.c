@@ -686,15 +686,15 @@ vc_next(struct app_vclock *vc)
  * comment): a frame delivered to one of their ports and unread, a
  * next_event() that has come (exact slots) or is not never (the others),
  * no next_event op, or a counter mirror due (VC_SYNC_NS; mirror_ns for an
- * exact slot with an event ahead). Wires are visited only when they hold frames (on
- * the wire or delivered and unread), or when their TX ring was written
- * to (the port's TX tap marks it, aifab_port_ring_tx()): a step costs
- * what happens in it, not the number of wires. Of the wires holding
- * frames, the delivery visits those with an arrival due or a frame
- * unread (vc->due, from the last step's end: a busy wire's line is not
- * read to learn that nothing happens on it; nor the dues of a word of 64
- * wires whose least, wmin, lies ahead), and the step's end those the
- * delivery visited or that were written to; the others keep their
+ * exact slot with an event ahead). Wires are visited only when they hold
+ * frames (on the wire or delivered and unread), or when their TX ring
+ * was written to (the port's TX tap marks it, aifab_port_ring_tx()): a
+ * step costs what happens in it, not the number of wires. Of the wires
+ * holding frames, the delivery visits those with an arrival due or a
+ * frame unread (vc->due, from the last step's end: a busy wire's line is
+ * not read to learn that nothing happens on it; nor the dues of a word
+ * of 64 wires whose least, wmin, lies ahead), and the step's end those
+ * the delivery visited or that were written to; the others keep their
  * state, and their due is their next event (wmin the least of them).
  */
 bool
