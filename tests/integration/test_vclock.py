@@ -18,8 +18,10 @@ the captures) call for, at that instant or when its port's frame ends. A
 realtime run says `realtime`. Skipping a switch's polls before its next
 event changes no report, capture or stats line (AIFAB_VCLOCK_POLL_ALL)."""
 import filecmp
+import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -377,7 +379,6 @@ def stats_lines(path):
 
 
 def digest_dir(path):
-    import hashlib
     out = {}
     for n in sorted(os.listdir(path)):
         h = hashlib.sha256()
@@ -438,7 +439,7 @@ for name, prof, extra, capture in cases:
                          digest_dir(cap) if capture else {}, polls)
             os.remove(jl)
             if capture:
-                subprocess.run(["rm", "-rf", cap])
+                shutil.rmtree(cap)
         a, b = got["skip"], got["all"]
         check(a[0] == b[0], "%s: the same report with every poll" % name,
               [k for k in a[0] if a[0].get(k) != b[0].get(k)])
