@@ -97,10 +97,28 @@ struct app {
 #define APP_VCLOCK_SAMPLES 200 /* default stats samples on the virtual clock */
 
 static volatile sig_atomic_t got_signal;
+/* Until EAL init returns: it may block (a vdev probe opening a FIFO, a
+ * device that does not answer) where nothing reads got_signal. */
+static volatile sig_atomic_t in_eal_init;
 
+/*
+ * SIGINT and SIGTERM: the run ends at its next step or poll, its
+ * counters flushed and its report written. The handlers are set before
+ * anything else: a signal during the profile load or EAL init is kept
+ * (the run then ends at its first step), neither lost (a shell starts a
+ * background job with SIGINT ignored) nor ending the process the
+ * default way, without its report and with EAL's runtime directory
+ * left behind. A second signal while EAL init has not returned ends it
+ * the default way: that init may never return.
+ */
 static void
 on_signal(int sig)
 {
+	if (got_signal != 0 && in_eal_init) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
 	got_signal = sig;
 }
 
@@ -772,6 +790,8 @@ main(int argc, char **argv)
 	double elapsed;
 	int rc;
 
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
 	rc = app_args_parse(argc, argv, &app.args);
 	if (rc != 0)
 		return rc > 0 ? 0 : 1;
@@ -799,7 +819,9 @@ main(int argc, char **argv)
 			"wires\n", app.args.stats_interval_s);
 		return 1;
 	}
+	in_eal_init = 1;
 	rc = rte_eal_init(app.args.eal_argc, app.args.eal_argv);
+	in_eal_init = 0;
 	if (rc < 0) {
 		fprintf(stderr, "dpdk-aifab: EAL init failed: %s\n",
 			rte_strerror(rte_errno));
@@ -808,8 +830,6 @@ main(int argc, char **argv)
 	rc = 0;
 	snprintf(app.run_dir, sizeof(app.run_dir), "%s",
 		 rte_eal_get_runtime_dir());
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
 	/* dpdk-dumpcap (a secondary process) may capture our ports. */
 	if (rte_pdump_init() == 0)
 		app.pdump = true;

@@ -23,6 +23,12 @@ Usage: test_app_cli.py PATH/TO/dpdk-aifab
 * SIGINT and SIGTERM during an endless input (net_pcap infinite_rx=1) stop
   the run cleanly: exit 0, report written with end "signal", every received
   frame accounted for, no mbuf left in use;
+* a signal while EAL init is blocked (port 0's rx_pcap a FIFO nobody has
+  opened yet: net_pcap's probe waits in open()) is kept, not taken the
+  default way: once the FIFO is written, the run ends at its first step
+  with exit 0, report end "signal" and no mbuf in use; a second signal
+  while EAL init is still blocked ends the process the default way (that
+  init may never return);
 * --duration 1 on the same input ends with end "duration" after ~1 s.
 """
 import glob
@@ -36,7 +42,8 @@ import time
 
 from lib_aifab import (N_PORTS, NBR_IP4, PORT_NAMES, Checks, Run,
                        check_report_shape, exe_path, leaf_profile,
-                       run_simple, source_root, wait_app_ready)
+                       run_simple, source_root, wait_app_ready,
+                       write_pcap)
 from test_pcap_leaf import udp4
 
 # What the options must include at least (the brief of the app).
@@ -303,6 +310,80 @@ def check_signal(ck, exe, sig, name, wait_s):
         check_endless_report(ck, run, what, "signal")
 
 
+def blocked_in_open(pid):
+    """True while process @p pid waits in a FIFO's open() for a writer
+    (its wchan; where the kernel hides it, its current syscall: open or
+    openat on x86-64)."""
+    try:
+        with open("/proc/%d/wchan" % pid) as f:
+            wchan = f.read().strip()
+        with open("/proc/%d/syscall" % pid) as f:
+            nr = f.read().split()[0]
+    except (OSError, IndexError):
+        return False
+    if wchan not in ("", "0"):
+        return wchan == "wait_for_partner"
+    return nr in ("2", "257")
+
+
+def fifo_run(exe, tag):
+    """A run whose port 0 reads a FIFO: EAL init blocks in net_pcap's
+    probe until the test opens it for writing."""
+    run = Run(exe, endless_inputs(), tag=tag, tx_null=True)
+    run.prepare()
+    os.remove(run.path("in0.pcap"))
+    os.mkfifo(run.path("in0.pcap"))
+    run.cmd = run.command()
+    proc = subprocess.Popen(run.cmd, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    end = time.monotonic() + 30
+    while time.monotonic() < end and proc.poll() is None and \
+            not blocked_in_open(proc.pid):
+        time.sleep(0.05)
+    return run, proc
+
+
+def check_signal_in_eal_init(ck, exe):
+    what = "SIGINT during EAL init"
+    ck.section(what)
+    run, proc = fifo_run(exe, "sigeal")
+    with run.kept_if_failed(ck):
+        if not ck.check(blocked_in_open(proc.pid), "%s: EAL init waits "
+                        "in net_pcap's open() of the FIFO" % what,
+                        "exit %r" % proc.poll()):
+            proc.kill()
+            run.finish(proc)
+            return
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.5)
+        alive = proc.poll() is None
+        ck.check(alive, "%s: the signal is kept, not taken the default "
+                 "way" % what, "exit %r" % proc.poll())
+        if alive:
+            # the probe goes on: the frames, then EOF
+            write_pcap(run.path("in0.pcap"), endless_inputs()[0])
+        run.finish(proc, timeout=60)
+        if not ck.eq(run.rc, 0, "%s: exit status 0" % what):
+            print(run.describe())
+        if check_report_shape(ck, run.report, what):
+            ck.eq(run.report.get("end"), "signal", "%s: report end" % what)
+            ck.eq(run.report.get("mempool_in_use_at_exit"), 0,
+                  "%s: mempool_in_use_at_exit" % what)
+    what = "two SIGINTs during EAL init"
+    ck.section(what)
+    run, proc = fifo_run(exe, "sigeal2")
+    with run.kept_if_failed(ck):
+        ck.check(blocked_in_open(proc.pid), "%s: EAL init waits in "
+                 "net_pcap's open() of the FIFO" % what,
+                 "exit %r" % proc.poll())
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGINT)
+        run.finish(proc, timeout=20)
+        ck.eq(run.rc, -signal.SIGINT, "%s: the second ends it the default "
+              "way (killed by SIGINT)" % what)
+
+
 def check_duration(ck, exe):
     what = "--duration 1"
     ck.section(what)
@@ -330,6 +411,7 @@ def main():
         check_clock(ck, exe, tmp)
     check_signal(ck, exe, signal.SIGINT, "SIGINT", 2.0)
     check_signal(ck, exe, signal.SIGTERM, "SIGTERM", 1.0)
+    check_signal_in_eal_init(ck, exe)
     check_duration(ck, exe)
     ck.finish()
 
