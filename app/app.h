@@ -313,8 +313,10 @@ struct app_capture;
 struct app_capture *app_capture_start(const struct aifab_env *env,
 				      const char *dir, char *err,
 				      size_t errlen);
-/** Stop and close the captures (after workers stopped). NULL is fine. */
-void app_capture_stop(struct app_capture *cap);
+/** Stop and close the captures (after workers stopped). NULL is fine.
+ * @return 0, or -errno when a file could not be written whole (a full
+ * disk): said on stderr, its frames after the failure lost. */
+int app_capture_stop(struct app_capture *cap);
 /** The whole-process virtual clock runs: stamp each frame with the
  * instant its serialization starts on its port (as the wire does). */
 void app_capture_set_vclock(struct app_capture *cap,
@@ -347,7 +349,9 @@ struct aifab_stats_block *app_stats_lcore_block(struct app_stats *s,
 						unsigned int lcore);
 /** One interval: read, write files, show the console. Main lcore. */
 void app_stats_tick(struct app_stats *s, uint64_t now);
-/** After the workers stopped: final snapshot, files, HTML report. */
+/** After the workers stopped: final snapshot, files, HTML report.
+ * @return 0, or -errno when an output (--report-html, --stats-jsonl, the
+ * last --prometheus rewrite) could not be written: said on stderr. */
 int app_stats_finish(struct app_stats *s, uint64_t now);
 /** Final load of @p lcore: busy/idle cycles, busy/idle polls, packets. */
 void app_stats_lcore_load(const struct app_stats *s, unsigned int lcore,

@@ -31,6 +31,8 @@
 
 struct cap_q {
 	pcap_dumper_t *d;
+	char *path;                   /* for the error a full disk gives */
+	int err;                      /* errno of its first failed write */
 	const struct app_vclock *vc;  /* whole-process virtual clock, or NULL */
 	struct app_serial *ser;       /* then: the port's transmitter */
 	const struct rte_eth_rxtx_callback *cb;
@@ -77,6 +79,10 @@ cap_tx(uint16_t port_id, uint16_t queue, struct rte_mbuf **pkts,
 		if (data != NULL)
 			pcap_dump((u_char *)c->d, &h, data);
 	}
+	/* pcap_dump() says nothing of a failed write: its stream's error,
+	 * with the errno that write left (said at the stop) */
+	if (unlikely(c->err == 0) && ferror(pcap_dump_file(c->d)))
+		c->err = errno != 0 ? errno : EIO;
 	return n;
 }
 
@@ -96,7 +102,11 @@ cap_open(const char *path, const struct aifab_port_rt *rt, uint16_t queue,
 		c->d = pcap_dump_open(pc, path);
 	if (pc != NULL)
 		pcap_close(pc);
-	if (c->d == NULL) {
+	if (c->d != NULL)
+		c->path = strdup(path);
+	if (c->d == NULL || c->path == NULL) {
+		if (c->d != NULL)
+			pcap_dump_close(c->d);
 		free(c);
 		return NULL;
 	}
@@ -114,6 +124,7 @@ cap_open(const char *path, const struct aifab_port_rt *rt, uint16_t queue,
 	c->cb = rte_eth_add_tx_callback(port_id, queue, cap_tx, c);
 	if (c->cb == NULL) {
 		pcap_dump_close(c->d);
+		free(c->path);
 		free(c);
 		return NULL;
 	}
@@ -184,13 +195,19 @@ app_capture_set_vclock(struct app_capture *cap, const struct app_vclock *vc)
 		cap->q[i]->vc = vc; /* before any TX burst: workers not running */
 }
 
-void
+/*
+ * A file whose writes failed (pcap_dump() says nothing: a full disk) is
+ * found here, at its last flush: each one named on stderr, and the run's
+ * exit status says so (main.c). Its frames after the failure are lost.
+ */
+int
 app_capture_stop(struct app_capture *cap)
 {
-	unsigned int i;
+	unsigned int i, bad = 0;
+	int rc = 0, e;
 
 	if (cap == NULL)
-		return;
+		return 0;
 	for (i = 0; i < cap->n; i++) {
 		struct cap_q *c = cap->q[i];
 
@@ -198,7 +215,17 @@ app_capture_stop(struct app_capture *cap)
 			c->tap->fn = NULL;
 		else
 			rte_eth_remove_tx_callback(c->port_id, c->queue, c->cb);
+		errno = 0;
+		if (pcap_dump_flush(c->d) != 0 || c->err != 0 ||
+		    ferror(pcap_dump_file(c->d))) {
+			e = c->err != 0 ? c->err : errno != 0 ? errno : EIO;
+			fprintf(stderr, "dpdk-aifab: --capture: %s: %s (the "
+				"file lacks frames)\n", c->path, strerror(e));
+			if (bad++ == 0)
+				rc = -e;
+		}
 		pcap_dump_close(c->d);
+		free(c->path);
 		/*
 		 * The callback struct belongs to ethdev now; it is only safe
 		 * to free after no TX burst can be running: the workers have
@@ -209,4 +236,5 @@ app_capture_stop(struct app_capture *cap)
 	free(cap->q);
 	free(cap->ser);
 	free(cap);
+	return rc;
 }

@@ -287,6 +287,18 @@ prom_file(const struct app_stats *s, const struct aifab_gen_summary *g)
 	return aifab_stats_file_commit(f, tmp, path, rc);
 }
 
+/* A write of --stats-jsonl failed (a full disk): said once, and no line
+ * after it; the run's exit status says so (app_stats_finish()). */
+static void
+jsonl_failed(struct app_stats *s)
+{
+	if (s->jsonl_err != 0)
+		return;
+	s->jsonl_err = errno != 0 ? errno : EIO;
+	fprintf(stderr, "dpdk-aifab: --stats-jsonl %s: %s (no line after "
+		"this one's)\n", s->args->stats_jsonl, strerror(s->jsonl_err));
+}
+
 /* The generator's figures so far, and every counter of its set. */
 static void
 jsonl_gen(struct aifab_json *j, const struct app_stats *s,
@@ -344,7 +356,8 @@ jsonl_line(struct app_stats *s, double t, const struct aifab_gen_summary *g)
 	aifab_json_end(&j);
 	aifab_json_finish(&j);
 	fputc('\n', s->jsonl);
-	fflush(s->jsonl);
+	if (fflush(s->jsonl) != 0 || ferror(s->jsonl))
+		jsonl_failed(s);
 }
 
 /* ---- console ----------------------------------------------------------------- */
@@ -509,12 +522,17 @@ interval(struct app_stats *s, uint64_t now, bool show)
 		gen_sample(s, t, &g);
 	}
 	if (s->args->prometheus != NULL) {
+		/* its first failure said (not one line per interval); the
+		 * last write's result is the exit status's */
 		rc = prom_file(s, s->gen != NULL ? &g : NULL);
-		if (rc != 0 && s->ticks == 0)
+		s->prom_err = -rc;
+		if (rc != 0 && !s->prom_told) {
+			s->prom_told = true;
 			fprintf(stderr, "dpdk-aifab: --prometheus %s: %s\n",
 				s->args->prometheus, strerror(-rc));
+		}
 	}
-	if (s->jsonl != NULL)
+	if (s->jsonl != NULL && s->jsonl_err == 0)
 		jsonl_line(s, t, s->gen != NULL ? &g : NULL);
 	s->ticks++;
 	if (!show || s->args->quiet)
@@ -541,16 +559,20 @@ app_stats_finish(struct app_stats *s, uint64_t now)
 	if (s->args->report_html != NULL) {
 		rc = app_html_write(s, s->args->report_html);
 		if (rc != 0)
-			fprintf(stderr, "dpdk-aifab: cannot write %s: %s\n",
+			fprintf(stderr, "dpdk-aifab: --report-html %s: %s\n",
 				s->args->report_html, strerror(-rc));
 		else
 			printf("report: %s\n", s->args->report_html);
 	}
 	if (s->jsonl != NULL) {
 		if (fclose(s->jsonl) != 0)
-			rc = -errno;
+			jsonl_failed(s);
 		s->jsonl = NULL;
 	}
+	if (s->jsonl_err != 0)
+		rc = -s->jsonl_err;
+	if (s->prom_err != 0) /* the final file is not the final counters */
+		rc = -s->prom_err;
 	return rc;
 }
 

@@ -77,6 +77,11 @@ struct app_stats {
 	uint64_t gen_pushes;
 	struct app_gen_sample gs[APP_GEN_SAMPLES];
 	FILE *jsonl;
+	int jsonl_err;            /* errno of its first failed write: no
+				   * line after it (a file with a gap would
+				   * read as a quiet run) */
+	int prom_err;             /* --prometheus: the last write's errno */
+	bool prom_told;           /* its first failure said on stderr */
 	bool tty;
 	uint64_t ticks;
 	bool live;                /* telemetry commands answer */

@@ -80,6 +80,8 @@ struct app {
 	void *gen;                  /* the generator's state, if it runs */
 	void *lab;                  /* the lab recipe's state, if it runs */
 	const struct app_pipe *src; /* the traffic source (generator/replay) */
+	bool out_failed;            /* an output file could not be written
+				       whole: exit status 1 */
 	struct lcore_plan plan[RTE_MAX_LCORE];
 	char run_dir[PATH_MAX];     /* EAL's runtime files, removed at exit */
 	struct app_capture *cap;    /* --capture */
@@ -607,7 +609,8 @@ app_loop_virtual(struct app *app, double *elapsed)
 	app_vclock_stop(app->vc);
 	plan_drain_at(mine, app_vclock_now(app->vc));
 	*elapsed = (double)(rte_rdtsc() - start) / (double)hz;
-	app_stats_finish(app->stats, app_vclock_now(app->vc) + 1);
+	if (app_stats_finish(app->stats, app_vclock_now(app->vc) + 1) != 0)
+		app->out_failed = true;
 	return end;
 }
 
@@ -666,7 +669,8 @@ app_loop(struct app *app, double *elapsed)
 		plan_drain(mine);
 	*elapsed = (double)(rte_rdtsc() - start) / (double)hz;
 	/* Final counters: workers stopped and drained. */
-	app_stats_finish(app->stats, rte_rdtsc());
+	if (app_stats_finish(app->stats, rte_rdtsc()) != 0)
+		app->out_failed = true;
 	return end;
 }
 
@@ -748,7 +752,8 @@ app_finish(struct app *app, enum app_end end, double elapsed)
 		app_report_lab(r, app->lab);
 	}
 	app_telemetry_stop(app->stats); /* it reads the pipelines */
-	app_capture_stop(app->cap);
+	if (app_capture_stop(app->cap) != 0)
+		app->out_failed = true;
 	app->cap = NULL;
 	app_vclock_free(app->vc); /* what is still on a wire */
 	app->vc = NULL;
@@ -767,7 +772,7 @@ app_finish(struct app *app, enum app_end end, double elapsed)
 	if (app->args.report_json != NULL) {
 		if (app_report_write_json(r, app->args.report_json, &app->prof,
 					  elapsed, end, in_use) != 0) {
-			fprintf(stderr, "dpdk-aifab: cannot write %s: %s\n",
+			fprintf(stderr, "dpdk-aifab: --report-json %s: %s\n",
 				app->args.report_json, strerror(errno));
 			rc = -1;
 		} else {
@@ -778,7 +783,7 @@ app_finish(struct app *app, enum app_end end, double elapsed)
 	app_pools_free();
 	app_stats_free(app->stats);
 	app->stats = NULL;
-	return rc;
+	return app->out_failed ? -1 : rc;
 }
 
 int

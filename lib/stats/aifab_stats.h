@@ -513,7 +513,9 @@ FILE *aifab_stats_file_open(const char *path, char *tmp, size_t tmplen);
  * Finish a file opened by aifab_stats_file_open(): flush and fsync it,
  * close it and rename it over @p path; the temporary is removed instead
  * when @p rc (the writer's result) or any of these steps failed.
- * @return @p rc if it was an error, else 0 or -errno of the first failure.
+ * @return @p rc if it was an error, else 0 or -errno of the first failure;
+ *         a write that failed (the stream's error; @p rc 0 or -EIO) gives
+ *         the errno it left (ENOSPC on a full disk), -EIO if none.
  */
 int aifab_stats_file_commit(FILE *f, const char *tmp, const char *path,
 			    int rc);

@@ -102,18 +102,26 @@ aifab_stats_nice_ceil(double m)
 FILE *
 aifab_stats_file_open(const char *path, char *tmp, size_t tmplen)
 {
+	FILE *f;
+
 	if ((size_t)snprintf(tmp, tmplen, "%s.tmp", path) >= tmplen) {
 		errno = ENAMETOOLONG;
 		return NULL;
 	}
-	return fopen(tmp, "w");
+	f = fopen(tmp, "w");
+	if (f != NULL)
+		errno = 0; /* a failed write's, at the commit */
+	return f;
 }
 
 int
 aifab_stats_file_commit(FILE *f, const char *tmp, const char *path, int rc)
 {
-	if (rc == 0 && ferror(f))
-		rc = -EIO;
+	/* A write that failed set the stream's error and errno (a full disk:
+	 * ENOSPC; the writers say -EIO for a stream error), which nothing
+	 * since the open cleared. */
+	if ((rc == 0 || rc == -EIO) && ferror(f))
+		rc = errno != 0 ? -errno : -EIO;
 	if (rc == 0 && (fflush(f) != 0 || fsync(fileno(f)) != 0))
 		rc = -errno;
 	if (fclose(f) != 0 && rc == 0)

@@ -29,7 +29,11 @@ Usage: test_app_cli.py PATH/TO/dpdk-aifab
   with exit 0, report end "signal" and no mbuf in use; a second signal
   while EAL init is still blocked ends the process the default way (that
   init may never return);
-* --duration 1 on the same input ends with end "duration" after ~1 s.
+* --duration 1 on the same input ends with end "duration" after ~1 s;
+* outputs on a full disk (a 64 KiB tmpfs the test mounts; skipped where it
+  cannot): --capture, --stats-jsonl, --report-html and --prometheus each
+  say on stderr which file could not be written and why (No space left on
+  device), the exit status is 1, and the report written elsewhere is whole.
 """
 import glob
 import json
@@ -42,6 +46,7 @@ import time
 
 from lib_aifab import (N_PORTS, NBR_IP4, PORT_NAMES, Checks, Run,
                        check_report_shape, exe_path, leaf_profile,
+                       _remove_runtime_dir, file_prefix, read_report,
                        run_simple, source_root, wait_app_ready,
                        write_pcap)
 from test_pcap_leaf import udp4
@@ -384,6 +389,51 @@ def check_signal_in_eal_init(ck, exe):
               "way (killed by SIGINT)" % what)
 
 
+def check_full_disk(ck, exe, tmp):
+    """Every output a run writes, on a disk too small for them: none lost
+    silently (a truncated capture or JSON-lines file with exit 0)."""
+    what = "outputs on a full disk"
+    ck.section(what)
+    full = os.path.join(tmp, "full")
+    os.makedirs(full)
+    m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs",
+                        full], capture_output=True, text=True)
+    if m.returncode != 0:
+        print("    skipped: cannot mount a tmpfs (%s)" % m.stderr.strip())
+        return
+    try:
+        rep = os.path.join(tmp, "full-report.json")
+        pre = file_prefix("full")
+        outs = {"--capture": os.path.join(full, "cap"),
+                "--stats-jsonl": os.path.join(full, "s.jsonl"),
+                "--report-html": os.path.join(full, "r.html"),
+                "--prometheus": os.path.join(full, "p.prom")}
+        cmd = [exe, "--no-huge", "-m", "1024", "--no-pci", "--file-prefix",
+               pre, "--", "--quiet", "--set", "generator.size_bytes=1048576",
+               "--report-json", rep]
+        for k, v in outs.items():
+            cmd += [k, v]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        _remove_runtime_dir(pre)
+        ck.eq(p.returncode, 1, "%s: exit status 1" % what)
+        err = p.stderr.splitlines()
+        for k, v in outs.items():
+            said = [ln for ln in err if k in ln and v in ln and
+                    "No space left on device" in ln]
+            ck.check(len(said) > 0, "%s: %s says which file and why" %
+                     (what, k), "\n".join(err[-8:]))
+        r = read_report(rep)
+        if ck.check(r is not None and "_invalid_json" not in r,
+                    "%s: the report elsewhere is written whole" % what,
+                    str(r)[:200]):
+            ck.eq(r.get("end"), "input_consumed", "%s: the run itself "
+                  "completed (report end)" % what)
+            ck.eq(r.get("mempool_in_use_at_exit"), 0,
+                  "%s: mempool_in_use_at_exit" % what)
+    finally:
+        subprocess.run(["umount", full], capture_output=True)
+
+
 def check_duration(ck, exe):
     what = "--duration 1"
     ck.section(what)
@@ -409,6 +459,7 @@ def main():
         check_errors(ck, exe, tmp)
         check_profile_names(ck, exe, tmp)
         check_clock(ck, exe, tmp)
+        check_full_disk(ck, exe, tmp)
     check_signal(ck, exe, signal.SIGINT, "SIGINT", 2.0)
     check_signal(ck, exe, signal.SIGTERM, "SIGTERM", 1.0)
     check_signal_in_eal_init(ck, exe)
