@@ -349,6 +349,9 @@ struct aifab_stats_block *app_stats_lcore_block(struct app_stats *s,
 						unsigned int lcore);
 /** One interval: read, write files, show the console. Main lcore. */
 void app_stats_tick(struct app_stats *s, uint64_t now);
+/** True once a console write found its reader gone (EPIPE): the run
+ * stops as at a signal. */
+bool app_stats_stdout_closed(const struct app_stats *s);
 /** After the workers stopped: final snapshot, files, HTML report.
  * @return 0, or -errno when an output (--report-html, --stats-jsonl, the
  * last --prometheus rewrite) could not be written: said on stderr. */

@@ -377,6 +377,25 @@ gen_line(const struct app_stats *s, const struct aifab_gen_summary *g,
 		 dt / 1e6 : 0.0);
 }
 
+/* The interval's console lines out. Their reader gone (`| head`, a pager
+ * quit: EPIPE, SIGPIPE being ignored) the run stops as at a signal, its
+ * report and files written: said once on stderr. */
+static void
+console_flush(struct app_stats *s)
+{
+	if (fflush(stdout) == 0 || errno != EPIPE || s->stdout_closed)
+		return;
+	s->stdout_closed = true;
+	fprintf(stderr, "dpdk-aifab: standard output closed (its reader went "
+		"away): the run stops, its report is written\n");
+}
+
+bool
+app_stats_stdout_closed(const struct app_stats *s)
+{
+	return s != NULL && s->stdout_closed;
+}
+
 /* Not a terminal: one line per interval. */
 static void
 console_line(struct app_stats *s, double t, double dt,
@@ -427,7 +446,7 @@ console_line(struct app_stats *s, double t, double dt,
 		       app_stats_sum(w->set, w->prev, "rx_bad_icrc", -1));
 	}
 	printf("\n");
-	fflush(stdout);
+	console_flush(s);
 }
 
 /* A terminal: the whole table, redrawn in place. */
@@ -481,7 +500,7 @@ console_table(struct app_stats *s, double t, double dt,
 		gen_line(s, g, gp, dt, line, sizeof(line));
 		printf("\n%s\n", line);
 	}
-	fflush(stdout);
+	console_flush(s);
 }
 
 /* ---- the interval ---------------------------------------------------------- */

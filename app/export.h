@@ -82,6 +82,8 @@ struct app_stats {
 				   * read as a quiet run) */
 	int prom_err;             /* --prometheus: the last write's errno */
 	bool prom_told;           /* its first failure said on stderr */
+	bool stdout_closed;       /* a console write found no reader (EPIPE):
+				   * the run stops (app_stats_stdout_closed()) */
 	bool tty;
 	uint64_t ticks;
 	bool live;                /* telemetry commands answer */

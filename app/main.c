@@ -592,7 +592,7 @@ app_loop_virtual(struct app *app, double *elapsed)
 			       (double)app_vclock_now(app->vc) / 1e6);
 			break;
 		}
-		if (got_signal) {
+		if (got_signal || app_stats_stdout_closed(app->stats)) {
 			end = APP_END_SIGNAL;
 			break;
 		}
@@ -637,7 +637,7 @@ app_loop(struct app *app, double *elapsed)
 			usleep(1000);
 			now = rte_rdtsc();
 		}
-		if (got_signal) {
+		if (got_signal || app_stats_stdout_closed(app->stats)) {
 			end = APP_END_SIGNAL;
 			break;
 		}
@@ -797,6 +797,10 @@ main(int argc, char **argv)
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	/* A closed reader (stdout piped to `head`, a telemetry client gone)
+	 * is a write error, not the end of the process without its report:
+	 * a console that lost its reader stops the run (app_stats_tick()). */
+	signal(SIGPIPE, SIG_IGN);
 	rc = app_args_parse(argc, argv, &app.args);
 	if (rc != 0)
 		return rc > 0 ? 0 : 1;

@@ -29,6 +29,10 @@ Usage: test_app_cli.py PATH/TO/dpdk-aifab
   with exit 0, report end "signal" and no mbuf in use; a second signal
   while EAL init is still blocked ends the process the default way (that
   init may never return);
+* its standard output's reader gone (`| head`: EPIPE) during an endless
+  input, the run stops as at a signal (exit 0, end "signal", no mbuf in
+  use, one stderr line saying why), not killed by SIGPIPE without a
+  report;
 * --duration 1 on the same input ends with end "duration" after ~1 s;
 * outputs on a full disk (a 64 KiB tmpfs the test mounts; skipped where it
   cannot): --capture, --stats-jsonl, --report-html and --prometheus each
@@ -434,6 +438,38 @@ def check_full_disk(ck, exe, tmp):
         subprocess.run(["umount", full], capture_output=True)
 
 
+def check_stdout_closed(ck, exe):
+    what = "standard output closed"
+    ck.section(what)
+    run = endless_run(exe, "epipe", app_args=["--stats-interval", "0.1"])
+    with run.kept_if_failed(ck):
+        run.prepare()
+        run.cmd = [a for a in run.command() if a != "--quiet"]
+        proc = subprocess.Popen(run.cmd, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        first = proc.stdout.readline()
+        ck.check(first != "", "%s: the run writes its console" % what)
+        proc.stdout.close()     # the reader goes (`| head -1`)
+        try:
+            proc.wait(timeout=30)
+            run.rc = proc.returncode
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            run.rc = "timeout"
+        run.stderr = proc.stderr.read()
+        proc.stderr.close()
+        run._collect()
+        ck.eq(run.rc, 0, "%s: exit 0 (not killed by SIGPIPE: -13)" % what)
+        ck.check("standard output closed" in run.stderr,
+                 "%s: one stderr line says why it stopped" % what,
+                 run.stderr[-300:])
+        if check_report_shape(ck, run.report, what):
+            ck.eq(run.report.get("end"), "signal", "%s: report end" % what)
+            ck.eq(run.report.get("mempool_in_use_at_exit"), 0,
+                  "%s: mempool_in_use_at_exit" % what)
+
+
 def check_duration(ck, exe):
     what = "--duration 1"
     ck.section(what)
@@ -463,6 +499,7 @@ def main():
     check_signal(ck, exe, signal.SIGINT, "SIGINT", 2.0)
     check_signal(ck, exe, signal.SIGTERM, "SIGTERM", 1.0)
     check_signal_in_eal_init(ck, exe)
+    check_stdout_closed(ck, exe)
     check_duration(ck, exe)
     ck.finish()
 
