@@ -5,10 +5,13 @@
  * left them out, so a bare `dpdk-aifab` runs on a machine with no hugepages
  * and no NICs.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <rte_common.h>
@@ -337,6 +340,90 @@ parse_multihost(int c, const char *arg, struct app_args *a)
 	}
 }
 
+/*
+ * Whether a file can be made at @p path: not a directory, in a directory
+ * that exists and that we may write (a report written at the end of an
+ * hour's run is no place to learn of a typo). 0, else -1 with errno.
+ */
+static int
+out_file_ok(const char *path, char *dir, size_t dirlen)
+{
+	struct stat st;
+	char *slash;
+
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		return -1;
+	}
+	if ((size_t)snprintf(dir, dirlen, "%s", path) >= dirlen) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	slash = strrchr(dir, '/');
+	if (slash == NULL)
+		snprintf(dir, dirlen, ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	if (stat(dir, &st) != 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return access(dir, W_OK | X_OK);
+}
+
+/* --capture DIR: an existing directory we may write, or one mkdir() can
+ * make (its parent's turn). */
+static int
+out_dir_ok(const char *path, char *dir, size_t dirlen)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return out_file_ok(path, dir, dirlen);
+	snprintf(dir, dirlen, "%s", path);
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return access(path, W_OK | X_OK);
+}
+
+/* Every output file's place, before EAL starts: one line naming the
+ * option, the path and why. */
+static int
+outputs_check(const struct app_args *a)
+{
+	static const char *const opt[] = { "--report-json", "--report-html",
+		"--stats-jsonl", "--prometheus", "--capture" };
+	const char *path[] = { a->report_json, a->report_html,
+		a->stats_jsonl, a->prometheus, a->capture_dir };
+	char dir[PATH_MAX];
+	unsigned int i;
+	int rc;
+
+	for (i = 0; i < RTE_DIM(path); i++) {
+		if (path[i] == NULL)
+			continue;
+		rc = i == 4 ? out_dir_ok(path[i], dir, sizeof(dir)) :
+			out_file_ok(path[i], dir, sizeof(dir));
+		if (rc == 0)
+			continue;
+		if (errno == EISDIR || errno == ENAMETOOLONG ||
+		    (i == 4 && strcmp(dir, path[i]) == 0))
+			fprintf(stderr, "dpdk-aifab: %s %s: %s\n", opt[i],
+				path[i], strerror(errno));
+		else
+			fprintf(stderr, "dpdk-aifab: %s %s: its directory %s: "
+				"%s\n", opt[i], path[i], dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 static int
 parse_app(int argc, char **argv, struct app_args *a, const char *prog)
 {
@@ -442,6 +529,8 @@ parse_app(int argc, char **argv, struct app_args *a, const char *prog)
 	/* The embedded demo writes its report where it runs, unasked. */
 	if (a->profile == NULL && a->report_json == NULL)
 		a->report_json = APP_DEMO_REPORT;
+	if (outputs_check(a) != 0)
+		return -1;
 	/* A file, or a shipped profile by name (profiles.c). */
 	if (a->profile != NULL) {
 		char err[APP_ERR_LEN];

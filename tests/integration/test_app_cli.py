@@ -11,6 +11,9 @@ Usage: test_app_cli.py PATH/TO/dpdk-aifab
 * a bad profile value, a bad --set value, an unknown --set key, a bad
   --duration and an unknown option each exit 1 with exactly one stderr line
   naming what is wrong (file / section / key / value for profile errors);
+  so does an output file or --capture directory that cannot be made
+  (missing directory, a directory for a file, a file for a directory),
+  before the run rather than at its end;
 * --clock KIND sets [general] clock as --set general.clock=KIND would
   (later wins), the banner and the report's clock field say which ran,
   and a clock it does not know, or a value longer than the option's
@@ -171,6 +174,24 @@ def check_errors(ck, exe, tmp):
     long = "virtual" + "x" * 80
     one_line_error(ck, exe, ["--clock", long], "--clock of 87 characters",
                    ["general.clock", long, "longer than"])
+    # an output's place is judged before the run, not at its end
+    nodir = os.path.join(tmp, "no-such-dir")
+    afile = os.path.join(tmp, "a-file")
+    with open(afile, "w") as f:
+        f.write("x")
+    for opt, path, why in (
+            ("--report-json", os.path.join(nodir, "r.json"),
+             "No such file or directory"),
+            ("--report-html", tmp, "Is a directory"),
+            ("--stats-jsonl", os.path.join(afile, "s.jsonl"),
+             "Not a directory"),
+            ("--prometheus", os.path.join(nodir, "p.prom"),
+             "No such file or directory"),
+            ("--capture", afile, "Not a directory"),
+            ("--capture", os.path.join(nodir, "cap"),
+             "No such file or directory")):
+        one_line_error(ck, exe, [opt, path], "%s %s (before the run)" %
+                       (opt, os.path.basename(path)), [opt, path, why])
 
 
 def check_clock(ck, exe, tmp):
