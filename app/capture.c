@@ -22,6 +22,7 @@
 
 #include <pcap/pcap.h>
 #include <rte_cycles.h>
+#include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf_dyn.h>
 
@@ -93,13 +94,16 @@ cap_open(const char *path, const struct aifab_port_rt *rt, uint16_t queue,
 	uint16_t port_id = rt->port_id;
 	struct cap_q *c = calloc(1, sizeof(*c));
 	pcap_t *pc;
+	int e;
 
 	if (c == NULL)
 		return NULL;
 	pc = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, CAP_SNAP,
 						  PCAP_TSTAMP_PRECISION_NANO);
+	errno = ENOMEM;
 	if (pc != NULL)
 		c->d = pcap_dump_open(pc, path);
+	e = errno; /* fopen()'s: the reason to say */
 	if (pc != NULL)
 		pcap_close(pc);
 	if (c->d != NULL)
@@ -107,6 +111,8 @@ cap_open(const char *path, const struct aifab_port_rt *rt, uint16_t queue,
 	if (c->d == NULL || c->path == NULL) {
 		if (c->d != NULL)
 			pcap_dump_close(c->d);
+		else
+			errno = e;
 		free(c);
 		return NULL;
 	}
@@ -123,6 +129,7 @@ cap_open(const char *path, const struct aifab_port_rt *rt, uint16_t queue,
 	}
 	c->cb = rte_eth_add_tx_callback(port_id, queue, cap_tx, c);
 	if (c->cb == NULL) {
+		errno = rte_errno; /* ENOTSUP: DPDK built without callbacks */
 		pcap_dump_close(c->d);
 		free(c->path);
 		free(c);
@@ -172,7 +179,10 @@ app_capture_start(const struct aifab_env *env, const char *dir, char *err,
 						  RTE_BIT64(flag) : 0);
 			if (cap->q[cap->n] == NULL) {
 				snprintf(err, errlen, "--capture: cannot capture "
-					 "to %s (TX callbacks on?)", path);
+					 "to %s: %s", path, errno == ENOTSUP ?
+					 "this DPDK has no TX callbacks "
+					 "(RTE_ETHDEV_RXTX_CALLBACKS)" :
+					 strerror(errno));
 				app_capture_stop(cap);
 				return NULL;
 			}
