@@ -104,7 +104,7 @@ static volatile sig_atomic_t got_signal;
 static volatile sig_atomic_t in_eal_init;
 
 /*
- * SIGINT and SIGTERM: the run ends at its next step or poll, its
+ * SIGINT, SIGTERM and SIGHUP: the run ends at its next step or poll, its
  * counters flushed and its report written. The handlers are set before
  * anything else: a signal during the profile load or EAL init is kept
  * (the run then ends at its first step), neither lost (a shell starts a
@@ -797,6 +797,11 @@ main(int argc, char **argv)
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	/* Its terminal gone (an ssh session dropped), a run ends as at
+	 * SIGTERM, its report written; unless started under nohup (SIGHUP
+	 * ignored), which asks it to go on. */
+	if (signal(SIGHUP, SIG_IGN) != SIG_IGN)
+		signal(SIGHUP, on_signal);
 	/* A closed reader (stdout piped to `head`, a telemetry client gone)
 	 * is a write error, not the end of the process without its report:
 	 * a console that lost its reader stops the run (app_stats_tick()). */

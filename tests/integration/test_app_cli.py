@@ -23,9 +23,10 @@ Usage: test_app_cli.py PATH/TO/dpdk-aifab
   .ini, from a directory outside the tree) runs the source tree's file; a
   file of that name in the working directory wins; an unknown name exits 1
   with one line naming where it looked;
-* SIGINT and SIGTERM during an endless input (net_pcap infinite_rx=1) stop
-  the run cleanly: exit 0, report written with end "signal", every received
-  frame accounted for, no mbuf left in use;
+* SIGINT, SIGTERM and SIGHUP during an endless input (net_pcap
+  infinite_rx=1) stop the run cleanly: exit 0, report written with end
+  "signal", every received frame accounted for, no mbuf left in use;
+  started with SIGHUP ignored (nohup), SIGHUP leaves it running;
 * a signal while EAL init is blocked (port 0's rx_pcap a FIFO nobody has
   opened yet: net_pcap's probe waits in open()) is kept, not taken the
   default way: once the FIFO is written, the run ends at its first step
@@ -491,6 +492,30 @@ def check_stdout_closed(ck, exe):
                   "%s: mempool_in_use_at_exit" % what)
 
 
+def check_nohup(ck, exe):
+    """Under nohup (SIGHUP ignored when it starts) a hang-up is not a stop."""
+    what = "SIGHUP under nohup"
+    ck.section(what)
+    run = endless_run(exe, "nohup")
+    with run.kept_if_failed(ck):
+        run.prepare()
+        run.cmd = run.command()
+        proc = subprocess.Popen(
+            run.cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+        ck.check(wait_app_ready(run.prefix, proc), "%s: the app runs" % what,
+                 "exit %r" % proc.poll())
+        proc.send_signal(signal.SIGHUP)
+        time.sleep(1.0)
+        ck.check(proc.poll() is None, "%s: still running a second after "
+                 "the hang-up" % what, "exited with %r" % proc.poll())
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+        run.finish(proc, timeout=20)
+        check_endless_report(ck, run, what, "signal")
+
+
 def check_duration(ck, exe):
     what = "--duration 1"
     ck.section(what)
@@ -519,6 +544,8 @@ def main():
         check_full_disk(ck, exe, tmp)
     check_signal(ck, exe, signal.SIGINT, "SIGINT", 2.0)
     check_signal(ck, exe, signal.SIGTERM, "SIGTERM", 1.0)
+    check_signal(ck, exe, signal.SIGHUP, "SIGHUP", 1.0)
+    check_nohup(ck, exe)
     check_signal_in_eal_init(ck, exe)
     check_stdout_closed(ck, exe)
     check_duration(ck, exe)
