@@ -224,7 +224,9 @@ bind_ports(const struct aifab_profile *prof, uint16_t *ids, char *err,
 			snprintf(err, errlen,
 				 "%s: [port.%s]: no ethdev left to bind: the "
 				 "profile has %u ports, EAL found %u (add "
-				 "--vdev or -a options)", prof->path,
+				 "--vdev or -a options; one that failed to "
+				 "probe is named in EAL's lines above)",
+				 prof->path,
 				 prof->ports[i].name, prof->n_ports,
 				 rte_eth_dev_count_avail());
 			return -1;
