@@ -173,6 +173,14 @@ check_lines(struct profile_loader *l, const char *src)
 					  "values of at most 255 characters",
 					  "value too long");
 	}
+	/* A read that failed (a directory given as the profile: EISDIR)
+	 * is not an empty profile. */
+	if (rc == 0 && ferror(f)) {
+		if (l->err != NULL && l->errlen != 0)
+			snprintf(l->err, l->errlen, "%s: cannot read: %s",
+				 l->file, strerror(errno));
+		rc = -1;
+	}
 	fclose(f);
 	return rc;
 }

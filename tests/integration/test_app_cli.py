@@ -175,6 +175,9 @@ def check_errors(ck, exe, tmp):
     long = "virtual" + "x" * 80
     one_line_error(ck, exe, ["--clock", long], "--clock of 87 characters",
                    ["general.clock", long, "longer than"])
+    # a directory is not an empty profile
+    one_line_error(ck, exe, ["--profile", tmp], "--profile of a directory",
+                   [tmp, "Is a directory"])
     # an output's place is judged before the run, not at its end
     nodir = os.path.join(tmp, "no-such-dir")
     afile = os.path.join(tmp, "a-file")
