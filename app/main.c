@@ -802,9 +802,9 @@ main(int argc, char **argv)
 	 * ignored), which asks it to go on. */
 	if (signal(SIGHUP, SIG_IGN) != SIG_IGN)
 		signal(SIGHUP, on_signal);
-	/* A closed reader (stdout piped to `head`, a telemetry client gone)
-	 * is a write error, not the end of the process without its report:
-	 * a console that lost its reader stops the run (app_stats_tick()). */
+	/* A closed reader (stdout piped to `head`) is a write error, not
+	 * the end of the process without its report: a console that lost
+	 * its reader stops the run (app_stats_tick()). */
 	signal(SIGPIPE, SIG_IGN);
 	rc = app_args_parse(argc, argv, &app.args);
 	if (rc != 0)
