@@ -502,7 +502,12 @@ double aifab_stats_nice_ceil(double m);
 /**
  * Replace a file whole, so a reader (a scraper, a browser) never sees half
  * of it: open "<path>.tmp" for writing; write it; then
- * aifab_stats_file_commit().
+ * aifab_stats_file_commit(). A symbolic link to a file: its file is
+ * replaced, the link kept. A path that names an open file of the process
+ * (/dev/stdout, /dev/fd/N, /proc/self/fd/N) is written through a copy of
+ * that descriptor (stdout and stderr flushed first), one that is not a
+ * regular file (/dev/null, a FIFO) in place (@p tmp gets "" for both): a
+ * rename would replace the node itself.
  * @param tmp     receives the temporary file's name
  * @return the stream, or NULL with errno set (ENAMETOOLONG: @p tmplen too
  *         small for "<path>.tmp").

@@ -4,9 +4,14 @@
  * chart's axis top, files replaced whole.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <rte_common.h>
 
 #include "stats_priv.h"
 
@@ -99,12 +104,77 @@ aifab_stats_nice_ceil(double m)
 	return 10 * p;
 }
 
+/* The descriptor @p path names when it is one of the process's open
+ * files (/dev/stdout, /dev/fd/1, /proc/self/fd/1), else -1. */
+static int
+fd_named(const char *path)
+{
+	char buf[PATH_MAX], dir[PATH_MAX], own[64], *slash, *end;
+	ssize_t n = readlink(path, buf, sizeof(buf) - 1);
+	long fd;
+
+	if (n > 0) { /* /dev/stdout -> /proc/self/fd/1 */
+		buf[n] = '\0';
+		if (strncmp(buf, "/proc/self/fd/", 14) == 0)
+			path = buf;
+	}
+	if ((size_t)snprintf(dir, sizeof(dir), "%s", path) >= sizeof(dir))
+		return -1;
+	slash = strrchr(dir, '/');
+	if (slash == NULL || slash == dir)
+		return -1;
+	*slash = '\0';
+	fd = strtol(slash + 1, &end, 10);
+	snprintf(own, sizeof(own), "/proc/%ld/fd", (long)getpid());
+	if (*end != '\0' || end == slash + 1 || fd < 0 || fd > INT_MAX ||
+	    realpath(dir, buf) == NULL || strcmp(buf, own) != 0)
+		return -1;
+	return (int)fd;
+}
+
 FILE *
 aifab_stats_file_open(const char *path, char *tmp, size_t tmplen)
 {
+	char real[PATH_MAX];
+	const char *target = path;
+	struct stat st;
+	int fd;
 	FILE *f;
 
-	if ((size_t)snprintf(tmp, tmplen, "%s.tmp", path) >= tmplen) {
+	if (tmplen == 0) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	/* One of the process's open files (/dev/stdout): written through a
+	 * copy of that descriptor, so at its offset, after what stdio holds
+	 * for it (a shell's `> out.txt` gets the console lines, then this,
+	 * then the rest). Not a regular file (a FIFO, /dev/null): written in
+	 * place. A rename would replace the node itself in both. */
+	fd = fd_named(path);
+	if (fd >= 0) {
+		tmp[0] = '\0';
+		fflush(stdout);
+		fflush(stderr);
+		fd = dup(fd);
+		f = fd < 0 ? NULL : fdopen(fd, "w");
+		if (f == NULL && fd >= 0)
+			close(fd);
+		if (f != NULL)
+			errno = 0;
+		return f;
+	}
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		tmp[0] = '\0';
+		f = fopen(path, "w");
+		if (f != NULL)
+			errno = 0;
+		return f;
+	}
+	/* A symbolic link to a file: the file is replaced, the link kept. */
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
+	    realpath(path, real) != NULL)
+		target = real;
+	if ((size_t)snprintf(tmp, tmplen, "%s.tmp", target) >= tmplen) {
 		errno = ENAMETOOLONG;
 		return NULL;
 	}
@@ -117,16 +187,27 @@ aifab_stats_file_open(const char *path, char *tmp, size_t tmplen)
 int
 aifab_stats_file_commit(FILE *f, const char *tmp, const char *path, int rc)
 {
+	char target[PATH_MAX];
+	size_t n = strlen(tmp);
+
+	RTE_SET_USED(path);
 	/* A write that failed set the stream's error and errno (a full disk:
 	 * ENOSPC; the writers say -EIO for a stream error), which nothing
 	 * since the open cleared. */
 	if ((rc == 0 || rc == -EIO) && ferror(f))
 		rc = errno != 0 ? -errno : -EIO;
-	if (rc == 0 && (fflush(f) != 0 || fsync(fileno(f)) != 0))
+	if (rc == 0 && fflush(f) != 0)
+		rc = -errno;
+	/* written in place (no temporary): a pipe or a device, no fsync */
+	if (rc == 0 && n > 0 && fsync(fileno(f)) != 0)
 		rc = -errno;
 	if (fclose(f) != 0 && rc == 0)
 		rc = -errno;
-	if (rc == 0 && rename(tmp, path) != 0)
+	if (n == 0)
+		return rc;
+	/* the temporary is "<target>.tmp" (the link's file for a link) */
+	snprintf(target, sizeof(target), "%.*s", (int)(n - 4), tmp);
+	if (rc == 0 && rename(tmp, target) != 0)
 		rc = -errno;
 	if (rc != 0)
 		unlink(tmp);

@@ -38,6 +38,11 @@ Usage: test_app_cli.py PATH/TO/dpdk-aifab
   use, one stderr line saying why), not killed by SIGPIPE without a
   report;
 * --duration 1 on the same input ends with end "duration" after ~1 s;
+* a report given a FIFO is written into it (the FIFO stays a FIFO: a rename
+  over it would replace the node, as it would /dev/stdout), given
+  /proc/self/fd/1 with stdout to a file it lands between the console's
+  lines in order, and given a symbolic link to a file, the file is
+  replaced and the link kept;
 * outputs on a full disk (a 64 KiB tmpfs the test mounts; skipped where it
   cannot): --capture, --stats-jsonl, --report-html and --prometheus each
   say on stderr which file could not be written and why (No space left on
@@ -418,6 +423,82 @@ def check_signal_in_eal_init(ck, exe):
               "way (killed by SIGINT)" % what)
 
 
+def check_special_outputs(ck, exe, tmp):
+    """--report-json into a FIFO (as into /dev/stdout: not tried here, a
+    binary that renames over it would replace the machine's node) and
+    through a symbolic link."""
+    import stat
+    import threading
+    what = "--report-json into a FIFO"
+    ck.section(what)
+    fifo = os.path.join(tmp, "report.fifo")
+    os.mkfifo(fifo)
+    got = []
+
+    def reader():
+        with open(fifo) as f:
+            got.append(f.read())
+    t = threading.Thread(target=reader, daemon=True)
+    t.start()
+    small = ["--quiet", "--set", "generator.size_bytes=1048576"]
+    rc, out, err = run_simple(exe, small + ["--report-json", fifo],
+                              timeout=120)
+    t.join(timeout=30)
+    ck.eq(rc, 0, "%s: exit 0" % what)
+    ck.check(stat.S_ISFIFO(os.lstat(fifo).st_mode),
+             "%s: the FIFO is still a FIFO (not renamed over)" % what)
+    rep = None
+    try:
+        rep = json.loads(got[0]) if got else None
+    except ValueError:
+        pass
+    ck.check(rep is not None and rep.get("end") == "input_consumed",
+             "%s: the report came through it, whole" % what,
+             (got[0][:200] if got else "nothing read"))
+    # /dev/stdout itself is not tried: a binary that renames over it
+    # replaces the machine's node; /proc/self/fd/1 is the same file, and
+    # such a binary only fails to create /proc/self/fd/1.tmp
+    what = "--report-json /proc/self/fd/1, stdout to a file"
+    ck.section(what)
+    outp = os.path.join(tmp, "console.txt")
+    with open(outp, "w") as o:
+        p = subprocess.run([exe] + small + ["--report-json",
+                                            "/proc/self/fd/1"],
+                           stdout=o, stderr=subprocess.PIPE, text=True,
+                           timeout=120)
+    ck.eq(p.returncode, 0, "%s: exit 0" % what)
+    with open(outp) as f:
+        text = f.read()
+    a, b = text.find("\nclock: "), text.find('\n{\n  "tool"')
+    c = text.find("\nreport: /proc/self/fd/1")
+    ck.check(0 <= a < b < c, "%s: the console's lines, then the report, "
+             "then the console's last line, in order" % what,
+             "at %d, %d, %d" % (a, b, c))
+    rep = None
+    if 0 <= b < c:
+        try:
+            rep = json.loads(text[b:c])
+        except ValueError:
+            pass
+    ck.check(rep is not None and rep.get("end") == "input_consumed",
+             "%s: the report is whole JSON" % what)
+    what = "--report-json through a symbolic link"
+    ck.section(what)
+    target = os.path.join(tmp, "run-1.json")
+    link = os.path.join(tmp, "latest.json")
+    with open(target, "w") as f:
+        f.write("{}\n")
+    os.symlink(target, link)
+    rc, out, err = run_simple(exe, small + ["--report-json", link],
+                              timeout=120)
+    ck.eq(rc, 0, "%s: exit 0" % what)
+    ck.check(os.path.islink(link), "%s: the link is kept" % what)
+    with open(target) as f:
+        rep = json.load(f)
+    ck.eq(rep.get("end"), "input_consumed",
+          "%s: the file it points to holds the report" % what)
+
+
 def check_full_disk(ck, exe, tmp):
     """Every output a run writes, on a disk too small for them: none lost
     silently (a truncated capture or JSON-lines file with exit 0)."""
@@ -544,6 +625,7 @@ def main():
         check_errors(ck, exe, tmp)
         check_profile_names(ck, exe, tmp)
         check_clock(ck, exe, tmp)
+        check_special_outputs(ck, exe, tmp)
         check_full_disk(ck, exe, tmp)
     check_signal(ck, exe, signal.SIGINT, "SIGINT", 2.0)
     check_signal(ck, exe, signal.SIGTERM, "SIGTERM", 1.0)
