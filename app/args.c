@@ -16,6 +16,7 @@
 
 #include <rte_common.h>
 
+#include "aifab_stats.h"
 #include "aifab_version.h"
 #include "app.h"
 
@@ -340,32 +341,17 @@ parse_multihost(int c, const char *arg, struct app_args *a)
 	}
 }
 
-/*
- * Whether a file can be made at @p path: not a directory, in a directory
- * that exists and that we may write (a report written at the end of an
- * hour's run is no place to learn of a typo). 0, else -1 with errno.
- */
+/* A path open() may create: its directory exists and we may write it.
+ * 0, else -1 with errno and @p dir that directory. */
 static int
-out_file_ok(const char *path, char *dir, size_t dirlen)
+parent_ok(const char *path, char *dir, size_t dirlen)
 {
 	struct stat st;
-	char *slash;
 
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		errno = EISDIR;
+	if (aifab_stats_path_dir(path, dir, dirlen) != 0) {
+		dir[0] = '\0';
 		return -1;
 	}
-	if ((size_t)snprintf(dir, dirlen, "%s", path) >= dirlen) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	slash = strrchr(dir, '/');
-	if (slash == NULL)
-		snprintf(dir, dirlen, ".");
-	else if (slash == dir)
-		dir[1] = '\0';
-	else
-		*slash = '\0';
 	if (stat(dir, &st) != 0)
 		return -1;
 	if (!S_ISDIR(st.st_mode)) {
@@ -375,50 +361,68 @@ out_file_ok(const char *path, char *dir, size_t dirlen)
 	return access(dir, W_OK | X_OK);
 }
 
-/* --capture DIR: an existing directory we may write, or one mkdir() can
- * make (its parent's turn). */
+/* An output written where it is (--stats-jsonl: fopen "w", line by
+ * line), or a directory (--capture: an existing one we may write, or one
+ * mkdir() can make). 0, else -1 with errno and @p dir the directory at
+ * fault ("" when it is @p path). */
 static int
-out_dir_ok(const char *path, char *dir, size_t dirlen)
+out_here_ok(const char *path, bool is_dir, char *dir, size_t dirlen)
 {
 	struct stat st;
 
+	dir[0] = '\0';
 	if (stat(path, &st) != 0)
-		return out_file_ok(path, dir, dirlen);
-	snprintf(dir, dirlen, "%s", path);
-	if (!S_ISDIR(st.st_mode)) {
+		return errno == ENOENT || errno == ENOTDIR ?
+			parent_ok(path, dir, dirlen) : -1;
+	if (is_dir && !S_ISDIR(st.st_mode)) {
 		errno = ENOTDIR;
 		return -1;
 	}
-	return access(path, W_OK | X_OK);
+	if (!is_dir && S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		return -1;
+	}
+	return access(path, is_dir ? W_OK | X_OK : W_OK);
 }
 
-/* Every output file's place, before EAL starts: one line naming the
- * option, the path and why. */
+/* Every output's place, before EAL starts (a report due at the end of an
+ * hour's run is no place to learn of a typo): one line naming the option,
+ * the path and why, each judged by the rule of what writes it. */
 static int
 outputs_check(const struct app_args *a)
 {
-	static const char *const opt[] = { "--report-json", "--report-html",
-		"--stats-jsonl", "--prometheus", "--capture" };
-	const char *path[] = { a->report_json, a->report_html,
-		a->stats_jsonl, a->prometheus, a->capture_dir };
+	/* written by aifab_stats_file_open(), by fopen(), into a directory */
+	enum { OUT_REPLACED, OUT_IN_PLACE, OUT_DIR };
+	const struct {
+		const char *opt, *path;
+		int how;
+	} out[] = {
+		{ "--report-json", a->report_json, OUT_REPLACED },
+		{ "--report-html", a->report_html, OUT_REPLACED },
+		{ "--stats-jsonl", a->stats_jsonl, OUT_IN_PLACE },
+		{ "--prometheus", a->prometheus, OUT_REPLACED },
+		{ "--capture", a->capture_dir, OUT_DIR },
+	};
 	char dir[PATH_MAX];
 	unsigned int i;
 	int rc;
 
-	for (i = 0; i < RTE_DIM(path); i++) {
-		if (path[i] == NULL)
+	for (i = 0; i < RTE_DIM(out); i++) {
+		if (out[i].path == NULL)
 			continue;
-		rc = i == 4 ? out_dir_ok(path[i], dir, sizeof(dir)) :
-			out_file_ok(path[i], dir, sizeof(dir));
+		rc = out[i].how == OUT_REPLACED ?
+			aifab_stats_file_check(out[i].path, dir, sizeof(dir)) :
+			out_here_ok(out[i].path, out[i].how == OUT_DIR, dir,
+				    sizeof(dir));
 		if (rc == 0)
 			continue;
-		if (errno == EISDIR || errno == ENAMETOOLONG ||
-		    (i == 4 && strcmp(dir, path[i]) == 0))
-			fprintf(stderr, "dpdk-aifab: %s %s: %s\n", opt[i],
-				path[i], strerror(errno));
+		if (dir[0] == '\0')
+			fprintf(stderr, "dpdk-aifab: %s %s: %s\n", out[i].opt,
+				out[i].path, strerror(errno));
 		else
 			fprintf(stderr, "dpdk-aifab: %s %s: its directory %s: "
-				"%s\n", opt[i], path[i], dir, strerror(errno));
+				"%s\n", out[i].opt, out[i].path, dir,
+				strerror(errno));
 		return -1;
 	}
 	return 0;

@@ -284,7 +284,7 @@ prom_file(const struct app_stats *s, const struct aifab_gen_summary *g)
 	rc = aifab_stats_prom_write(f, v, s->n_sets);
 	if (rc == 0 && g != NULL)
 		prom_gen_write(f, g);
-	return aifab_stats_file_commit(f, tmp, path, rc);
+	return aifab_stats_file_commit(f, tmp, rc);
 }
 
 /* A write of --stats-jsonl failed (a full disk): said once, and no line

@@ -323,5 +323,5 @@ app_html_write(struct app_stats *s, const char *path)
 		lab_section(f, s);
 	lcores_section(f, s);
 	fputs("</body></html>\n", f);
-	return aifab_stats_file_commit(f, tmp, path, rc);
+	return aifab_stats_file_commit(f, tmp, rc);
 }

@@ -775,7 +775,7 @@ app_report_write_json(const struct app_report *r, const char *path,
 	errno = 0;
 	rc = json_report(f, r, prof, elapsed_s, end, mbufs_in_use) == 0 ?
 		0 : -(errno != 0 ? errno : EIO);
-	rc = aifab_stats_file_commit(f, tmp, path, rc);
+	rc = aifab_stats_file_commit(f, tmp, rc);
 	if (rc != 0) {
 		errno = -rc;
 		return -1;

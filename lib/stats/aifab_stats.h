@@ -500,6 +500,13 @@ int aifab_stats_html_write(FILE *f, const char *title,
 double aifab_stats_nice_ceil(double m);
 
 /**
+ * The directory part of @p path: "." when it has none, "/" for a file in
+ * the root.
+ * @return 0, or -1 with errno ENAMETOOLONG (@p dirlen too small).
+ */
+int aifab_stats_path_dir(const char *path, char *dir, size_t dirlen);
+
+/**
  * Replace a file whole, so a reader (a scraper, a browser) never sees half
  * of it: open "<path>.tmp" for writing; write it; then
  * aifab_stats_file_commit(). A symbolic link to a file: its file is
@@ -515,15 +522,28 @@ double aifab_stats_nice_ceil(double m);
 FILE *aifab_stats_file_open(const char *path, char *tmp, size_t tmplen);
 
 /**
+ * Whether aifab_stats_file_open() could write @p path now, by the same
+ * rules, without touching it: a run checks its outputs before it starts,
+ * not when its report is due. An open file of the process must be open
+ * for writing, a FIFO or device writable; a file replaced whole needs a
+ * directory we may write (the link's file's, for a link).
+ * @param dir     receives the directory at fault, "" when it is @p path
+ *                itself
+ * @return 0, or -1 with errno (EISDIR: @p path is a directory; EBADF: a
+ *         descriptor open read-only; else the directory's or node's).
+ */
+int aifab_stats_file_check(const char *path, char *dir, size_t dirlen);
+
+/**
  * Finish a file opened by aifab_stats_file_open(): flush and fsync it,
- * close it and rename it over @p path; the temporary is removed instead
- * when @p rc (the writer's result) or any of these steps failed.
+ * close it and rename the temporary @p tmp over its file; the temporary
+ * is removed instead when @p rc (the writer's result) or any of these
+ * steps failed. A file written in place (@p tmp "") is flushed and closed.
  * @return @p rc if it was an error, else 0 or -errno of the first failure;
  *         a write that failed (the stream's error; @p rc 0 or -EIO) gives
  *         the errno it left (ENOSPC on a full disk), -EIO if none.
  */
-int aifab_stats_file_commit(FILE *f, const char *tmp, const char *path,
-			    int rc);
+int aifab_stats_file_commit(FILE *f, const char *tmp, int rc);
 
 #ifdef __cplusplus
 }

@@ -87,5 +87,5 @@ aifab_stats_prom_write_file(const char *path,
 	if (f == NULL)
 		return -errno;
 	rc = aifab_stats_prom_write(f, v, n);
-	return aifab_stats_file_commit(f, tmp, path, rc);
+	return aifab_stats_file_commit(f, tmp, rc);
 }

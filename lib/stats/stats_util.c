@@ -4,6 +4,7 @@
  * chart's axis top, files replaced whole.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,12 +105,33 @@ aifab_stats_nice_ceil(double m)
 	return 10 * p;
 }
 
+int
+aifab_stats_path_dir(const char *path, char *dir, size_t dirlen)
+{
+	char *slash;
+
+	if (dirlen == 0 ||
+	    (size_t)snprintf(dir, dirlen, "%s", path) >= dirlen) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	slash = strrchr(dir, '/');
+	if (slash == NULL)
+		snprintf(dir, dirlen, ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	return 0;
+}
+
 /* The descriptor @p path names when it is one of the process's open
  * files (/dev/stdout, /dev/fd/1, /proc/self/fd/1), else -1. */
 static int
 fd_named(const char *path)
 {
-	char buf[PATH_MAX], dir[PATH_MAX], own[64], *slash, *end;
+	char buf[PATH_MAX], dir[PATH_MAX], own[64], *end;
+	const char *name;
 	ssize_t n = readlink(path, buf, sizeof(buf) - 1);
 	long fd;
 
@@ -118,26 +140,95 @@ fd_named(const char *path)
 		if (strncmp(buf, "/proc/self/fd/", 14) == 0)
 			path = buf;
 	}
-	if ((size_t)snprintf(dir, sizeof(dir), "%s", path) >= sizeof(dir))
+	name = strrchr(path, '/');
+	if (name == NULL || name == path ||
+	    aifab_stats_path_dir(path, dir, sizeof(dir)) != 0)
 		return -1;
-	slash = strrchr(dir, '/');
-	if (slash == NULL || slash == dir)
-		return -1;
-	*slash = '\0';
-	fd = strtol(slash + 1, &end, 10);
+	fd = strtol(name + 1, &end, 10);
 	snprintf(own, sizeof(own), "/proc/%ld/fd", (long)getpid());
-	if (*end != '\0' || end == slash + 1 || fd < 0 || fd > INT_MAX ||
+	if (*end != '\0' || end == name + 1 || fd < 0 || fd > INT_MAX ||
 	    realpath(dir, buf) == NULL || strcmp(buf, own) != 0)
 		return -1;
 	return (int)fd;
+}
+
+/* How aifab_stats_file_open() writes @p path: through descriptor *@p fd
+ * (one of the process's open files), in place (not a regular file), or
+ * replaced whole by a temporary beside *@p target (@p path itself, or a
+ * link's file, put in @p real: PATH_MAX bytes). */
+enum file_way { FILE_FD, FILE_IN_PLACE, FILE_REPLACED };
+
+static enum file_way
+file_way(const char *path, int *fd, char *real, const char **target)
+{
+	struct stat st;
+
+	*target = path;
+	*fd = fd_named(path);
+	if (*fd >= 0)
+		return FILE_FD;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return FILE_IN_PLACE;
+	/* A symbolic link to a file: the file is replaced, the link kept. */
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
+	    realpath(path, real) != NULL)
+		*target = real;
+	return FILE_REPLACED;
+}
+
+int
+aifab_stats_file_check(const char *path, char *dir, size_t dirlen)
+{
+	char real[PATH_MAX];
+	const char *target;
+	struct stat st;
+	int fd, fl;
+
+	if (dirlen == 0) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	dir[0] = '\0';
+	switch (file_way(path, &fd, real, &target)) {
+	case FILE_FD: /* open for writing? */
+		fl = fcntl(fd, F_GETFL);
+		if (fl < 0)
+			return -1;
+		if ((fl & O_ACCMODE) == O_RDONLY) {
+			errno = EBADF;
+			return -1;
+		}
+		return 0;
+	case FILE_IN_PLACE:
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+			errno = EISDIR;
+			return -1;
+		}
+		return access(path, W_OK);
+	case FILE_REPLACED:
+		break;
+	}
+	/* "<target>.tmp" made, then renamed, in target's directory */
+	if (strlen(target) + 4 >= PATH_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (aifab_stats_path_dir(target, dir, dirlen) != 0)
+		return -1;
+	if (stat(dir, &st) != 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return access(dir, W_OK | X_OK);
 }
 
 FILE *
 aifab_stats_file_open(const char *path, char *tmp, size_t tmplen)
 {
 	char real[PATH_MAX];
-	const char *target = path;
-	struct stat st;
+	const char *target;
 	int fd;
 	FILE *f;
 
@@ -145,52 +236,48 @@ aifab_stats_file_open(const char *path, char *tmp, size_t tmplen)
 		errno = ENAMETOOLONG;
 		return NULL;
 	}
-	/* One of the process's open files (/dev/stdout): written through a
-	 * copy of that descriptor, so at its offset, after what stdio holds
-	 * for it (a shell's `> out.txt` gets the console lines, then this,
-	 * then the rest). Not a regular file (a FIFO, /dev/null): written in
-	 * place. A rename would replace the node itself in both. */
-	fd = fd_named(path);
-	if (fd >= 0) {
-		tmp[0] = '\0';
+	tmp[0] = '\0';
+	switch (file_way(path, &fd, real, &target)) {
+	case FILE_FD:
+		/* One of the process's open files (/dev/stdout): written
+		 * through a copy of that descriptor, so at its offset, after
+		 * what stdio holds for it (a shell's `> out.txt` gets the
+		 * console lines, then this, then the rest). A rename would
+		 * replace the node itself. */
 		fflush(stdout);
 		fflush(stderr);
 		fd = dup(fd);
 		f = fd < 0 ? NULL : fdopen(fd, "w");
 		if (f == NULL && fd >= 0)
 			close(fd);
-		if (f != NULL)
-			errno = 0;
-		return f;
-	}
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		tmp[0] = '\0';
+		break;
+	case FILE_IN_PLACE: /* a FIFO, /dev/null: as FILE_FD */
 		f = fopen(path, "w");
-		if (f != NULL)
-			errno = 0;
-		return f;
+		break;
+	case FILE_REPLACED:
+	default:
+		if ((size_t)snprintf(tmp, tmplen, "%s.tmp", target) >=
+		    tmplen) {
+			tmp[0] = '\0';
+			errno = ENAMETOOLONG;
+			return NULL;
+		}
+		f = fopen(tmp, "w");
+		if (f == NULL)
+			tmp[0] = '\0';
+		break;
 	}
-	/* A symbolic link to a file: the file is replaced, the link kept. */
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
-	    realpath(path, real) != NULL)
-		target = real;
-	if ((size_t)snprintf(tmp, tmplen, "%s.tmp", target) >= tmplen) {
-		errno = ENAMETOOLONG;
-		return NULL;
-	}
-	f = fopen(tmp, "w");
 	if (f != NULL)
 		errno = 0; /* a failed write's, at the commit */
 	return f;
 }
 
 int
-aifab_stats_file_commit(FILE *f, const char *tmp, const char *path, int rc)
+aifab_stats_file_commit(FILE *f, const char *tmp, int rc)
 {
 	char target[PATH_MAX];
 	size_t n = strlen(tmp);
 
-	RTE_SET_USED(path);
 	/* A write that failed set the stream's error and errno (a full disk:
 	 * ENOSPC; the writers say -EIO for a stream error), which nothing
 	 * since the open cleared. */

@@ -499,6 +499,93 @@ def check_special_outputs(ck, exe, tmp):
           "%s: the file it points to holds the report" % what)
 
 
+def check_outputs_as_written(ck, exe, tmp):
+    """An output is judged before the run by the rule that writes it: a
+    FIFO or a link to a file in a read-only directory takes the report
+    (nothing is made there), a new file there is refused up front, and so
+    is a descriptor open only for reading."""
+    import stat
+    import threading
+    what = "outputs in a read-only directory"
+    ck.section(what)
+    ro = os.path.join(tmp, "ro")
+    os.makedirs(ro)
+    m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs",
+                        ro], capture_output=True, text=True)
+    if m.returncode != 0:
+        print("    skipped: cannot mount a tmpfs (%s)" % m.stderr.strip())
+        return
+    small = ["--quiet", "--set", "generator.size_bytes=1048576"]
+    try:
+        fifo = os.path.join(ro, "report.fifo")
+        os.mkfifo(fifo)
+        target = os.path.join(tmp, "ro-run.json")
+        with open(target, "w") as f:
+            f.write("{}\n")
+        link = os.path.join(ro, "latest.json")
+        os.symlink(target, link)
+        m = subprocess.run(["mount", "-o", "remount,ro", ro],
+                           capture_output=True, text=True)
+        ck.check(m.returncode == 0, "%s: remounted read-only" % what,
+                 m.stderr.strip())
+        got = []
+
+        def reader():
+            with open(fifo) as f:
+                got.append(f.read())
+        t = threading.Thread(target=reader, daemon=True)
+        t.start()
+        rc, out, err = run_simple(exe, small + ["--report-json", fifo],
+                                  timeout=120)
+        if rc != 0:  # unblock the reader
+            with open(fifo, "w"):
+                pass
+        t.join(timeout=30)
+        w = "--report-json into a FIFO there"
+        ck.check(rc == 0, "%s: exit 0" % w, err.strip()[-300:])
+        ck.check(stat.S_ISFIFO(os.lstat(fifo).st_mode),
+                 "%s: still a FIFO" % w)
+        rep = None
+        try:
+            rep = json.loads(got[0]) if got else None
+        except ValueError:
+            pass
+        ck.check(rep is not None and rep.get("end") == "input_consumed",
+                 "%s: the report came through it, whole" % w)
+        w = "--report-json through a link there to a writable directory"
+        rc, out, err = run_simple(exe, small + ["--report-json", link],
+                                  timeout=120)
+        ck.check(rc == 0, "%s: exit 0" % w, err.strip()[-300:])
+        ck.check(os.path.islink(link), "%s: the link is kept" % w)
+        with open(target) as f:
+            ck.eq(json.load(f).get("end"), "input_consumed",
+                  "%s: its file holds the report" % w)
+        new = os.path.join(ro, "new.json")
+        one_line_error(ck, exe, ["--report-json", new],
+                       "--report-json a new file there (before the run)",
+                       ["--report-json", new, "its directory " + ro,
+                        "Read-only file system"])
+    finally:
+        subprocess.run(["umount", ro], capture_output=True)
+    what = "--report-json /proc/self/fd/0, stdin read-only"
+    ck.section(what)
+    src = os.path.join(tmp, "stdin.txt")
+    with open(src, "w") as f:
+        f.write("")
+    with open(src) as stdin:
+        p = subprocess.run([exe, "--report-json", "/proc/self/fd/0"],
+                           stdin=stdin, capture_output=True, text=True,
+                           timeout=120)
+    lines = [l for l in p.stderr.splitlines() if l.strip()]
+    ck.eq(p.returncode, 1, "%s: exit status 1" % what)
+    ck.eq(len(lines), 1, "%s: exactly one stderr line" % what)
+    ck.check(bool(lines) and "/proc/self/fd/0" in lines[0] and
+             "Bad file descriptor" in lines[0],
+             "%s: the line names the path and why" % what,
+             repr(lines[:1]))
+    ck.check("clock:" not in p.stdout, "%s: refused before the run" % what)
+
+
 def check_full_disk(ck, exe, tmp):
     """Every output a run writes, on a disk too small for them: none lost
     silently (a truncated capture or JSON-lines file with exit 0)."""
@@ -626,6 +713,7 @@ def main():
         check_profile_names(ck, exe, tmp)
         check_clock(ck, exe, tmp)
         check_special_outputs(ck, exe, tmp)
+        check_outputs_as_written(ck, exe, tmp)
         check_full_disk(ck, exe, tmp)
     check_signal(ck, exe, signal.SIGINT, "SIGINT", 2.0)
     check_signal(ck, exe, signal.SIGTERM, "SIGTERM", 1.0)
