@@ -341,26 +341,6 @@ parse_multihost(int c, const char *arg, struct app_args *a)
 	}
 }
 
-/* A path open() may create: its directory exists and we may write it.
- * 0, else -1 with errno and @p dir that directory. */
-static int
-parent_ok(const char *path, char *dir, size_t dirlen)
-{
-	struct stat st;
-
-	if (aifab_stats_path_dir(path, dir, dirlen) != 0) {
-		dir[0] = '\0';
-		return -1;
-	}
-	if (stat(dir, &st) != 0)
-		return -1;
-	if (!S_ISDIR(st.st_mode)) {
-		errno = ENOTDIR;
-		return -1;
-	}
-	return access(dir, W_OK | X_OK);
-}
-
 /* An output written where it is (--stats-jsonl: fopen "w", line by
  * line), or a directory (--capture: an existing one we may write, or one
  * mkdir() can make). 0, else -1 with errno and @p dir the directory at
@@ -373,7 +353,7 @@ out_here_ok(const char *path, bool is_dir, char *dir, size_t dirlen)
 	dir[0] = '\0';
 	if (stat(path, &st) != 0)
 		return errno == ENOENT || errno == ENOTDIR ?
-			parent_ok(path, dir, dirlen) : -1;
+			aifab_stats_dir_ok(path, dir, dirlen) : -1;
 	if (is_dir && !S_ISDIR(st.st_mode)) {
 		errno = ENOTDIR;
 		return -1;

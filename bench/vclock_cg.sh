@@ -98,8 +98,11 @@ fi
 printf '# bench/vclock_cg.sh, %s; demo 8 x 400G, %s and %s MiB; %s\n\n' \
 	"$(date -u +%Y-%m-%dT%H:%MZ)" "$SMALL" $((2 * SMALL)) \
 	"$(valgrind --version)"
-"$PY" - "$WORK" "$TOP" $cols <<'PYEOF'
-import collections, json, sys
+BENCH="$ROOT/bench" "$PY" - "$WORK" "$TOP" $cols <<'PYEOF'
+import json, os, sys
+
+sys.path.insert(0, os.environ["BENCH"])
+import cgfile  # noqa: E402
 
 work, top = sys.argv[1], int(sys.argv[2])
 cols = sys.argv[3:]          # "A", or "A B"
@@ -107,26 +110,7 @@ EV = ("Ir", "D1mr", "D1mw")
 
 
 def load(tag):
-    """Per function and in total: the events of one cachegrind file."""
-    ev, fn, per = None, None, collections.defaultdict(lambda: [0] * 3)
-    tot = None
-    with open("%s/%s.cg" % (work, tag)) as f:
-        for line in f:
-            if line.startswith("events:"):
-                ev = line.split()[1:]
-                idx = [ev.index(e) for e in EV]
-            elif line.startswith("fn="):
-                fn = line[3:].strip()
-            elif line.startswith("summary:"):
-                v = list(map(int, line.split()[1:]))
-                tot = [v[i] for i in idx]
-            elif line[:1].isdigit() and fn is not None:
-                v = list(map(int, line.split()[1:]))
-                v += [0] * (len(ev) - len(v))
-                a = per[fn]
-                for k, i in enumerate(idx):
-                    a[k] += v[i]
-    return tot, per
+    return cgfile.load("%s/%s.cg" % (work, tag), EV)
 
 
 def hops(tag):

@@ -500,11 +500,13 @@ int aifab_stats_html_write(FILE *f, const char *title,
 double aifab_stats_nice_ceil(double m);
 
 /**
- * The directory part of @p path: "." when it has none, "/" for a file in
- * the root.
- * @return 0, or -1 with errno ENAMETOOLONG (@p dirlen too small).
+ * Whether a file can be made at @p path: its directory ("." when it has
+ * none) exists, is a directory and may be written.
+ * @param dir     receives that directory ("" if it does not fit)
+ * @return 0, or -1 with errno (ENAMETOOLONG, ENOTDIR, the stat() or
+ *         access() of the directory).
  */
-int aifab_stats_path_dir(const char *path, char *dir, size_t dirlen);
+int aifab_stats_dir_ok(const char *path, char *dir, size_t dirlen);
 
 /**
  * Replace a file whole, so a reader (a scraper, a browser) never sees half

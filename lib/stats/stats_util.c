@@ -105,8 +105,10 @@ aifab_stats_nice_ceil(double m)
 	return 10 * p;
 }
 
-int
-aifab_stats_path_dir(const char *path, char *dir, size_t dirlen)
+/* The directory part of @p path: "." when it has none, "/" for a file
+ * in the root. 0, or -1 with errno ENAMETOOLONG. */
+static int
+path_dir(const char *path, char *dir, size_t dirlen)
 {
 	char *slash;
 
@@ -142,7 +144,7 @@ fd_named(const char *path)
 	}
 	name = strrchr(path, '/');
 	if (name == NULL || name == path ||
-	    aifab_stats_path_dir(path, dir, sizeof(dir)) != 0)
+	    path_dir(path, dir, sizeof(dir)) != 0)
 		return -1;
 	fd = strtol(name + 1, &end, 10);
 	snprintf(own, sizeof(own), "/proc/%ld/fd", (long)getpid());
@@ -213,8 +215,19 @@ aifab_stats_file_check(const char *path, char *dir, size_t dirlen)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if (aifab_stats_path_dir(target, dir, dirlen) != 0)
+	return aifab_stats_dir_ok(target, dir, dirlen);
+}
+
+int
+aifab_stats_dir_ok(const char *path, char *dir, size_t dirlen)
+{
+	struct stat st;
+
+	if (path_dir(path, dir, dirlen) != 0) {
+		if (dirlen > 0)
+			dir[0] = '\0';
 		return -1;
+	}
 	if (stat(dir, &st) != 0)
 		return -1;
 	if (!S_ISDIR(st.st_mode)) {

@@ -423,16 +423,12 @@ def check_signal_in_eal_init(ck, exe):
               "way (killed by SIGINT)" % what)
 
 
-def check_special_outputs(ck, exe, tmp):
-    """--report-json into a FIFO (as into /dev/stdout: not tried here, a
-    binary that renames over it would replace the machine's node) and
-    through a symbolic link."""
+def report_through_fifo(ck, exe, fifo, what):
+    """The small demo with --report-json FIFO, a thread reading the FIFO:
+    exit 0, the FIFO still a FIFO (not renamed over), the report read
+    from it whole."""
     import stat
     import threading
-    what = "--report-json into a FIFO"
-    ck.section(what)
-    fifo = os.path.join(tmp, "report.fifo")
-    os.mkfifo(fifo)
     got = []
 
     def reader():
@@ -443,8 +439,11 @@ def check_special_outputs(ck, exe, tmp):
     small = ["--quiet", "--set", "generator.size_bytes=1048576"]
     rc, out, err = run_simple(exe, small + ["--report-json", fifo],
                               timeout=120)
+    if rc != 0:  # a run refused before writing: unblock the reader
+        with open(fifo, "w"):
+            pass
     t.join(timeout=30)
-    ck.eq(rc, 0, "%s: exit 0" % what)
+    ck.check(rc == 0, "%s: exit 0" % what, err.strip()[-300:])
     ck.check(stat.S_ISFIFO(os.lstat(fifo).st_mode),
              "%s: the FIFO is still a FIFO (not renamed over)" % what)
     rep = None
@@ -455,6 +454,18 @@ def check_special_outputs(ck, exe, tmp):
     ck.check(rep is not None and rep.get("end") == "input_consumed",
              "%s: the report came through it, whole" % what,
              (got[0][:200] if got else "nothing read"))
+
+
+def check_special_outputs(ck, exe, tmp):
+    """--report-json into a FIFO (as into /dev/stdout: not tried here, a
+    binary that renames over it would replace the machine's node) and
+    through a symbolic link."""
+    what = "--report-json into a FIFO"
+    ck.section(what)
+    fifo = os.path.join(tmp, "report.fifo")
+    os.mkfifo(fifo)
+    report_through_fifo(ck, exe, fifo, what)
+    small = ["--quiet", "--set", "generator.size_bytes=1048576"]
     # /dev/stdout itself is not tried: a binary that renames over it
     # replaces the machine's node; /proc/self/fd/1 is the same file, and
     # such a binary only fails to create /proc/self/fd/1.tmp
@@ -499,21 +510,26 @@ def check_special_outputs(ck, exe, tmp):
           "%s: the file it points to holds the report" % what)
 
 
+def mount_tmpfs(path):
+    """A 64 KiB tmpfs made at @path (the caller unmounts it); False, said
+    as a skip, where mounting is not allowed."""
+    os.makedirs(path)
+    m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs",
+                        path], capture_output=True, text=True)
+    if m.returncode != 0:
+        print("    skipped: cannot mount a tmpfs (%s)" % m.stderr.strip())
+    return m.returncode == 0
+
+
 def check_outputs_as_written(ck, exe, tmp):
     """An output is judged before the run by the rule that writes it: a
     FIFO or a link to a file in a read-only directory takes the report
     (nothing is made there), a new file there is refused up front, and so
     is a descriptor open only for reading."""
-    import stat
-    import threading
     what = "outputs in a read-only directory"
     ck.section(what)
     ro = os.path.join(tmp, "ro")
-    os.makedirs(ro)
-    m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs",
-                        ro], capture_output=True, text=True)
-    if m.returncode != 0:
-        print("    skipped: cannot mount a tmpfs (%s)" % m.stderr.strip())
+    if not mount_tmpfs(ro):
         return
     small = ["--quiet", "--set", "generator.size_bytes=1048576"]
     try:
@@ -528,30 +544,7 @@ def check_outputs_as_written(ck, exe, tmp):
                            capture_output=True, text=True)
         ck.check(m.returncode == 0, "%s: remounted read-only" % what,
                  m.stderr.strip())
-        got = []
-
-        def reader():
-            with open(fifo) as f:
-                got.append(f.read())
-        t = threading.Thread(target=reader, daemon=True)
-        t.start()
-        rc, out, err = run_simple(exe, small + ["--report-json", fifo],
-                                  timeout=120)
-        if rc != 0:  # unblock the reader
-            with open(fifo, "w"):
-                pass
-        t.join(timeout=30)
-        w = "--report-json into a FIFO there"
-        ck.check(rc == 0, "%s: exit 0" % w, err.strip()[-300:])
-        ck.check(stat.S_ISFIFO(os.lstat(fifo).st_mode),
-                 "%s: still a FIFO" % w)
-        rep = None
-        try:
-            rep = json.loads(got[0]) if got else None
-        except ValueError:
-            pass
-        ck.check(rep is not None and rep.get("end") == "input_consumed",
-                 "%s: the report came through it, whole" % w)
+        report_through_fifo(ck, exe, fifo, "--report-json into a FIFO there")
         w = "--report-json through a link there to a writable directory"
         rc, out, err = run_simple(exe, small + ["--report-json", link],
                                   timeout=120)
@@ -592,11 +585,7 @@ def check_full_disk(ck, exe, tmp):
     what = "outputs on a full disk"
     ck.section(what)
     full = os.path.join(tmp, "full")
-    os.makedirs(full)
-    m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs",
-                        full], capture_output=True, text=True)
-    if m.returncode != 0:
-        print("    skipped: cannot mount a tmpfs (%s)" % m.stderr.strip())
+    if not mount_tmpfs(full):
         return
     try:
         rep = os.path.join(tmp, "full-report.json")
