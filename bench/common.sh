@@ -121,3 +121,42 @@ gen_profile() {	# ib_mtu [ranks collective] -> profile path (in $WORK)
 	EOF
 	echo "$p"
 }
+
+# cg_ready A B WORK: the cachegrind A/B scripts' start: valgrind there,
+# binary A (and B unless empty) executable, WORK made; else exit 2.
+cg_ready() {
+	local cg_bin
+	if ! command -v valgrind >/dev/null; then
+		echo "bench: valgrind is not installed (tools/setup.sh bench-deps)" >&2
+		exit 2
+	fi
+	for cg_bin in "$1" ${2:+"$2"}; do
+		[ -x "$cg_bin" ] ||
+			{ echo "bench: $cg_bin: not an executable" >&2; exit 2; }
+	done
+	mkdir -p "$3"
+}
+
+# cg_pairs A B N: the sourcing script's one() for the cachegrind A/B
+# scripts: "one A.s A N" and "one A.l A 2N" side by side (2 cores), then
+# the same for B unless it is empty. CG_COLS gets "A" or "A B". Fails if
+# a run did. Its locals are cg_*: one() sees them (bash scopes
+# dynamically) and must not find its own names shadowed.
+cg_pairs() {
+	local cg_n=$3 cg_x cg_bin cg_p1 cg_p2 cg_rc=0
+	CG_COLS=
+	for cg_x in A B; do
+		cg_bin=$1
+		[ "$cg_x" = A ] || cg_bin=$2
+		[ -n "$cg_bin" ] || continue
+		CG_COLS="$CG_COLS $cg_x"
+		one "$cg_x.s" "$cg_bin" "$cg_n" &
+		cg_p1=$!
+		one "$cg_x.l" "$cg_bin" $((2 * cg_n)) &
+		cg_p2=$!
+		wait "$cg_p1" || cg_rc=1
+		wait "$cg_p2" || cg_rc=1
+	done
+	CG_COLS=${CG_COLS# }
+	return $cg_rc
+}

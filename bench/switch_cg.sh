@@ -34,8 +34,9 @@
 # shorter, over the difference of the frames they sent (the report's
 # tx_packets of p1..p3, exact at exit), is the cost of one more frame,
 # without EAL start-up, set-up and exit. What runs per second rather
-# than per frame (the console's and the stats' ticks) is in it, a few
-# instructions a frame at valgrind's pace (~0.3 M frames/s).
+# than per frame (the console's and the stats' ticks) is in it, ~50x
+# inflated at valgrind's pace (~0.3 M frames/s): `sw_stats_sync_port`
+# shows a few instructions and, at 4 KB, 0.5 L2 misses a frame.
 #
 # Only dpdk-aifab: l3fwd reports nothing at exit and testpmd does not
 # stop under valgrind as it does at speed, so their frames cannot be
@@ -68,14 +69,7 @@ size=${CASE%%:*} flows=${CASE#*:}
 case $size:$flows in
 *[!0-9:]*|:*|*:) echo "bench: -c $CASE: SIZE:FLOWS, e.g. 64:1000" >&2; exit 2 ;;
 esac
-if ! command -v valgrind >/dev/null; then
-	echo "bench: valgrind is not installed (tools/setup.sh bench-deps)" >&2
-	exit 2
-fi
-for bin in "$A" ${B:+"$B"}; do
-	[ -x "$bin" ] || { echo "bench: $bin: not an executable" >&2; exit 2; }
-done
-mkdir -p "$WORK"
+cg_ready "$A" "$B" "$WORK"
 pcap=$WORK/flows_${size}_${flows}.pcap
 if [ ! -s "$pcap" ] || [ "$BENCH/gen_flows.py" -nt "$pcap" ]; then
 	"$PY" "$BENCH/gen_flows.py" --flows "$flows" --size "$size" -o "$pcap"
@@ -99,29 +93,14 @@ one() {
 		{ echo "bench: $1 failed (see $WORK/$1.log)" >&2; return 1; }
 }
 
-# pair TAG BIN: the two durations, side by side (2 cores)
-pair() {
-	local p1 p2 rc=0
-	one "$1.s" "$2" "$T" &
-	p1=$!
-	one "$1.l" "$2" $((2 * T)) &
-	p2=$!
-	wait "$p1" || rc=1
-	wait "$p2" || rc=1
-	return $rc
-}
-
-cols=A
-pair A "$A"
-if [ -n "$B" ]; then
-	cols="A B"
-	pair B "$B"
-fi
+# the two runs of A (and of B), each binary's side by side
+cg_pairs "$A" "$B" "$T"
 
 printf '# bench/switch_cg.sh, %s; %s B x %s flows, %s s and %s s; %s; last level modelled as 512 KB, 8-way\n\n' \
 	"$(date -u +%Y-%m-%dT%H:%MZ)" "$size" "$flows" "$T" $((2 * T)) \
 	"$(valgrind --version)"
-BENCH="$ROOT/bench" "$PY" - "$WORK" "$TOP" $cols <<'PYEOF'
+# shellcheck disable=SC2086  # CG_COLS: one word per binary
+BENCH="$ROOT/bench" "$PY" - "$WORK" "$TOP" $CG_COLS <<'PYEOF'
 import json, os, sys
 
 sys.path.insert(0, os.environ["BENCH"])
@@ -130,11 +109,6 @@ import cgfile  # noqa: E402
 work, top = sys.argv[1], int(sys.argv[2])
 cols = sys.argv[3:]          # "A", or "A B"
 EV = ("Ir", "D1mr", "D1mw", "DLmr", "DLmw")
-Z = [0.0] * len(EV)
-
-
-def load(tag):
-    return cgfile.load("%s/%s.cg" % (work, tag), EV)
 
 
 def frames(tag):
@@ -143,53 +117,6 @@ def frames(tag):
     return sum(ports[p]["tx_packets"] for p in ("p1", "p2", "p3"))
 
 
-def marginal(name):
-    """(frames, total, per function) of one more frame: the long run
-    less the short one, over their frames' difference."""
-    ts, ps = load(name + ".s")
-    tl, pl = load(name + ".l")
-    d = frames(name + ".l") - frames(name + ".s")
-    if d <= 0:
-        sys.exit("bench: %s: the long run sent no more frames" % name)
-    tot = [(tl[k] - ts[k]) / d for k in range(len(EV))]
-    fns = {f: [(pl[f][k] - ps.get(f, Z)[k]) / d for k in range(len(EV))]
-           for f in pl}
-    return d, tot, fns
-
-
-da, ta, fa = marginal("A")
-two = "B" in cols
-if two:
-    db, tb, fb = marginal("B")
-    print("| per frame | A | B | B / A |")
-    print("|---|---:|---:|---:|")
-    for k, e in enumerate(EV):
-        print("| %s | %.2f | %.2f | %s |" % (
-            e, ta[k], tb[k], "%.4f" % (tb[k] / ta[k]) if ta[k] else "-"))
-    print("| frames (long - short run) | %d | %d | |" % (da, db))
-else:
-    fb = {}
-    print("| per frame | A |")
-    print("|---|---:|")
-    for k, e in enumerate(EV):
-        print("| %s | %.2f |" % (e, ta[k]))
-    print("| frames (long - short run) | %d |" % da)
-print()
-names = sorted(set(fa) | set(fb),
-               key=lambda f: -(abs(fa.get(f, Z)[0]) + abs(fb.get(f, Z)[0])))
-if two:
-    print("| function | A Ir | A D1mr | A DLmr | B Ir | B D1mr | B DLmr | "
-          "Ir B - A |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for f in names[:top]:
-        a, b = fa.get(f, Z), fb.get(f, Z)
-        print("| `%s` | %.1f | %.2f | %.2f | %.1f | %.2f | %.2f | %+.1f |"
-              % (f, a[0], a[1], a[3], b[0], b[1], b[3], b[0] - a[0]))
-else:
-    print("| function | Ir | D1mr | D1mw | DLmr |")
-    print("|---|---:|---:|---:|---:|")
-    for f in names[:top]:
-        a = fa[f]
-        print("| `%s` | %.1f | %.2f | %.2f | %.2f |"
-              % (f, a[0], a[1], a[2], a[3]))
+cgfile.report({c: cgfile.marginal(work, c, EV, frames) for c in cols}, EV,
+              "frame", "long - short run", ("Ir", "D1mr", "DLmr"), top)
 PYEOF

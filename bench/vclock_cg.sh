@@ -54,14 +54,7 @@ WORK=/tmp/aifab-vclock-cg
 # shellcheck source=bench/common.sh
 . "$ROOT/bench/common.sh"
 bench_options "a:A b:B s:SMALL n:TOP w:WORK" 43 "$@"
-if ! command -v valgrind >/dev/null; then
-	echo "bench: valgrind is not installed (tools/setup.sh bench-deps)" >&2
-	exit 2
-fi
-for bin in "$A" ${B:+"$B"}; do
-	[ -x "$bin" ] || { echo "bench: $bin: not an executable" >&2; exit 2; }
-done
-mkdir -p "$WORK"
+cg_ready "$A" "$B" "$WORK"
 
 # one TAG BIN MiB: one cachegrind run on the virtual clock; its files are
 # WORK/TAG.*
@@ -76,29 +69,14 @@ one() {
 		{ echo "bench: $1 failed (see $WORK/$1.log)" >&2; return 1; }
 }
 
-# pair TAG BIN: the two sizes, side by side (2 cores); both are waited for
-pair() {
-	local p1 p2 rc=0
-	one "$1.s" "$2" "$SMALL" &
-	p1=$!
-	one "$1.l" "$2" $((2 * SMALL)) &
-	p2=$!
-	wait "$p1" || rc=1
-	wait "$p2" || rc=1
-	return $rc
-}
-
-cols=A
-pair A "$A"
-if [ -n "$B" ]; then
-	cols="A B"
-	pair B "$B"
-fi
+# the two runs of A (and of B), each binary's side by side
+cg_pairs "$A" "$B" "$SMALL"
 
 printf '# bench/vclock_cg.sh, %s; demo 8 x 400G, %s and %s MiB; %s\n\n' \
 	"$(date -u +%Y-%m-%dT%H:%MZ)" "$SMALL" $((2 * SMALL)) \
 	"$(valgrind --version)"
-BENCH="$ROOT/bench" "$PY" - "$WORK" "$TOP" $cols <<'PYEOF'
+# shellcheck disable=SC2086  # CG_COLS: one word per binary
+BENCH="$ROOT/bench" "$PY" - "$WORK" "$TOP" $CG_COLS <<'PYEOF'
 import json, os, sys
 
 sys.path.insert(0, os.environ["BENCH"])
@@ -109,60 +87,11 @@ cols = sys.argv[3:]          # "A", or "A B"
 EV = ("Ir", "D1mr", "D1mw")
 
 
-def load(tag):
-    return cgfile.load("%s/%s.cg" % (work, tag), EV)
-
-
 def hops(tag):
     return json.load(open("%s/%s.json" % (work, tag)))["virtual_clock"][
         "frame_hops"]
 
 
-z = [0.0] * 3
-
-
-def marginal(name):
-    """(frame-hops, total, per function) of one more frame-hop: the
-    large run less the small one, over their frame-hops' difference."""
-    ts, ps = load(name + ".s")
-    tl, pl = load(name + ".l")
-    dh = hops(name + ".l") - hops(name + ".s")
-    tot = [(tl[k] - ts[k]) / dh for k in range(3)]
-    fns = {f: [(pl[f][k] - ps.get(f, z)[k]) / dh for k in range(3)]
-           for f in pl}
-    return dh, tot, fns
-
-
-ha, ta, fa = marginal("A")
-two = "B" in cols
-if two:
-    hb, tb, fb = marginal("B")
-    print("| per frame-hop | A | B | B / A |")
-    print("|---|---:|---:|---:|")
-    for k, e in enumerate(EV):
-        print("| %s | %.1f | %.1f | %.4f |" % (e, ta[k], tb[k], tb[k] / ta[k]))
-    print("| frame-hops (large - small run) | %d | %d | |" % (ha, hb))
-else:
-    fb = {}
-    print("| per frame-hop | A |")
-    print("|---|---:|")
-    for k, e in enumerate(EV):
-        print("| %s | %.1f |" % (e, ta[k]))
-    print("| frame-hops (large - small run) | %d |" % ha)
-print()
-names = sorted(set(fa) | set(fb),
-               key=lambda f: -(abs(fa.get(f, z)[0]) + abs(fb.get(f, z)[0])))
-if two:
-    print("| function | A Ir | A D1mr | B Ir | B D1mr | Ir B - A | D1mr B - A |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    for f in names[:top]:
-        a, b = fa.get(f, z), fb.get(f, z)
-        print("| `%s` | %.1f | %.2f | %.1f | %.2f | %+.1f | %+.2f |"
-              % (f, a[0], a[1], b[0], b[1], b[0] - a[0], b[1] - a[1]))
-else:
-    print("| function | Ir | D1mr | D1mw |")
-    print("|---|---:|---:|---:|")
-    for f in names[:top]:
-        a = fa[f]
-        print("| `%s` | %.1f | %.2f | %.2f |" % (f, a[0], a[1], a[2]))
+cgfile.report({c: cgfile.marginal(work, c, EV, hops) for c in cols}, EV,
+              "frame-hop", "large - small run", EV, top)
 PYEOF
