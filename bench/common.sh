@@ -122,6 +122,13 @@ gen_profile() {	# ib_mtu [ranks collective] -> profile path (in $WORK)
 	echo "$p"
 }
 
+# Memory for N mbufs of DATA bytes with --no-huge: EAL's pages are 4 KB and
+# a mempool object does not straddle pages, so a 2.4 KB mbuf costs a page.
+mem_mb() {	# n data
+	local per=$(( ($2 + 256 + 4095) / 4096 * 4096 ))
+	echo $(( ($1 * per) / 1048576 + 512 ))
+}
+
 # cg_ready A B WORK: the cachegrind A/B scripts' start: valgrind there,
 # binary A (and B unless empty) executable, WORK made; else exit 2.
 cg_ready() {

@@ -104,13 +104,6 @@ command -v "$TESTPMD" >/dev/null || { echo "bench: no $TESTPMD" >&2; exit 1; }
 MBUF_KEY=$("$AIFAB" --profile-doc 2>/dev/null |
 	   grep -oE '^\| `mbuf_(data|size)[a-z_]*`' | head -1 | tr -d '|` ' || true)
 
-# Memory for N mbufs of DATA bytes with --no-huge: EAL's pages are 4 KB and
-# a mempool object does not straddle pages, so a 2.4 KB mbuf costs a page.
-mem_mb() {	# n data
-	local per=$(( ($2 + 256 + 4095) / 4096 * 4096 ))
-	echo $(( ($1 * per) / 1048576 + 512 ))
-}
-
 vdevs() {	# pcap [rx queues]
 	local rx="rx_pcap=$1" q
 	for ((q = 1; q < ${2:-1}; q++)); do rx="$rx,rx_pcap=$1"; done

@@ -74,10 +74,9 @@ pcap=$WORK/flows_${size}_${flows}.pcap
 if [ ! -s "$pcap" ] || [ "$BENCH/gen_flows.py" -nt "$pcap" ]; then
 	"$PY" "$BENCH/gen_flows.py" --flows "$flows" --size "$size" -o "$pcap"
 fi
-# run.sh's pool: the pcap's mbufs (infinite_rx holds them) and 64k more;
-# with --no-huge a mempool object does not straddle a 4 KB page
+# run.sh's pool: the pcap's mbufs (infinite_rx holds them) and 64k more
 n=$((flows + 65536))
-mem=$((n * ((DATA + 256 + 4095) / 4096 * 4096) / 1048576 + 512))
+mem=$(mem_mb "$n" "$DATA")
 
 # one TAG BIN SECONDS: one cachegrind run; its files are WORK/TAG.*
 one() {

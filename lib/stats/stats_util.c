@@ -12,8 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <rte_common.h>
-
 #include "stats_priv.h"
 
 /* Prometheus label value: escape backslash, double quote and newline. */
@@ -271,13 +269,10 @@ aifab_stats_file_open(const char *path, char *tmp, size_t tmplen)
 	default:
 		if ((size_t)snprintf(tmp, tmplen, "%s.tmp", target) >=
 		    tmplen) {
-			tmp[0] = '\0';
 			errno = ENAMETOOLONG;
 			return NULL;
 		}
 		f = fopen(tmp, "w");
-		if (f == NULL)
-			tmp[0] = '\0';
 		break;
 	}
 	if (f != NULL)

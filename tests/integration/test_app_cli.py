@@ -43,6 +43,10 @@ Usage: test_app_cli.py PATH/TO/dpdk-aifab
   /proc/self/fd/1 with stdout to a file it lands between the console's
   lines in order, and given a symbolic link to a file, the file is
   replaced and the link kept;
+* outputs are judged before the run by the rule that writes them: in a
+  read-only directory (a tmpfs the test mounts and remounts read-only) a
+  FIFO and a link to a writable file take the report, a new file is
+  refused at once, and so is /proc/self/fd/0 open only for reading;
 * outputs on a full disk (a 64 KiB tmpfs the test mounts; skipped where it
   cannot): --capture, --stats-jsonl, --report-html and --prometheus each
   say on stderr which file could not be written and why (No space left on
@@ -63,6 +67,9 @@ from lib_aifab import (N_PORTS, NBR_IP4, PORT_NAMES, Checks, Run,
                        run_simple, source_root, wait_app_ready,
                        write_pcap)
 from test_pcap_leaf import udp4
+
+# the demo at 1 MiB, quiet: a short run that writes a whole report
+SMALL_DEMO = ["--quiet", "--set", "generator.size_bytes=1048576"]
 
 # What the options must include at least (the brief of the app).
 REQUIRED_OPTS = ["--profile", "--set", "--duration", "--report-json",
@@ -436,8 +443,7 @@ def report_through_fifo(ck, exe, fifo, what):
             got.append(f.read())
     t = threading.Thread(target=reader, daemon=True)
     t.start()
-    small = ["--quiet", "--set", "generator.size_bytes=1048576"]
-    rc, out, err = run_simple(exe, small + ["--report-json", fifo],
+    rc, out, err = run_simple(exe, SMALL_DEMO + ["--report-json", fifo],
                               timeout=120)
     if rc != 0:  # a run refused before writing: unblock the reader
         with open(fifo, "w"):
@@ -465,7 +471,6 @@ def check_special_outputs(ck, exe, tmp):
     fifo = os.path.join(tmp, "report.fifo")
     os.mkfifo(fifo)
     report_through_fifo(ck, exe, fifo, what)
-    small = ["--quiet", "--set", "generator.size_bytes=1048576"]
     # /dev/stdout itself is not tried: a binary that renames over it
     # replaces the machine's node; /proc/self/fd/1 is the same file, and
     # such a binary only fails to create /proc/self/fd/1.tmp
@@ -473,7 +478,7 @@ def check_special_outputs(ck, exe, tmp):
     ck.section(what)
     outp = os.path.join(tmp, "console.txt")
     with open(outp, "w") as o:
-        p = subprocess.run([exe] + small + ["--report-json",
+        p = subprocess.run([exe] + SMALL_DEMO + ["--report-json",
                                             "/proc/self/fd/1"],
                            stdout=o, stderr=subprocess.PIPE, text=True,
                            timeout=120)
@@ -500,7 +505,7 @@ def check_special_outputs(ck, exe, tmp):
     with open(target, "w") as f:
         f.write("{}\n")
     os.symlink(target, link)
-    rc, out, err = run_simple(exe, small + ["--report-json", link],
+    rc, out, err = run_simple(exe, SMALL_DEMO + ["--report-json", link],
                               timeout=120)
     ck.eq(rc, 0, "%s: exit 0" % what)
     ck.check(os.path.islink(link), "%s: the link is kept" % what)
@@ -531,7 +536,6 @@ def check_outputs_as_written(ck, exe, tmp):
     ro = os.path.join(tmp, "ro")
     if not mount_tmpfs(ro):
         return
-    small = ["--quiet", "--set", "generator.size_bytes=1048576"]
     try:
         fifo = os.path.join(ro, "report.fifo")
         os.mkfifo(fifo)
@@ -546,7 +550,7 @@ def check_outputs_as_written(ck, exe, tmp):
                  m.stderr.strip())
         report_through_fifo(ck, exe, fifo, "--report-json into a FIFO there")
         w = "--report-json through a link there to a writable directory"
-        rc, out, err = run_simple(exe, small + ["--report-json", link],
+        rc, out, err = run_simple(exe, SMALL_DEMO + ["--report-json", link],
                                   timeout=120)
         ck.check(rc == 0, "%s: exit 0" % w, err.strip()[-300:])
         ck.check(os.path.islink(link), "%s: the link is kept" % w)
