@@ -475,7 +475,44 @@ sw_take_run(struct sw *sw, struct sw_worker *wk, uint16_t port, uint8_t tc,
 	bool one_meta = true;
 
 	max = RTE_MIN(f->tail - h, (uint32_t)(SW_TXBUF - tb->n));
-	for (;;) {
+	if (strict || alone) {
+		/* Nothing but the shaper and the room ends the run: the
+		 * shaper's test as a byte budget (x * cost > avail exactly
+		 * when x > avail / cost), and DWRR's charges once after it
+		 * (below). */
+		uint64_t budget = cost != 0 ? avail / cost : UINT64_MAX;
+		uint64_t wire = 0;
+		uint32_t first = m->pkt_len + AIFAB_QOS_WIRE_OVERHEAD;
+
+		for (;;) {
+			len = m->pkt_len;
+			if (ts_off >= 0) {
+				*RTE_MBUF_DYNFIELD(m, ts_off, uint64_t *) =
+					wk->now_ns;
+				m->ol_flags |= sw->ts_flag;
+			}
+			out[n++] = m;
+			bytes += len;
+			cells += SW_CELLS(len);
+			one_meta &= m->hash.usr == meta;
+			wire += len + AIFAB_QOS_WIRE_OVERHEAD;
+			if (n == max || wire > budget)
+				break;
+			m = f->slot[(h + n) & f->mask];
+		}
+		/* The only DWRR TC ready: the loop below charges each frame
+		 * after the first its wire bytes, a quantum added whenever
+		 * the deficit falls short, so with P the frames' wire bytes
+		 * after the first, the quanta added are the fewest K with
+		 * deficit + K x quantum >= P (P only grows frame by frame). */
+		if (!strict) {
+			int64_t p = (int64_t)(wire - first), d = deficit;
+
+			if (p > d)
+				d += (p - d + quantum - 1) / quantum * quantum;
+			deficit = (int32_t)(d - p);
+		}
+	} else for (;;) {
 		len = m->pkt_len;
 		if (ts_off >= 0) { /* the departure stamp (captures read it) */
 			*RTE_MBUF_DYNFIELD(m, ts_off, uint64_t *) = wk->now_ns;
