@@ -10,7 +10,7 @@
 # vclock_cg.sh is for the virtual clock. A figure, not a test.
 #
 #   bench/switch_cg.sh [-a AIFAB] [-b AIFAB] [-c SIZE:FLOWS] [-t SECONDS]
-#                      [-n TOP] [-w WORKDIR]
+#                      [-n TOP] [-L LL] [-w WORKDIR]
 #
 #   -a  the binary (default build-rel/app/dpdk-aifab)
 #   -b  a second binary: B against A, per frame
@@ -18,6 +18,9 @@
 #   -t  the shorter run's --duration under valgrind; the longer runs
 #       twice as long (default 10)
 #   -n  functions listed (default 20, by |Ir|)
+#   -L  the last level cachegrind models, SIZE,WAYS,LINE (default
+#       524288,8,64: the Zen 3 host's 512 KB L2; 1048576,16,64 for a
+#       Zen 5's 1 MB)
 #   -w  where the pcap, cachegrind files, reports and logs go
 #       (default /tmp/aifab-switch-cg)
 #
@@ -60,10 +63,14 @@ T=10
 TOP=20
 WORK=/tmp/aifab-switch-cg
 DATA=4352
+LL=524288,8,64
 
 # shellcheck source=bench/common.sh
 . "$BENCH/common.sh"
-bench_options "a:A b:B c:CASE t:T n:TOP w:WORK" 49 "$@"
+bench_options "a:A b:B c:CASE t:T n:TOP L:LL w:WORK" 53 "$@"
+case $LL in
+*[!0-9,]*|*,*,*,*|,*|*,) echo "bench: -L $LL: SIZE,WAYS,LINE, e.g. 1048576,16,64" >&2; exit 2 ;;
+esac
 case $T in ""|*[!0-9]*|0*) echo "bench: -t $T: whole seconds, 1 or more" >&2; exit 2 ;; esac
 size=${CASE%%:*} flows=${CASE#*:}
 case $size:$flows in
@@ -80,7 +87,7 @@ mem=$(mem_mb "$n" "$DATA")
 
 # one TAG BIN SECONDS: one cachegrind run; its files are WORK/TAG.*
 one() {
-	valgrind --tool=cachegrind --cache-sim=yes --LL=524288,8,64 \
+	valgrind --tool=cachegrind --cache-sim=yes --LL="$LL" \
 		--cachegrind-out-file="$WORK/$1.cg" "$2" -l 0,1 --no-huge \
 		-m "$mem" --no-pci --file-prefix "aifab-scg-$$-$1" \
 		--vdev "net_pcap0,rx_pcap=$pcap,infinite_rx=1" \
@@ -95,9 +102,9 @@ one() {
 # the two runs of A (and of B), each binary's side by side
 cg_pairs "$A" "$B" "$T"
 
-printf '# bench/switch_cg.sh, %s; %s B x %s flows, %s s and %s s; %s; last level modelled as 512 KB, 8-way\n\n' \
+printf '# bench/switch_cg.sh, %s; %s B x %s flows, %s s and %s s; %s; last level modelled as %s (size, ways, line)\n\n' \
 	"$(date -u +%Y-%m-%dT%H:%MZ)" "$size" "$flows" "$T" $((2 * T)) \
-	"$(valgrind --version)"
+	"$(valgrind --version)" "$LL"
 # shellcheck disable=SC2086  # CG_COLS: one word per binary
 BENCH="$ROOT/bench" "$PY" - "$WORK" "$TOP" $CG_COLS <<'PYEOF'
 import json, os, sys
