@@ -595,12 +595,12 @@ sw_route_enqueue_segs(struct sw *sw, struct sw_worker *wk,
 static inline uint64_t
 sw_mac48(const struct rte_ether_addr *a)
 {
-	uint64_t w = 0;
-	unsigned int b;
+	uint32_t lo;
+	uint16_t hi;
 
-	for (b = 0; b < RTE_ETHER_ADDR_LEN; b++)
-		w |= (uint64_t)a->addr_bytes[b] << (8 * b);
-	return w;
+	memcpy(&lo, a->addr_bytes, sizeof(lo));
+	memcpy(&hi, a->addr_bytes + 4, sizeof(hi));
+	return rte_le_to_cpu_32(lo) | (uint64_t)rte_le_to_cpu_16(hi) << 32;
 }
 
 /* Headers prefetched this many frames ahead (as sw_ingress()), and the
@@ -814,14 +814,19 @@ sw_fused_body(struct sw *sw, struct sw_worker *wk, struct rte_mbuf **pkts,
 			t = &sw->tgt[t_id];
 			g = &wk->groups[t->group];
 			ctr = &wk->ectr[2 * t->ctr];
-			pick = g->n_members == 1 ? 0 : g->resilient ? 1 : 2;
-			bmask = (uint32_t)(g->n_buckets - 1);
+			if (!multi) { /* (multi: targets change more often) */
+				pick = g->n_members == 1 ? 0 :
+					g->resilient ? 1 : 2;
+				bmask = (uint32_t)(g->n_buckets - 1);
+			}
 		}
-		if (pick == 1) {
+		/* aifab_ecmp_select() of a group with a choice (a resilient
+		 * group's bucket: AIFAB_ECMP_NONE when no member is active) */
+		if (!multi && pick == 1)
 			slot = g->bucket[hash[i] & bmask];
-		} else if (pick == 2 &&
-			   unlikely((slot = aifab_ecmp_select(g, hash[i])) ==
-				    AIFAB_ECMP_NONE)) {
+		else if (multi ? g->n_members != 1 : pick == 2)
+			slot = aifab_ecmp_select(g, hash[i]);
+		if (unlikely(slot == AIFAB_ECMP_NONE)) {
 			sw_drop(wk, in_port, SW_DROP(ecmp_no_member), m);
 			continue;
 		}

@@ -30,7 +30,10 @@ output's (QP, PSN) -> input time: nothing leaves p2 inside the window;
 flows on p3 never move; p2's flows go to p3 while it is down and return
 after; nothing is lost but frames in flight at an edge (= p2's
 drops.link_down); the report's down_events / remaps. Resilient and plain
-groups (with two members both re-hash alike).
+groups (with two members both re-hash alike). Then both members down at
+once (p3 inside p2's window): a frame that arrives then has no member and
+is dropped at ingress (drops.ecmp_no_member), never sent nor counted to
+a member; every frame is sent or counted as dropped.
 """
 import struct
 import sys
@@ -394,6 +397,75 @@ def link_down_case(ck, exe, sets, what):
         return grp
 
 
+def all_down_case(ck, exe, sets, what):
+    """Both members of the default route's group go down together: p2 at
+    400 us for 400 us as above, p3 at 500 us for 200 us (each counted
+    from its own TX fault stage's origin). A frame routed while neither
+    is up has no member: it is dropped at ingress and counted
+    (drops.ecmp_no_member of its RX port), never sent anywhere nor
+    counted to a member; before and after, the frames flow."""
+    flows, inputs, t_in = build_link_down()
+    sets = ["port.p2.fault_tx_down_at_us=%d" % LD_AT_US,
+            "port.p2.fault_tx_down_for_us=%d" % LD_FOR_US,
+            "port.p3.fault_tx_down_at_us=%d" % (LD_AT_US + 100),
+            "port.p3.fault_tx_down_for_us=%d" % (LD_FOR_US - 200)] + sets
+    run = VRun(exe, inputs, sets=sets, tag="ecmpad")
+    with run.kept_if_failed(ck):
+        ck.section(what)
+        if not run_ok(ck, run, what):
+            return
+        caps = run.captures
+        for p in SRC_PORTS:
+            ck.eq(len(caps[p] or []), 0, "%s: nothing leaves on %s" %
+                  (what, PORT_NAMES[p]))
+        out = set()
+        for e in UPLINKS:
+            for _t, fr in caps[e] or []:
+                out.add(RoceFlow.key(fr))
+        firsts = [min(t for t, _fr in caps[e]) for e in UPLINKS
+                  if caps[e]]
+        if not ck.eq(len(firsts), 2, "%s: both uplinks carry frames" %
+                     what):
+            return
+        # Both down: p3's window, inside p2's (each origin between the
+        # first input and the port's first frame out).
+        o_lo, o_hi = VT_EPOCH_NS, max(firsts)
+        both_hi = o_hi + (LD_AT_US + 100) * 1000
+        both_lo_end = o_lo + (LD_AT_US + LD_FOR_US - 100) * 1000
+        first_down = o_lo + LD_AT_US * 1000
+        last_up = o_hi + (LD_AT_US + LD_FOR_US) * 1000
+        inside = [k for k, t in t_in.items()
+                  if both_hi + EDGE_NS <= t < both_lo_end - EDGE_NS]
+        ck.check(len(inside) > 100, "%s: frames arrive while both "
+                 "members are down (%d)" % (what, len(inside)))
+        sent = [k for k in inside if k in out]
+        ck.check(not sent, "%s: no frame that arrived while both members "
+                 "were down leaves" % what, repr(sent[:5]))
+        away = [k for k, t in t_in.items()
+                if (t < first_down - EDGE_NS or t >= last_up + EDGE_NS)
+                and k not in out]
+        ck.check(not away, "%s: every frame away from the windows leaves"
+                 % what, repr(away[:5]))
+        drops = {}
+        for p in range(4):
+            for r, v in run.port_rep(p).get("drops", {}).items():
+                drops[r] = drops.get(r, 0) + v
+        nomem = drops.get("ecmp_no_member", 0)
+        ck.check(nomem >= len(inside), "%s: drops.ecmp_no_member %d >= "
+                 "the %d frames that arrived while both were down" %
+                 (what, nomem, len(inside)))
+        missing = len(t_in) - len(out)
+        ck.eq(nomem + drops.get("link_down", 0), missing,
+              "%s: frames not sent (%d) = drops.ecmp_no_member + "
+              "drops.link_down" % (what, missing))
+        mem = (run.report or {}).get("ecmp", {}).get(ROUTE4, {}).get(
+            "members", {})
+        counted = sum(mem.get(MEMBERS4[e], {}).get("packets", 0)
+                      for e in UPLINKS)
+        ck.eq(counted, len(t_in) - nomem, "%s: the members count every "
+              "frame but those with no member (%d)" % (what, nomem))
+
+
 def main_link_down(exe):
     ck = Checks("test_ecmp_link_down")
     grp = link_down_case(ck, exe, [], "resilient (256 buckets)")
@@ -402,6 +474,9 @@ def main_link_down(exe):
         ck.eq(grp.get("remap_buckets"), 256, "resilient: remap_buckets = "
               "128 down + 128 up")
     link_down_case(ck, exe, ["ecmp.resilient=false"], "plain (hash mod n)")
+    all_down_case(ck, exe, [], "both members down, resilient")
+    all_down_case(ck, exe, ["ecmp.resilient=false"],
+                  "both members down, plain")
     ck.finish()
 
 
