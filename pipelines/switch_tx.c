@@ -469,50 +469,21 @@ sw_take_run(struct sw *sw, struct sw_worker *wk, uint16_t port, uint8_t tc,
 		(1u << tc);
 	int32_t quantum = (int32_t)sw->sched.quantum[tc];
 	int ts_off = sw->stamp ? sw->ts_off : -1;
+	/* DWRR charged frame by frame only for a DWRR TC with others ready
+	 * (its run ends where its deficit does); a strict TC is not
+	 * charged, the lone DWRR TC once after the run */
+	bool each = !strict && !alone;
 	uint32_t h = f->head, max, n = 0, len, bytes = 0, cells = 0;
 	struct rte_mbuf *m = f->slot[h & f->mask];
 	uint32_t meta = m->hash.usr;
+	uint32_t first = m->pkt_len + AIFAB_QOS_WIRE_OVERHEAD;
+	/* the wire bytes taken; the shaper's test as a byte budget:
+	 * cost x wire > avail exactly when wire > avail / cost */
+	uint64_t budget = cost != 0 ? avail / cost : UINT64_MAX, wire = 0;
 	bool one_meta = true;
 
 	max = RTE_MIN(f->tail - h, (uint32_t)(SW_TXBUF - tb->n));
-	if (strict || alone) {
-		/* Nothing but the shaper and the room ends the run: the
-		 * shaper's test as a byte budget (x * cost > avail exactly
-		 * when x > avail / cost), and DWRR's charges once after it
-		 * (below). */
-		uint64_t budget = cost != 0 ? avail / cost : UINT64_MAX;
-		uint64_t wire = 0;
-		uint32_t first = m->pkt_len + AIFAB_QOS_WIRE_OVERHEAD;
-
-		for (;;) {
-			len = m->pkt_len;
-			if (ts_off >= 0) {
-				*RTE_MBUF_DYNFIELD(m, ts_off, uint64_t *) =
-					wk->now_ns;
-				m->ol_flags |= sw->ts_flag;
-			}
-			out[n++] = m;
-			bytes += len;
-			cells += SW_CELLS(len);
-			one_meta &= m->hash.usr == meta;
-			wire += len + AIFAB_QOS_WIRE_OVERHEAD;
-			if (n == max || wire > budget)
-				break;
-			m = f->slot[(h + n) & f->mask];
-		}
-		/* The only DWRR TC ready: the loop below charges each frame
-		 * after the first its wire bytes, a quantum added whenever
-		 * the deficit falls short, so with P the frames' wire bytes
-		 * after the first, the quanta added are the fewest K with
-		 * deficit + K x quantum >= P (P only grows frame by frame). */
-		if (!strict) {
-			int64_t p = (int64_t)(wire - first), d = deficit;
-
-			if (p > d)
-				d += (p - d + quantum - 1) / quantum * quantum;
-			deficit = (int32_t)(d - p);
-		}
-	} else for (;;) {
+	for (;;) {
 		len = m->pkt_len;
 		if (ts_off >= 0) { /* the departure stamp (captures read it) */
 			*RTE_MBUF_DYNFIELD(m, ts_off, uint64_t *) = wk->now_ns;
@@ -522,29 +493,34 @@ sw_take_run(struct sw *sw, struct sw_worker *wk, uint16_t port, uint8_t tc,
 		bytes += len;
 		cells += SW_CELLS(len);
 		one_meta &= m->hash.usr == meta;
-		if (n == max || ((uint64_t)bytes +
-				 (uint64_t)n * AIFAB_QOS_WIRE_OVERHEAD) * cost >
-				avail)
+		wire += len + AIFAB_QOS_WIRE_OVERHEAD;
+		if (n == max || wire > budget)
 			break;
 		m = f->slot[(h + n) & f->mask];
-		if (!strict) {
+		if (each) {
 			uint32_t next = m->pkt_len + AIFAB_QOS_WIRE_OVERHEAD;
 
-			if ((int64_t)deficit < next) {
-				if (!alone)
-					break;
-				do
-					deficit += quantum;
-				while ((int64_t)deficit < next);
-			}
+			if ((int64_t)deficit < next)
+				break;
 			deficit -= (int32_t)next;
 		}
+	}
+	/* The only DWRR TC ready: charged as the per-frame charges would
+	 * have it, each frame after the first its wire bytes, a quantum
+	 * added whenever the deficit falls short; with P the frames' wire
+	 * bytes after the first, the quanta added are the fewest K with
+	 * deficit + K * quantum >= P (P only grows frame by frame). */
+	if (!strict && alone) {
+		int64_t p = (int64_t)(wire - first), d = deficit;
+
+		if (p > d)
+			d += (p - d + quantum - 1) / quantum * quantum;
+		deficit = (int32_t)(d - p);
 	}
 	eg->sched.deficit[tc] = deficit;
 	/* aifab_qos_shaper_consume() per frame: only the last can take the
 	 * tokens below -depth (that ends the run), so clamp once */
-	tokens = eg->shaper.tokens - (int64_t)(((uint64_t)bytes + (uint64_t)n *
-			AIFAB_QOS_WIRE_OVERHEAD) * cost);
+	tokens = eg->shaper.tokens - (int64_t)(wire * cost);
 	eg->shaper.tokens = RTE_MAX(tokens, -shc->depth);
 	f->head = h + n;
 	f->bytes -= bytes;
