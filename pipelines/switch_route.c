@@ -649,8 +649,7 @@ sw_fused_body(struct sw *sw, struct sw_worker *wk, struct rte_mbuf **pkts,
 	uint32_t s_roce[SW_CHUNK];
 	const struct aifab_ecmp_cfg *ecfg = &sw->ecmp_cfg;
 	const struct aifab_fib_nh *nhs = sw->fib->nh;
-	const struct rte_ether_addr *mac;
-	uint64_t macw; /* mac's 6 bytes as the low 48 bits of a load */
+	uint64_t macw; /* the RX port's MAC as the low 48 bits of a load */
 	const bool csum = sw->check_csum;
 	const uint32_t mtu_min = sw->mtu_min;
 	const bool tpf = sw->n_groups > SW_TGT_PREFETCH_MIN;
@@ -682,8 +681,7 @@ sw_fused_body(struct sw *sw, struct sw_worker *wk, struct rte_mbuf **pkts,
 		rte_prefetch0(pkts[i]);
 	s = 0;
 	end = seg[0].n;
-	mac = &sw->env.ports[in_port].mac;
-	macw = sw_mac48(mac);
+	macw = sw_mac48(&sw->env.ports[in_port].mac);
 	for (i = 0; i < n; i++) {
 		const struct rte_mbuf *m = pkts[i];
 		const uint8_t *buf = rte_pktmbuf_mtod(m, const uint8_t *);
@@ -699,8 +697,7 @@ sw_fused_body(struct sw *sw, struct sw_worker *wk, struct rte_mbuf **pkts,
 			rx_bytes = 0;
 			n_roce = 0;
 			in_port = seg[++s].port;
-			mac = &sw->env.ports[in_port].mac;
-			macw = sw_mac48(mac);
+			macw = sw_mac48(&sw->env.ports[in_port].mac);
 			end = (uint16_t)(end + seg[s].n);
 		}
 		if (i + SW_FUSED_PREFETCH < n)
