@@ -278,6 +278,20 @@ def build_link_down():
     return flows, inputs, t_in
 
 
+def link_run(ck, run, what):
+    """Run a link-down case (its section @p what); None if it failed,
+    else the captures, having checked that nothing left on a downlink
+    (every flow goes to the default route's uplinks)."""
+    ck.section(what)
+    if not run_ok(ck, run, what):
+        return None
+    caps = run.captures
+    for p in SRC_PORTS:
+        ck.eq(len(caps[p] or []), 0, "%s: nothing leaves on %s" %
+              (what, PORT_NAMES[p]))
+    return caps
+
+
 def link_down_case(ck, exe, sets, what):
     """p2 (an uplink, member of the default route's group) goes down at
     400 us for 400 us, counted from its TX fault stage's origin (the
@@ -288,13 +302,9 @@ def link_down_case(ck, exe, sets, what):
             "port.p2.fault_tx_down_for_us=%d" % LD_FOR_US] + sets
     run = VRun(exe, inputs, sets=sets, tag="ecmpld")
     with run.kept_if_failed(ck):
-        ck.section(what)
-        if not run_ok(ck, run, what):
+        caps = link_run(ck, run, what)
+        if caps is None:
             return
-        caps = run.captures
-        for p in SRC_PORTS:
-            ck.eq(len(caps[p] or []), 0, "%s: nothing leaves on %s" %
-                  (what, PORT_NAMES[p]))
         m4 = RoceMatch(flows)
         out = {}                        # (dqpn, psn) -> (port, t_out)
         for e in UPLINKS:
@@ -411,13 +421,9 @@ def all_down_case(ck, exe, sets, what):
             "port.p3.fault_tx_down_for_us=%d" % (LD_FOR_US - 200)] + sets
     run = VRun(exe, inputs, sets=sets, tag="ecmpad")
     with run.kept_if_failed(ck):
-        ck.section(what)
-        if not run_ok(ck, run, what):
+        caps = link_run(ck, run, what)
+        if caps is None:
             return
-        caps = run.captures
-        for p in SRC_PORTS:
-            ck.eq(len(caps[p] or []), 0, "%s: nothing leaves on %s" %
-                  (what, PORT_NAMES[p]))
         out = set()
         for e in UPLINKS:
             for _t, fr in caps[e] or []:
