@@ -5,10 +5,12 @@
 # fabric on the whole-process virtual clock ([general] clock = virtual),
 # and the real-time in-memory path's frame rate on the same traffic. One
 # core runs everything in virtual time (the main lcore); in real time the
-# switch and the generator share lcore 1. Prints a Markdown table. A
+# switch and the generator share lcore 1. Both run on the same CPU (-C):
+# the virtual clock's main lcore there, the real-time worker lcore there
+# (its main lcore, the console, on another). Prints a Markdown table. A
 # figure, not a test.
 #
-#   bench/vclock.sh [-r ROUNDS] [-c CASES] [-s SCENARIO] [-w WORKDIR]
+#   bench/vclock.sh [-r ROUNDS] [-c CASES] [-s SCENARIO] [-C CPU] [-w WORKDIR]
 #
 #   -r  rounds: each round runs every case once, in order (a drift of the
 #       machine's pace falls on all cases alike); per case the fastest loop
@@ -19,6 +21,11 @@
 #       (profiles/clos.ini), rt400 and rt400-noicrc (demo400 on the
 #       real-time clock)
 #   -s  the scenario (profiles/scenarios/NAME.ini; default incast-lossless)
+#   -C  the CPU every case's loop runs on (default the highest this
+#       shell may use). On a VM two CPUs can differ in pace by half or
+#       more, and by the minute (this 2-core host's CPU 0 ran the demo
+#       in 0.50-0.84 s while CPU 1 took 0.50 s throughout): a clock
+#       compared with the other on another CPU measures the CPUs
 #   -w  where reports and logs go (default /tmp/aifab-vclock)
 #
 # Frame-hops: frames delivered over a link (one cable direction), summed
@@ -53,7 +60,15 @@ WORK=/tmp/aifab-vclock
 
 # shellcheck source=bench/common.sh
 . "$BENCH/common.sh"
-bench_options "r:REPS c:CASES s:SCEN w:WORK" 29 "$@"
+CPU=
+bench_options "r:REPS c:CASES s:SCEN C:CPU w:WORK" 49 "$@"
+# The CPUs this shell may use; the loop's (-C) and another for the
+# real-time main lcore (the same one on a 1-CPU machine).
+read -ra CPUS <<<"$(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' |
+	awk -F- '{ for (i = $1; i <= ($2 == "" ? $1 : $2); i++) printf "%d ", i }')"
+[ -n "$CPU" ] || CPU=${CPUS[${#CPUS[@]} - 1]}
+OTHER=$CPU
+for c in "${CPUS[@]}"; do [ "$c" = "$CPU" ] || { OTHER=$c; break; }; done
 mkdir -p "$WORK"
 
 if [ ! -x "$AIFAB" ]; then
@@ -76,9 +91,10 @@ case_args() {	# case: the dpdk-aifab options after --
 
 # One run: prints "frame_hops model_ms elapsed_s" (model_ms "-" in real time).
 run_one() {	# case round
-	local rep=$WORK/$1.$2.json
+	local rep=$WORK/$1.$2.json lc="0@$CPU,1@$OTHER"
+	case $1 in rt*) lc="0@$OTHER,1@$CPU" ;; esac
 	# shellcheck disable=SC2046  # case_args is split on purpose
-	if ! "$AIFAB" --file-prefix "aifab-vclock-$$" -- $(case_args "$1") \
+	if ! "$AIFAB" --file-prefix "aifab-vclock-$$" --lcores "$lc" -- $(case_args "$1") \
 		--report-json "$rep" --quiet >"$WORK/$1.$2.log" 2>&1; then
 		echo "fail"
 		return
@@ -96,8 +112,8 @@ PYEOF
 
 # shellcheck disable=SC2034  # read by the header
 HOST=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)
-printf '# bench/vclock.sh, %s; %s, %s cores, load %s; %s; best of %s\n\n' \
-	"$(date -u +%Y-%m-%dT%H:%MZ)" "${HOST:-cpu}" "$(nproc)" \
+printf '# bench/vclock.sh, %s; %s, %s cores, the loops on CPU %s, load %s; %s; best of %s\n\n' \
+	"$(date -u +%Y-%m-%dT%H:%MZ)" "${HOST:-cpu}" "$(nproc)" "$CPU" \
 	"$(cut -d' ' -f1-3 /proc/loadavg)" "$("$AIFAB" --version 2>/dev/null | head -1)" "$REPS"
 printf '| case | clock | model ms | frame-hops | wall s (best) | frame-hops / wall s | loop CPU s (best) | frame-hops / CPU s |\n'
 printf '|---|---|---:|---:|---:|---:|---:|---:|\n'
