@@ -473,16 +473,22 @@ sw_take_run(struct sw *sw, struct sw_worker *wk, uint16_t port, uint8_t tc,
 	 * (its run ends where its deficit does); a strict TC is not
 	 * charged, the lone DWRR TC once after the run */
 	bool each = !strict && !alone;
-	uint32_t h = f->head, max, n = 0, len, bytes = 0, cells = 0;
-	struct rte_mbuf *m = f->slot[h & f->mask];
+	uint32_t h = f->head, max, len, bytes, cells = 0, diff = 0;
+	/* n: frames taken; j: the next one's slot. The ring wraps at most
+	 * once in a run, rarely: j runs to the end of the slots (jend) and
+	 * only there is the run's end (max) or the wrap looked at, so the
+	 * loop keeps no mask and no spilled end (64-bit, as indices). */
+	uintptr_t n = 0, j = h & f->mask, jend;
+	struct rte_mbuf *m = f->slot[j];
 	uint32_t meta = m->hash.usr;
 	uint32_t first = m->pkt_len + AIFAB_QOS_WIRE_OVERHEAD;
 	/* the wire bytes taken; the shaper's test as a byte budget:
 	 * cost x wire > avail exactly when wire > avail / cost */
 	uint64_t budget = cost != 0 ? avail / cost : UINT64_MAX, wire = 0;
-	bool one_meta = true;
+	bool one_meta;
 
 	max = RTE_MIN(f->tail - h, (uint32_t)(SW_TXBUF - tb->n));
+	jend = RTE_MIN(j + max, (uintptr_t)f->mask + 1);
 	for (;;) {
 		len = m->pkt_len;
 		if (ts_off >= 0) { /* the departure stamp (captures read it) */
@@ -490,13 +496,19 @@ sw_take_run(struct sw *sw, struct sw_worker *wk, uint16_t port, uint8_t tc,
 			m->ol_flags |= sw->ts_flag;
 		}
 		out[n++] = m;
-		bytes += len;
+		j++;
 		cells += SW_CELLS(len);
-		one_meta &= m->hash.usr == meta;
+		diff |= m->hash.usr ^ meta;
 		wire += len + AIFAB_QOS_WIRE_OVERHEAD;
-		if (n == max || wire > budget)
+		if (wire > budget)
 			break;
-		m = f->slot[(h + n) & f->mask];
+		if (unlikely(j == jend)) {
+			if (n == max)
+				break;
+			j = 0; /* the wrap: what is left from slot 0 */
+			jend = max - n;
+		}
+		m = f->slot[j];
 		if (each) {
 			uint32_t next = m->pkt_len + AIFAB_QOS_WIRE_OVERHEAD;
 
@@ -505,6 +517,9 @@ sw_take_run(struct sw *sw, struct sw_worker *wk, uint16_t port, uint8_t tc,
 			deficit -= (int32_t)next;
 		}
 	}
+	/* the frames' bytes: their wire bytes less the overhead of each */
+	bytes = (uint32_t)(wire - (uint64_t)n * AIFAB_QOS_WIRE_OVERHEAD);
+	one_meta = diff == 0;
 	/* The only DWRR TC ready: charged as the per-frame charges would
 	 * have it, each frame after the first its wire bytes, a quantum
 	 * added whenever the deficit falls short; with P the frames' wire
@@ -522,14 +537,15 @@ sw_take_run(struct sw *sw, struct sw_worker *wk, uint16_t port, uint8_t tc,
 	 * tokens below -depth (that ends the run), so clamp once */
 	tokens = eg->shaper.tokens - (int64_t)(wire * cost);
 	eg->shaper.tokens = RTE_MAX(tokens, -shc->depth);
-	f->head = h + n;
+	f->head = h + (uint32_t)n;
 	f->bytes -= bytes;
 	if (f->head == f->tail)
 		eg->nonempty &= (uint8_t)~(1u << tc);
 	if (!strict) /* DWRR's next charge; a strict TC needs none */
 		head[tc] = aifab_qos_fifo_head_len(f) +
 			AIFAB_QOS_WIRE_OVERHEAD;
-	sw_release_run(sw, wk, port, out, n, one_meta, bytes, cells);
+	sw_release_run(sw, wk, port, out, (uint32_t)n, one_meta, bytes,
+		       cells);
 	SW_ADD_TC(wk, sw_st_tc_tx_pkts, port, tc, n);
 	SW_ADD_TC(wk, sw_st_tc_tx_bytes, port, tc, bytes);
 #if AIFAB_SW_STATS
