@@ -81,10 +81,11 @@ sw_port_down(const struct sw *sw, const struct sw_worker *wk, uint16_t p,
  * groups: a member whose port went down leaves its groups (resilient:
  * only its buckets move; plain: hash mod the live members), and comes
  * back when the port does. Once per poll (real time) or per arrival
- * (virtual time), on the worker's own clock.
+ * (virtual time), on the worker's own clock, when sw_link_state()
+ * (switch_priv.h) did not find every port as the worker last saw it.
  */
 void
-sw_link_state(struct sw *sw, struct sw_worker *wk)
+sw_link_state_set(struct sw *sw, struct sw_worker *wk)
 {
 	/* only a fault stage's down window reads the time */
 	uint64_t ns = wk->n_links != 0 ? sw_ns(sw, wk->now) : 0;

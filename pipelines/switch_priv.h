@@ -410,9 +410,9 @@ bool sw_next_event_exact(const void *st, unsigned int w);
 uint16_t sw_rx(struct sw *sw, struct sw_worker *wk, struct sw_rxq *rq,
 	       struct rte_mbuf **pkts, uint16_t n);
 
-/* switch_link.c */
+/* switch_link.c; sw_link_state() below */
 int sw_link_watch_setup(struct sw *sw, int socket, char *err, size_t errlen);
-void sw_link_state(struct sw *sw, struct sw_worker *wk);
+void sw_link_state_set(struct sw *sw, struct sw_worker *wk);
 
 /* switch_parse.c */
 void sw_ingress(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
@@ -491,6 +491,33 @@ sw_drop(struct sw_worker *wk, uint16_t port, unsigned int reason,
 {
 	SW_INC(wk, reason, port);
 	rte_pktmbuf_free(m);
+}
+
+/*
+ * Follow the watched ports' link state (sw_link_state_set(),
+ * switch_link.c). Without a fault stage on this worker a port is down
+ * only while the NIC says so: a byte per watched port to compare, per
+ * poll, before anything is called; a change, or a fault stage (whose
+ * down window reads the time), takes the whole way.
+ */
+static __rte_always_inline void
+sw_link_state(struct sw *sw, struct sw_worker *wk)
+{
+	const uint8_t *down = sw->env.link_down;
+	unsigned int i;
+
+	if (wk->n_links == 0 && down != NULL) {
+		for (i = 0; i < sw->n_watch; i++) {
+			uint16_t p = sw->watch[i];
+
+			if ((__atomic_load_n(&down[p], __ATOMIC_RELAXED) !=
+			     0) != (wk->port_down[p] != 0))
+				break;
+		}
+		if (i == sw->n_watch)
+			return;
+	}
+	sw_link_state_set(sw, wk);
 }
 
 /* Port @p p belongs to another switch instance (not the generator). */
