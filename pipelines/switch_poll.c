@@ -88,9 +88,13 @@ sw_rx_queue(struct sw *sw, struct sw_worker *wk, unsigned int q,
 	do {
 		ask = (uint16_t)RTE_MIN(budget, (uint32_t)SW_CHUNK);
 		n = sw_rx(sw, wk, rq, pkts, ask);
-		sw_ingress(sw, wk, rq->port, pkts, n);
-		if (n != 0) /* sw_egress_exact(): PFC to look at */
+		/* an empty read: nothing for ingress (its counters would
+		 * add 0), and most queues are empty most polls */
+		if (n != 0) {
+			sw_ingress(sw, wk, rq->port, pkts, n);
+			/* sw_egress_exact(): PFC to look at */
 			wk->vc_in |= UINT64_C(1) << rq->port;
+		}
 		*handled += n;
 		budget -= n;
 	} while (n == SW_CHUNK && budget > 0);

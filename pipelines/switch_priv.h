@@ -406,9 +406,8 @@ uint64_t sw_egress_next(const struct sw *sw, const struct sw_worker *wk,
 uint64_t sw_next_event(void *st, unsigned int w, uint64_t now);
 bool sw_next_event_exact(const void *st, unsigned int w);
 
-/* switch_rx.c */
-uint16_t sw_rx(struct sw *sw, struct sw_worker *wk, struct sw_rxq *rq,
-	       struct rte_mbuf **pkts, uint16_t n);
+/* switch_rx.c: an empty read of @p q (sw_rx(), below) */
+void sw_rx_empty(const struct sw *sw, struct sw_rxq *q);
 
 /* switch_link.c; sw_link_state() below */
 int sw_link_watch_setup(struct sw *sw, int socket, char *err, size_t errlen);
@@ -518,6 +517,37 @@ sw_link_state(struct sw *sw, struct sw_worker *wk)
 			return;
 	}
 	sw_link_state_set(sw, wk);
+}
+
+/*
+ * One RX burst, through the port's RX fault stage if it has one (frames
+ * it delays come back through sw_link_rx_release()). Inline: every poll
+ * reads every RX queue, most of them empty (a call's saved registers
+ * cost more than such a read).
+ */
+static __rte_always_inline uint16_t
+sw_rx(struct sw *sw, struct sw_worker *wk, struct sw_rxq *rq,
+      struct rte_mbuf **pkts, uint16_t n)
+{
+	struct aifab_link *l;
+	uint16_t got;
+
+	/* the whole-process clock's wire: no fault stage, not a pcap */
+	if (rq->wire != NULL)
+		return aifab_wire_read(rq->wire, pkts, n);
+	got = aifab_port_rx_burst(&sw->env.ports[rq->port], rq->queue, pkts,
+				  n);
+	if (got == 0) {
+		if (unlikely(rq->finite))
+			sw_rx_empty(sw, rq);
+		return 0;
+	}
+	rq->empty_polls = 0;
+	l = wk->link[rq->port][AIFAB_FAULT_DIR_RX];
+	if (unlikely(l != NULL))
+		got = aifab_link_in(l, pkts, got, sw_ns(sw, wk->now),
+				    wk->scratch[0]);
+	return got;
 }
 
 /* Port @p p belongs to another switch instance (not the generator). */
