@@ -199,6 +199,51 @@ aifab_ecmp_fmix32(uint32_t h)
 }
 
 /**
+ * rte_hash_crc_8byte() and rte_hash_crc_4byte(): the same CRC32C. Where
+ * the build has SSE4.2 the instruction itself, without the check of
+ * the algorithm rte_hash_crc.h makes at every call (the switch hashes
+ * every frame).
+ */
+static inline uint32_t
+aifab_ecmp_crc32c_8(uint64_t data, uint32_t init)
+{
+#if defined(RTE_ARCH_X86_64) && defined(__SSE4_2__)
+	return (uint32_t)__builtin_ia32_crc32di(init, data);
+#else
+	return rte_hash_crc_8byte(data, init);
+#endif
+}
+
+static inline uint32_t
+aifab_ecmp_crc32c_4(uint32_t data, uint32_t init)
+{
+#if defined(RTE_ARCH_X86_64) && defined(__SSE4_2__)
+	return __builtin_ia32_crc32si(init, data);
+#else
+	return rte_hash_crc_4byte(data, init);
+#endif
+}
+
+/**
+ * The CRC32C register over an IPv4 tuple's words, masked as @p cfg
+ * says: @p sd the addresses in host order (the source in the low 32
+ * bits, the destination in the high), @p p the ports word (sport << 16
+ * | dport), @p x the proto/dqpn word (hashed when cfg->extra_word).
+ * Little-endian hosts: rte_hash_crc()'s 8-byte loads of the tuple's
+ * array, from registers.
+ */
+static inline uint32_t
+aifab_ecmp_crc32c_words4(uint32_t seed, uint64_t sd, uint32_t p,
+			 bool extra, uint32_t x)
+{
+	uint32_t h = aifab_ecmp_crc32c_8(sd, seed);
+
+	if (extra)
+		return aifab_ecmp_crc32c_8((uint64_t)x << 32 | p, h);
+	return aifab_ecmp_crc32c_4(p, h);
+}
+
+/**
  * aifab_ecmp_hash4_crc32c() before its finalizer: the CRC32C register
  * over the tuple; aifab_ecmp_fmix32() of it is the hash.
  */
@@ -216,14 +261,9 @@ aifab_ecmp_hash4_crc32c_raw(const struct aifab_ecmp_cfg *cfg,
 	d = rte_be_to_cpu_32(d) & cfg->dst_mask;
 
 #if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
-	/* rte_hash_crc() over the tuple's 12 or 16 bytes, from registers
-	 * (its 8-byte loads of the array, as they would read it) */
-	h = rte_hash_crc_8byte((uint64_t)d << 32 | s, cfg->seed);
-	if (cfg->extra_word)
-		h = rte_hash_crc_8byte((uint64_t)((((uint32_t)proto << 24) |
-			(dqpn & 0xFFFFFFu)) & cfg->extra_mask) << 32 | p, h);
-	else
-		h = rte_hash_crc_4byte(p, h);
+	h = aifab_ecmp_crc32c_words4(cfg->seed, (uint64_t)d << 32 | s, p,
+		cfg->extra_word, (((uint32_t)proto << 24) |
+				  (dqpn & 0xFFFFFFu)) & cfg->extra_mask);
 #else
 	uint32_t t[4] __rte_aligned(8) = { s, d, p, 0 };
 	uint32_t n = 3;
