@@ -656,7 +656,7 @@ sw_fused_body(struct sw *sw, struct sw_worker *wk, struct rte_mbuf **pkts,
 	uint32_t n_roce = 0;
 	uint64_t rx_bytes = 0, bytes = 0, cells = 0;
 	uint16_t in_port = seg[0].port;
-	uint8_t tcs = 0;
+	uint64_t qall = 0;
 	struct sw_routed r;
 	/* the last target resolved (none yet: a value no lookup gives) */
 	uint32_t t_id = UINT32_MAX - 1;
@@ -807,7 +807,7 @@ sw_fused_body(struct sw *sw, struct sw_worker *wk, struct rte_mbuf **pkts,
 		unsigned int slot = 0;
 		uint16_t member, port;
 		uint64_t *c;
-		uint32_t q, l = len[i];
+		uint32_t q, l = len[i], ttlw;
 
 		if (multi)
 			in_port = inp[i];
@@ -844,6 +844,10 @@ sw_fused_body(struct sw *sw, struct sw_worker *wk, struct rte_mbuf **pkts,
 		}
 		c = &ctr[2 * slot];
 		c[0]++;
+		/* two scalar adds: as a pair gcc makes a vector add of them,
+		 * which builds {1, l} first (5 instructions, not 2); an
+		 * empty asm hides that c is the same pointer */
+		__asm__("" : "+r"(c));
 		c[1] += l;
 		member = aifab_ecmp_member(g, slot);
 		port = nhs[member].port;
@@ -857,9 +861,13 @@ sw_fused_body(struct sw *sw, struct sw_worker *wk, struct rte_mbuf **pkts,
 		tc = dscp_tc[tos[i] >> 2];
 		buf = rte_pktmbuf_mtod(m, uint8_t *);
 		memcpy(buf, nh_l2[member], sizeof(nh_l2[0]));
-		aifab_ipv4_dec_ttl_inline((struct rte_ipv4_hdr *)(buf + 14));
+		/* aifab_ipv4_dec_ttl_inline(): the first walk admitted only
+		 * TTL > 1 */
+		memcpy(&ttlw, buf + 22, sizeof(ttlw));
+		ttlw = rte_cpu_to_le_32(aifab_ipv4_dec_ttl_word(
+			rte_le_to_cpu_32(ttlw)));
+		memcpy(buf + 22, &ttlw, sizeof(ttlw));
 		m->hash.usr = SW_META(in_port, tc);
-		tcs |= (uint8_t)(1u << tc);
 		q = sw_queue(port, tc);
 		r.qs[q / 64] |= 1ull << (q % 64);
 		r.q[k] = (uint16_t)q;
@@ -873,7 +881,15 @@ sw_fused_body(struct sw *sw, struct sw_worker *wk, struct rte_mbuf **pkts,
 		r.pos[k++] = i;
 	}
 	r.n = k;
-	r.tcs = tcs;
+	/* the TCs routed: a queue's bit is its port's byte's TC bit
+	 * (sw_queue(), 8 TCs), so every port's byte of the set ORed */
+	RTE_BUILD_BUG_ON(AIFAB_QOS_N_TC != 8);
+	for (i = 0; i < RTE_DIM(r.qs); i++)
+		qall |= r.qs[i];
+	qall |= qall >> 32;
+	qall |= qall >> 16;
+	qall |= qall >> 8;
+	r.tcs = (uint8_t)qall;
 	r.bytes = bytes;
 	r.cells = cells;
 	if (multi)

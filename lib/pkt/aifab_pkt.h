@@ -243,6 +243,25 @@ uint16_t aifab_cksum_update16(uint16_t cksum, uint16_t old_word,
 uint8_t aifab_ipv4_dec_ttl(struct rte_ipv4_hdr *ip);
 
 /**
+ * The word of bytes 8-11 of an IPv4 header (TTL, protocol, checksum),
+ * read in little-endian order, after aifab_ipv4_dec_ttl(): @p w's TTL
+ * (its low byte) must not be 0. The TTL is then decremented without a
+ * borrow from the protocol, and RFC 1624's ~(~C + ~m + m') with m' = m
+ * - 1 (in that order; a ones' complement sum does not depend on it) is
+ * ~(~C + 0xfffe) folded: C + 1 with the end-around carry, i.e. C + 1,
+ * or + 2 from 0xfffe on (Linux's ip_decrease_ttl()). Both at once: w +
+ * 0xffff takes 1 from the TTL and adds 1 to C (a C of 0xffff wraps to
+ * 0: the end-around carry's first half), and C from 0xfffe on gets
+ * the second 1 (the same result bits as the two steps for every word
+ * with a TTL, checked exhaustively).
+ */
+static inline uint32_t
+aifab_ipv4_dec_ttl_word(uint32_t w)
+{
+	return w + 0xffffu + ((uint32_t)(w >= 0xfffe0000u) << 16);
+}
+
+/**
  * aifab_ipv4_dec_ttl() inline, for a datapath that rewrites per packet:
  * the same RFC 1624 update of the word holding the TTL, the same result
  * bits. TTL, protocol and checksum (bytes 8-11) in one load and one
@@ -252,22 +271,13 @@ static inline void
 aifab_ipv4_dec_ttl_inline(struct rte_ipv4_hdr *ip)
 {
 	uint8_t *h = (uint8_t *)ip;
-	uint32_t w, c;
+	uint32_t w;
 
 	memcpy(&w, h + 8, sizeof(w));
 	w = rte_le_to_cpu_32(w);
 	if ((w & 0xff) == 0)
 		return;
-	/* The TTL is the low byte of the word so read: it is not 0, so the
-	 * decrement borrows nothing from the protocol. RFC 1624's ~(~C +
-	 * ~m + m') with m' = m - 1 (in that order; a ones' complement sum
-	 * does not depend on it) is ~(~C + 0xfffe) folded: C + 1 with the
-	 * end-around carry, i.e. C + 1, or + 2 from 0xfffe on (Linux's
-	 * ip_decrease_ttl(); the same result bits for every C, checked
-	 * exhaustively). */
-	c = (w >> 16) + 1;
-	c += c >= 0xffff;
-	w = rte_cpu_to_le_32(((w - 1) & 0xffff) | c << 16);
+	w = rte_cpu_to_le_32(aifab_ipv4_dec_ttl_word(w));
 	memcpy(h + 8, &w, sizeof(w));
 }
 

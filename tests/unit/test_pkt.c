@@ -698,6 +698,23 @@ test_dec_ttl_inline_cksum20(void **state)
 	aifab_ipv4_dec_ttl_inline(ip);
 	assert_int_equal(ip->time_to_live, 0);
 	assert_int_equal(ip->hdr_checksum, ref_ipv4_cksum(h));
+	/* every checksum word (the end-around carry's cases at 0xfffe and
+	 * 0xffff), TTL 1, 2 and 255: the one-add word of
+	 * aifab_ipv4_dec_ttl_word() against aifab_ipv4_dec_ttl()'s update */
+	for (i = 0; i < 3 * 65536; i++) {
+		static const uint8_t ttls[3] = { 1, 2, 255 };
+		uint8_t r[20];
+
+		memcpy(r, h, sizeof(r));
+		r[8] = ttls[i / 65536];
+		r[9] = (uint8_t)i;
+		r[10] = (uint8_t)(i >> 8);
+		r[11] = (uint8_t)i;
+		memcpy(h, r, sizeof(r));
+		aifab_ipv4_dec_ttl((struct rte_ipv4_hdr *)r);
+		aifab_ipv4_dec_ttl_inline(ip);
+		assert_memory_equal(h, r, sizeof(r));
+	}
 }
 
 /* ---- parser: good frames -------------------------------------------------- */
