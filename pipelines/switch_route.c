@@ -872,8 +872,6 @@ sw_fused_body(struct sw *sw, struct sw_worker *wk, struct rte_mbuf **pkts,
 		r.qs[q / 64] |= 1ull << (q % 64);
 		r.q[k] = (uint16_t)q;
 		r.len[k] = l;
-		bytes += l;
-		cells += SW_CELLS(l);
 		if (multi) {
 			s_tcs[sidx[i]] |= (uint8_t)(1u << tc);
 			s_bytes[sidx[i]] += l;
@@ -890,6 +888,12 @@ sw_fused_body(struct sw *sw, struct sw_worker *wk, struct rte_mbuf **pkts,
 	qall |= qall >> 16;
 	qall |= qall >> 8;
 	r.tcs = (uint8_t)qall;
+	/* the routed frames' bytes and cells: a pass of their own over
+	 * r.len (vectors), not two more sums live through the walk */
+	for (i = 0; i < k; i++) {
+		bytes += r.len[i];
+		cells += SW_CELLS(r.len[i]);
+	}
 	r.bytes = bytes;
 	r.cells = cells;
 	if (multi)
