@@ -401,6 +401,30 @@ sw_enqueue_queue_done(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
  * second queue's bytes and cells are the burst's less the first's (one
  * pass of both cost ~10 instructions a frame more: bench/README).
  */
+/*
+ * sw_enqueue_queues()'s pointers of a burst to two queues whose slots
+ * from @p s0 and @p s1 on hold it without a wrap: each frame's at both,
+ * the one of its own queue (@p q0's or the other) moved on. @return the
+ * frames of @p q0. A function of its own: inline, the walk's live values
+ * left its loop too few registers (a spill or two a frame).
+ */
+static __rte_noinline uint32_t
+sw_enqueue_two(struct rte_mbuf **s0, struct rte_mbuf **s1,
+	       struct rte_mbuf *const *pkts, const struct sw_routed *r,
+	       uint16_t q0)
+{
+	uintptr_t k, j0 = 0, n = r->n;
+
+	for (k = 0; k < n; k++) {
+		struct rte_mbuf *m = pkts[r->pos[k]];
+
+		s0[j0] = m;
+		s1[k - j0] = m; /* the other queue's: k less q0's */
+		j0 += r->q[k] == q0;
+	}
+	return (uint32_t)j0;
+}
+
 static inline void
 sw_enqueue_queues(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 		  struct rte_mbuf **pkts, const struct sw_routed *r,
@@ -426,15 +450,27 @@ sw_enqueue_queues(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 			cells += SW_CELLS(r->len[k]) & in;
 		}
 		/* each frame's pointer to both tails, the one of its own
-		 * queue moved on */
-		for (k = 0; k < n; k++) {
-			struct rte_mbuf *m = pkts[r->pos[k]];
-			uint32_t in = r->q[k] == q0;
+		 * queue moved on. Both FIFOs' slots from their tails on
+		 * hold the burst's n without a wrap, usually (capacities
+		 * are many bursts): then as indices from there, with no
+		 * mask (the second queue's frames before k are k less the
+		 * first's) */
+		if (likely((t0 & m0) + n <= m0 + 1 && (t1 & m1) + n <= m1 + 1)) {
+			uint32_t j0 = sw_enqueue_two(&f0->slot[t0 & m0],
+				&f1->slot[t1 & m1], pkts, r, q0);
 
-			f0->slot[t0 & m0] = m;
-			f1->slot[t1 & m1] = m;
-			t0 += in;
-			t1 += 1 - in;
+			t0 += j0;
+			t1 += n - j0;
+		} else {
+			for (k = 0; k < n; k++) {
+				struct rte_mbuf *m = pkts[r->pos[k]];
+				uint32_t in = r->q[k] == q0;
+
+				f0->slot[t0 & m0] = m;
+				f1->slot[t1 & m1] = m;
+				t0 += in;
+				t1 += 1 - in;
+			}
 		}
 		sw_enqueue_queue_done(sw, wk, in_port, q0, t0, bytes, cells);
 		sw_enqueue_queue_done(sw, wk, in_port, q1, t1,
