@@ -742,11 +742,16 @@ sw_fused_body(struct sw *sw, struct sw_worker *wk, struct rte_mbuf **pkts,
 			macw = sw_mac48(&sw->env.ports[in_port].mac);
 			end = (uint16_t)(end + seg[s].n);
 		}
-		if (i + SW_FUSED_PREFETCH < n)
+		/* the same prefetches as a test of each, the usual frame's
+		 * (both) with one test, in line */
+		if (likely(i + 2 * SW_FUSED_PREFETCH < n)) {
 			rte_prefetch0(rte_pktmbuf_mtod(
 				pkts[i + SW_FUSED_PREFETCH], void *));
-		if (i + 2 * SW_FUSED_PREFETCH < n)
 			rte_prefetch0(pkts[i + 2 * SW_FUSED_PREFETCH]);
+		} else if (i + SW_FUSED_PREFETCH < n) {
+			rte_prefetch0(rte_pktmbuf_mtod(
+				pkts[i + SW_FUSED_PREFETCH], void *));
+		}
 		/* sw_parse()'s fast case: the header window in the first
 		 * segment, and aifab_pkt_parse_udp4_fast()'s checks with
 		 * lim = that window */
