@@ -533,6 +533,8 @@ sw_take_run(struct sw *sw, struct sw_worker *wk, uint16_t port, uint8_t tc,
 		deficit = (int32_t)(d - p);
 	}
 	eg->sched.deficit[tc] = deficit;
+	if (!strict) /* (it may not be 0) */
+		eg->sched.nz = (uint8_t)(eg->sched.nz | 1u << tc);
 	/* aifab_qos_shaper_consume() per frame: only the last can take the
 	 * tokens below -depth (that ends the run), so clamp once */
 	tokens = eg->shaper.tokens - (int64_t)(wire * cost);

@@ -596,6 +596,9 @@ struct aifab_qos_sched {
 	int32_t deficit[AIFAB_QOS_N_TC];
 	uint8_t cur;      /**< DWRR TC being served */
 	uint8_t granted;  /**< cur has had its quantum this visit */
+	uint8_t nz;       /**< DWRR TCs whose deficit may not be 0 (the
+			       others' is): an idle TC's is cleared only
+			       if set */
 };
 
 /** Compile a scheduler. @return 0, or -EINVAL with @p why. */
@@ -651,8 +654,12 @@ aifab_qos_sched_alone(const struct aifab_qos_sched_cfg *cfg,
 	    (ready & cfg->dwrr_mask & ~cfg->strict_mask) == 0)
 		return -1;
 	head_len = aifab_qos_fifo_head_len(q[tc]) + overhead;
-	for (idle = cfg->dwrr_mask & ~ready; idle != 0; idle &= idle - 1)
+	/* the idle DWRR TCs lose their credit: those that have any (most
+	 * calls: none, the TC was alone before too) */
+	for (idle = cfg->dwrr_mask & ~ready & s->nz; idle != 0;
+	     idle &= idle - 1)
 		s->deficit[__builtin_ctz(idle)] = 0;
+	s->nz = (uint8_t)ready;
 	d = s->deficit[tc];
 	if (!s->granted) {
 		d += (int32_t)cfg->quantum[tc];

@@ -62,9 +62,11 @@ static int
 dwrr_next(const struct aifab_qos_sched_cfg *cfg, struct aifab_qos_sched *s,
 	  unsigned int ready, const uint32_t *head_len)
 {
-	unsigned int idle = cfg->dwrr_mask & ~ready;
+	unsigned int idle = cfg->dwrr_mask & ~ready & s->nz;
 
-	/* An idle TC (empty or paused) carries no credit into later rounds. */
+	/* An idle TC (empty or paused) carries no credit into later rounds
+	 * (nz: those whose deficit may not be 0 already). */
+	s->nz = (uint8_t)(s->nz & ~idle);
 	while (idle != 0) {
 		s->deficit[__builtin_ctz(idle)] = 0;
 		idle &= idle - 1;
@@ -79,6 +81,7 @@ dwrr_next(const struct aifab_qos_sched_cfg *cfg, struct aifab_qos_sched *s,
 			if (!s->granted) {
 				s->deficit[tc] += (int32_t)cfg->quantum[tc];
 				s->granted = 1;
+				s->nz = (uint8_t)(s->nz | 1u << tc);
 			}
 			if ((int64_t)s->deficit[tc] >= head_len[tc]) {
 				s->deficit[tc] -= (int32_t)head_len[tc];
