@@ -575,31 +575,35 @@ wire_put(void *arg, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct vc_wire *wi = arg;
 	struct app_vclock *vc = wi->vc;
+	struct vc_words *ws = &vc->ws[wi->idx >> 6];
+	uint64_t bit = UINT64_C(1) << (wi->idx & 63), now;
+	uint32_t tail = wi->q.tail;
 	unsigned int k, room;
-	bool empty;
 
 	/* Frames wait in the TX ring only after a full FIFO (tx_left) or a
 	 * transmit put could not take (the ring port's mark, in `sent`),
 	 * both cleared by the wire_take() that empties it. */
-	if (unlikely(wi->tx_left ||
-		     ((vc->ws[wi->idx >> 6].sent >> (wi->idx & 63)) & 1)))
+	if (unlikely(wi->tx_left || (ws->sent & bit)))
 		return 0;
-	room = RTE_MIN(VC_FIFO - (wi->q.tail - wi->q.dlv), (unsigned int)n);
+	room = RTE_MIN(VC_FIFO - (tail - wi->q.dlv), (unsigned int)n);
 	if (room == 0)
 		return 0;
-	/* dlv_at is fifo[dlv].at already unless no frame was on the wire:
-	 * then it is the first frame's (no reload of that slot). */
-	empty = wi->q.dlv == wi->q.tail;
-	for (k = 0; k < room; k++) {
+	now = vc->now;
+	/* one frame (most puts on this clock: a departure at its own
+	 * instant) without the loop gcc sets up for many */
+	k = 0;
+	do {
 		struct aifab_wire_frame *f = fifo_push(wi);
 
 		f->m = pkts[k];
-		f->at = wire_send(wi, vc->now, pkts[k]->pkt_len);
-		if (k == 0 && empty)
-			wi->dlv_at = f->at;
-	}
-	vc->ws[wi->idx >> 6].busy |= UINT64_C(1) << (wi->idx & 63);
-	vc->skip[wi->idx >> 6] &= ~(UINT64_C(1) << (wi->idx & 63));
+		f->at = wire_send(wi, now, pkts[k]->pkt_len);
+	} while (unlikely(++k < room));
+	/* dlv_at is fifo[dlv].at already unless no frame was on the wire:
+	 * then it is the first frame's */
+	if (wi->q.dlv == tail)
+		wi->dlv_at = wi->q.fifo[tail & wi->q.mask].at;
+	ws->busy |= bit;
+	vc->skip[wi->idx >> 6] &= ~bit;
 	return (uint16_t)room;
 }
 
@@ -611,20 +615,25 @@ wire_put(void *arg, struct rte_mbuf **pkts, uint16_t n)
 static __rte_always_inline uint64_t
 wire_deliver(struct vc_wire *wi, uint64_t now)
 {
-	uint32_t d = wi->q.dlv, end;
+	uint32_t d = wi->q.dlv, end, tail;
+	uint64_t at = wi->dlv_at;   /* fifo[d].at, or none on the wire */
 	unsigned int n;
 
-	if (wi->dlv_at > now)
+	if (at > now)
 		n = 0;
 	else {
-		end = d + RTE_MIN(wi->rx_cap - (d - wi->q.head),
-				  wi->q.tail - d);
-		while (d != end && wi->q.fifo[d & wi->q.mask].at <= now)
+		tail = wi->q.tail;
+		end = d + RTE_MIN(wi->rx_cap - (d - wi->q.head), tail - d);
+		/* each slot's arrival read once: the one the walk stops at
+		 * is the next dlv_at */
+		while (d != end && at <= now) {
 			d++;
+			at = d != tail ? wi->q.fifo[d & wi->q.mask].at :
+				UINT64_MAX;
+		}
 		n = d - wi->q.dlv;
 		wi->q.dlv = d;
-		wi->dlv_at = d != wi->q.tail ? wi->q.fifo[d & wi->q.mask].at :
-			UINT64_MAX;
+		wi->dlv_at = at;
 	}
 	wi->rx_delivered = wi->q.dlv - wi->q.head;
 	if (n == 0)
@@ -700,7 +709,7 @@ vc_next(struct app_vclock *vc)
 bool
 app_vclock_step(struct app_vclock *vc)
 {
-	uint64_t t, start, c, k = 0, m;
+	uint64_t t, start, c, k = 0, m, wm, now, hops = 0;
 	struct vc_slots poll;
 	unsigned int i, n, j;
 	bool timed;
@@ -712,13 +721,16 @@ app_vclock_step(struct app_vclock *vc)
 	t = vc_next(vc);
 	if (t == UINT64_MAX)
 		return false;
-	vc->now = RTE_MAX(t, vc->now);
+	/* (a local: the walks' stores through wire and mark pointers would
+	 * make the compiler read vc->now again each time) */
+	now = RTE_MAX(t, vc->now);
+	vc->now = now;
 	vc->steps++;
 	poll = vc->every;
 	for (j = 0; j < vc->n_words; j++) {
 		uint64_t skip = 0, lo = UINT64_MAX;
 
-		if (vc->wmin[j] > vc->now) {
+		if (vc->wmin[j] > now) {
 			/* nothing due on any of the word's wires */
 			vc->skip[j] = vc->ws[j].busy;
 			continue;
@@ -727,13 +739,13 @@ app_vclock_step(struct app_vclock *vc)
 			unsigned int w = j * 64 + __builtin_ctzll(m);
 			struct vc_wire *wi;
 
-			if (vc->due[w] > vc->now) {
+			if (vc->due[w] > now) {
 				skip |= UINT64_C(1) << (w & 63);
 				lo = RTE_MIN(lo, vc->due[w]);
 				continue;
 			}
 			wi = &vc->wire[w];
-			vc->hops += wire_deliver(wi, vc->now);
+			hops += wire_deliver(wi, now);
 			if (wi->q.dlv == wi->q.head)
 				continue;
 			if (likely(vc->n_swords == 1))
@@ -744,12 +756,13 @@ app_vclock_step(struct app_vclock *vc)
 		vc->skip[j] = skip;
 		vc->wmin[j] = lo; /* the skipped; the end adds the others */
 	}
+	vc->hops += hops;
 	timed = (vc->steps & (VC_TIME_EVERY - 1)) == 0;
 	start = c = timed ? rte_rdtsc() : 0;
 	for (i = 0; i < vc->n_slots; i++) {
 		struct vc_slot *s = &vc->slot[i];
-		bool sync = vc->now - s->synced >= VC_SYNC_NS;
-		bool mirror = vc->now - s->mirrored >= vc->mirror_ns;
+		bool sync = now - s->synced >= VC_SYNC_NS;
+		bool mirror = now - s->mirrored >= vc->mirror_ns;
 		uint64_t e;
 
 		/* An exact slot whose next event lies ahead is polled for
@@ -757,17 +770,17 @@ app_vclock_step(struct app_vclock *vc)
 		 * have made one (the same instants, so the same --stats-jsonl
 		 * lines). */
 		s->polled = set_has(poll.b, i) || sync ||
-			(s->exact ? s->next <= vc->now ||
+			(s->exact ? s->next <= now ||
 			 (mirror && s->next != UINT64_MAX) :
 			 s->next != UINT64_MAX);
 		if (!s->polled)
 			continue;
 		if (sync)
-			s->synced = vc->now;
+			s->synced = now;
 		if (mirror)
-			s->mirrored = vc->now;
+			s->mirrored = now;
 		vc->polls++;
-		n = s->ops->poll(s->st, s->w, vc->now);
+		n = s->ops->poll(s->st, s->w, now);
 		k += n;
 		if (likely(!timed)) {
 			acct_poll(&s->acct, n);
@@ -806,24 +819,34 @@ app_vclock_step(struct app_vclock *vc)
 		if (m == 0)
 			continue;
 		vc->ws[j].sent = 0;
+		wm = vc->wmin[j];
 		for (; m != 0; m &= m - 1) {
-			uint64_t bit = m & -m;
+			uint64_t bit = m & -m, due;
 			struct vc_wire *wi;
 
 			i = j * 64 + __builtin_ctzll(m);
 			wi = &vc->wire[i];
 			if (take & bit) /* tx_left or sent */
-				wire_take(wi, vc->now);
-			if (wi->q.head != wi->q.tail) {
-				busy |= bit;
-				t = RTE_MIN(t, wire_next(vc, wi));
-				vc->due[i] = wi->q.dlv != wi->q.head ? 0 :
-					wi->dlv_at;
-				vc->wmin[j] = RTE_MIN(vc->wmin[j], vc->due[i]);
-			} else {
+				wire_take(wi, now);
+			if (wi->q.head == wi->q.tail) {
 				busy &= ~bit;
+				continue;
 			}
+			busy |= bit;
+			if (likely(wi->q.dlv == wi->q.head)) {
+				/* all read: wire_next() is its next arrival,
+				 * or now (frames due the RX ring had no room
+				 * for) */
+				due = wi->dlv_at;
+				t = RTE_MIN(t, RTE_MAX(due, now));
+			} else {
+				due = 0;
+				t = RTE_MIN(t, wire_next(vc, wi));
+			}
+			vc->due[i] = due;
+			wm = RTE_MIN(wm, due);
 		}
+		vc->wmin[j] = wm;
 		vc->ws[j].busy = busy;
 	}
 	vc->wire_t = t;
