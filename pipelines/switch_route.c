@@ -386,22 +386,6 @@ sw_enqueue_queue_done(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 }
 
 /*
- * sw_enqueue_all() of a burst to at most SW_ENQ_QUEUES queues: each
- * queue's frames' slots in order (without a branch: each frame's pointer
- * is written at the tail, which moves on only for the queue's own, so one
- * slot past the last is written too: sw_enqueue_sure() left room), its
- * bytes and cells summed, then the FIFO's bytes and high-water mark (the
- * bytes only grow over the burst, so the mark the per-frame updates would
- * leave is the larger of the mark and the bytes after), the queue's
- * shared cells and the PFC bytes once. Per-frame updates of those
- * counters would chain each frame's through the store of the one before.
- * Two queues (a burst over a two-member ECMP group) in two passes over
- * the burst: the first queue's bytes and cells (without a store: gcc
- * makes vectors of it), then each frame's pointer to both tails; the
- * second queue's bytes and cells are the burst's less the first's (one
- * pass of both cost ~10 instructions a frame more: bench/README).
- */
-/*
  * sw_enqueue_queues()'s pointers of a burst to two queues whose slots
  * from @p s0 and @p s1 on hold it without a wrap: each frame's at both,
  * the one of its own queue (@p q0's or the other) moved on. @return the
@@ -425,6 +409,22 @@ sw_enqueue_two(struct rte_mbuf **s0, struct rte_mbuf **s1,
 	return (uint32_t)j0;
 }
 
+/*
+ * sw_enqueue_all() of a burst to at most SW_ENQ_QUEUES queues: each
+ * queue's frames' slots in order (without a branch: each frame's pointer
+ * is written at the tail, which moves on only for the queue's own, so one
+ * slot past the last is written too: sw_enqueue_sure() left room), its
+ * bytes and cells summed, then the FIFO's bytes and high-water mark (the
+ * bytes only grow over the burst, so the mark the per-frame updates would
+ * leave is the larger of the mark and the bytes after), the queue's
+ * shared cells and the PFC bytes once. Per-frame updates of those
+ * counters would chain each frame's through the store of the one before.
+ * Two queues (a burst over a two-member ECMP group) in two passes over
+ * the burst: the first queue's bytes and cells (without a store: gcc
+ * makes vectors of it), then each frame's pointer to both tails; the
+ * second queue's bytes and cells are the burst's less the first's (one
+ * pass of both cost ~10 instructions a frame more: bench/README).
+ */
 static inline void
 sw_enqueue_queues(struct sw *sw, struct sw_worker *wk, uint16_t in_port,
 		  struct rte_mbuf **pkts, const struct sw_routed *r,
